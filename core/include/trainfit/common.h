@@ -1,0 +1,53 @@
+// trainfit core — shared vocabulary: errors, results, units.
+// Must not depend on ImGui, GL, emscripten or iostream. Bytes are uint64_t or double (size_t is 32-bit in wasm).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace trainfit {
+
+// Units. GB is 1e9 bytes (vendors, clouds); GiB is 2^30 bytes (what nvidia-smi and PyTorch report).
+// Names carry the unit: `memory_bytes`, `bandwidth_GBps` (1e9 B/s), `price_usd_per_h`, `time_s`.
+inline constexpr double kGB = 1e9;
+inline constexpr double kGiB = 1073741824.0;
+inline constexpr double kTB = 1e12;
+inline constexpr double kHour_s = 3600.0;
+
+// A problem with the input. `field` is a JSON pointer or a query key ("/offers/12/price_usd_per_h",
+// "seq_len"); `message` says what is wrong in words a user can act on.
+struct Error {
+  std::string field;
+  std::string message;
+  std::string to_string() const { return field.empty() ? message : field + ": " + message; }
+};
+
+// Value or error; no exception ever crosses the core's API.
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error e) : v_(std::move(e)) {}
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const& { return std::get<0>(v_); }
+  T& value() & { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  const T* operator->() const { return &std::get<0>(v_); }
+  const T& operator*() const { return std::get<0>(v_); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Non-fatal findings (snapshot warnings, estimate caveats).
+struct Warning {
+  std::string field;
+  std::string code;     // stable machine id: "spot_above_on_demand", "params_only_activations", ...
+  std::string message;  // human text
+};
+
+}  // namespace trainfit

@@ -1,0 +1,98 @@
+// trainfit core — the job a user describes: the model, how it is trained, on how much data.
+// These are plain aggregates shared by every estimator; query.h turns JSON / URL hashes into them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainfit {
+
+// ---------------------------------------------------------------------------------------------
+// Model architecture. Field names follow Hugging Face config.json so presets read like the source.
+enum class Arch {
+  gpt2,    // learned positions, LayerNorm, GELU 4h MLP, biases everywhere, tied embeddings
+  llama,   // RoPE, RMSNorm, SwiGLU (gate/up/down) with explicit intermediate_size, no biases, GQA
+  qwen2,   // llama + q/k/v biases
+  mistral, // llama layout (sliding window does not change parameter count)
+  mixtral, // llama attention + MoE SwiGLU experts + router
+  gemma2,  // llama-like with GeGLU, extra post-norms, tied embeddings
+  phi3,    // fused qkv and gate_up (same count as llama)
+  falcon,  // parallel attention + MLP with a shared LayerNorm, multi-query, GELU 4h MLP
+  opt,     // learned positions (offset 2), LayerNorm, ReLU 4h MLP, biases
+  bert,    // encoder-only: word + position + token-type embeddings, LayerNorm, GELU MLP, pooler
+  params_only,  // only a parameter count is known ({"params": 7e9})
+};
+
+struct ModelSpec {
+  std::string id;        // preset id ("llama-3-8b") or "custom"
+  std::string name;      // display name
+  std::string hf_id;     // Hugging Face repo id, when known
+  Arch arch = Arch::llama;
+  int64_t hidden_size = 0;
+  int64_t num_layers = 0;
+  int64_t num_heads = 0;
+  int64_t num_kv_heads = 0;          // == num_heads for MHA, 1 for MQA
+  int64_t head_dim = 0;              // 0 = hidden_size / num_heads
+  int64_t intermediate_size = 0;     // MLP inner size (per expert for MoE)
+  int64_t vocab_size = 0;
+  int64_t max_position_embeddings = 0;
+  bool tie_embeddings = false;
+  int64_t num_experts = 1;           // 1 = dense
+  int64_t experts_per_token = 1;     // top-k routing
+  int64_t type_vocab_size = 0;       // BERT token types
+  double params = 0;                 // params_only: the total count; otherwise filled by count_params
+};
+
+// ---------------------------------------------------------------------------------------------
+// How the model is trained.
+enum class Method { full, lora, qlora };
+enum class Precision { fp32, bf16_mixed, fp16_mixed, bf16, fp8_mixed };
+enum class Optimizer { adamw, adamw_8bit, sgd, sgd_momentum, adafactor, lion };
+enum class Recompute { none, selective, full, automatic };
+enum class Attention { flash, eager };
+
+// Parallel layout. automatic = the planner chooses; otherwise the fields are the user's fixed choice.
+struct ParallelConfig {
+  bool automatic = true;
+  int gpus = 1;          // total GPUs (nodes * gpus_per_node)
+  int tp = 1;            // tensor parallel
+  int pp = 1;            // pipeline parallel
+  int dp = 1;            // data parallel
+  int cp = 1;            // context parallel
+  int zero = 0;          // ZeRO stage 0..3 (3 == FSDP full shard)
+  bool sequence_parallel = false;
+  bool offload_optimizer = false;
+  bool offload_params = false;
+};
+
+struct TrainConfig {
+  Method method = Method::full;
+  int lora_rank = 16;
+  std::vector<std::string> lora_targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  Precision precision = Precision::bf16_mixed;
+  Optimizer optimizer = Optimizer::adamw;
+  int64_t micro_batch = 1;       // sequences per GPU per micro-step
+  int64_t seq_len = 2048;
+  int64_t global_batch = 0;      // sequences per optimizer step; 0 = micro_batch * dp
+  Recompute recompute = Recompute::automatic;
+  Attention attention = Attention::flash;
+  ParallelConfig parallel;
+  // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.
+  double overhead_bytes = -1;        // < 0: documented default
+  double fragmentation = -1;         // fraction of the dynamic peak; < 0: documented default
+  double headroom = 0.05;            // the fraction of VRAM kept free when judging "fits"
+};
+
+// ---------------------------------------------------------------------------------------------
+// How much data. Either tokens directly or examples x average length x epochs.
+struct Dataset {
+  double tokens = 0;             // > 0 wins
+  double examples = 0;
+  double avg_tokens_per_example = 0;
+  double epochs = 1;
+  bool packing = true;           // false: every example is padded to seq_len
+  double size_bytes = 0;         // on-disk size to stage (0 = estimate from tokens * bytes_per_token)
+  double bytes_per_token = 4;    // raw text ~4 bytes/token (tokenised uint16/32 is 2-4)
+};
+
+}  // namespace trainfit
