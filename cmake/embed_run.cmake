@@ -1,0 +1,17 @@
+# Script mode: cmake -DIN=... -DOUT=... -DSYMBOL=... -DMODE=text|binary -P embed_run.cmake
+if(MODE STREQUAL "binary")
+  file(READ "${IN}" hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR n "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
+  file(WRITE "${OUT}" "// Generated from ${IN} by cmake/embed_run.cmake. Do not edit.\n#include <string_view>\nnamespace trainfit {\nalignas(16) static const unsigned char k_data[${n} + 1] = {\n${bytes}0};\nstd::string_view ${SYMBOL}() { return {reinterpret_cast<const char*>(k_data), ${n}}; }\n}  // namespace trainfit\n")
+else()
+  file(READ "${IN}" text)
+  string(FIND "${text}" ")trainfit_embed\"" bad)
+  if(NOT bad EQUAL -1)
+    message(FATAL_ERROR "${IN} contains the raw-string delimiter")
+  endif()
+  # Split into chunks: compilers limit single string literals (MSVC 16 KB; GCC/clang are fine, keep it portable).
+  file(WRITE "${OUT}" "// Generated from ${IN} by cmake/embed_run.cmake. Do not edit.\n#include <string_view>\nnamespace trainfit {\nstatic const char k_text[] = R\"trainfit_embed(${text})trainfit_embed\";\nstd::string_view ${SYMBOL}() { return {k_text, sizeof(k_text) - 1}; }\n}  // namespace trainfit\n")
+endif()
