@@ -81,6 +81,9 @@ struct TrainConfig {
   double overhead_bytes = -1;        // < 0: documented default
   double fragmentation = -1;         // fraction of the dynamic peak; < 0: documented default
   double headroom = 0.05;            // the fraction of VRAM kept free when judging "fits"
+  // Fraction of the dense tensor peak reached while computing (perf.h Efficiency); < 0: the calibrated
+  // default by GPU generation, model width and micro-batch. Set it from a measured run to recalibrate.
+  double compute_efficiency = -1;
 };
 
 // ---------------------------------------------------------------------------------------------
