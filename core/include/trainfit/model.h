@@ -20,7 +20,55 @@ struct ParamCounts {
 };
 
 // Exact count from the architecture fields (Hugging Face parameter layout).
+// params_only specs return the given total (active = total) and zero for the breakdown.
 Result<ParamCounts> count_params(const ModelSpec& m);
+
+// Stable ids of the architectures as they appear in data/models.json and in queries ("llama", "gpt2", ...).
+const char* arch_id(Arch a);
+bool arch_from_id(std::string_view id, Arch* out);
+
+// Checks the architecture fields (positive sizes, heads dividing, experts_per_token <= num_experts, ...).
+// `field_prefix` is prepended to the field names in the error ("/models/3", "model").
+Result<bool> validate_model(const ModelSpec& m, const std::string& field_prefix = "model");
+
+// head_dim, or hidden_size / num_heads when the config leaves it implicit (0).
+int64_t effective_head_dim(const ModelSpec& m);
+
+// A params-only model ({"params": 7e9}): the shape activations need is derived with a standard aspect
+// ratio (documented in model.cpp); `params` keeps the user's total. The estimator warns that it did this.
+Result<ModelSpec> model_from_params(double params);
+
+// One model object with the keys of a data/models.json entry ("arch", "hidden_size", ...; or {"params": N}).
+// Unknown keys and wrong types are errors naming the key.
+Result<ModelSpec> parse_model_json(std::string_view json_text);
+
+// Linear layers of one transformer block, for LoRA and Adafactor (Hugging Face module layout).
+// Target names: "q", "k", "v", "o", "gate", "up", "down" (GPT-2 style and BERT/OPT/Falcon MLPs have
+// only "up" = fc1 and "down" = fc2), or "all". Fused projections (GPT-2 c_attn, Falcon query_key_value,
+// Phi-3 qkv_proj / gate_up_proj) carry one adapter when any of their parts is targeted, as PEFT does.
+struct LoraCounts {
+  double params = 0;             // adapter parameters, all layers (MoE: every expert's copy)
+  double targeted_linears = 0;   // adapted linear modules per layer (MoE experts counted once each)
+  bool attn_input = false;       // some q/k/v projection is adapted (its input must be kept for backward)
+  bool attn_output = false;      // o is adapted
+  bool mlp_input = false;        // gate/up (fc1) adapted
+  bool mlp_output = false;       // down (fc2) adapted
+};
+Result<LoraCounts> lora_counts(const ModelSpec& m, int rank, const std::vector<std::string>& targets);
+
+// Elements Adafactor keeps for its factored second moment (Shazeer & Stern 2018, Alg. 4: rows + cols per
+// weight matrix, the full size for vectors), summed over the model.
+double adafactor_state_elements(const ModelSpec& m);
+
+// A catalog entry: the spec plus where its numbers come from.
+struct ModelPreset {
+  ModelSpec spec;
+  std::string config_source;     // address of the config.json the fields were copied from
+  double params_expected = 0;    // exact published parameter count; 0 when no public source gives one
+  std::string params_source;     // where params_expected comes from
+};
+Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text);
+const std::vector<ModelPreset>& builtin_presets();
 
 // Presets from data/models.json text.
 Result<std::vector<ModelSpec>> parse_model_catalog(std::string_view json_text);
