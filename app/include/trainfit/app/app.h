@@ -1,0 +1,64 @@
+// trainfit — the shared ImGui application: state, one frame of UI, and the hooks the shells and tests use.
+// The web shell (web/main_web.cpp) and the desktop shell (native/main_glfw.cpp) own the window, the GL
+// context and the main loop; they call App::frame() between ImGui::NewFrame() and ImGui::Render().
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace trainfit::app {
+
+struct AppOptions {
+  bool embed = false;   // compact layout for documentation iframes (?embed=1)
+  bool dark = true;
+};
+
+class App {
+ public:
+  explicit App(AppOptions opts = {});
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Snapshot: validated by the core loader; on failure the current snapshot is kept and the error is
+  // returned (and shown on screen). `origin` says where the data came from (shown to the user).
+  std::string load_snapshot(std::string_view json_text, std::string_view origin);
+  bool has_snapshot() const;
+
+  // The query, in its shared forms. Errors name the field; the current query is kept on error.
+  std::string set_query_json(std::string_view json_text);
+  std::string set_query_hash(std::string_view hash);
+  std::string query_json() const;
+  std::string query_hash() const;
+  uint64_t query_version() const;     // bumps on every change (the shells sync the URL / saved file on change)
+
+  // The whole visible state as JSON (query, results summary, selection, errors): what the JS API returns.
+  std::string state_json() const;
+  // The results of the current query as JSON: the same document as `trainfit rank --format json`.
+  std::string results_json() const;
+  // The core's JSON facade (api.h) on the loaded snapshot: what the JS API's tf_call returns.
+  std::string api_call(std::string_view verb, std::string_view query_json) const;
+
+  void frame();                        // draw one frame of UI
+  uint64_t frames() const;
+  void set_ui_scale(float scale);      // the shells call this when devicePixelRatio / monitor scale changes
+  float ui_scale() const;
+  bool fonts_dirty() const;            // true after set_ui_scale: the shell rebuilds the font texture
+  void rebuild_fonts();                // rebuild the atlas at the current scale (call outside NewFrame/Render)
+  void set_error_banner(std::string message);   // shell-level errors (fetch failures, ...)
+
+  // Clipboard text the UI asked to copy (the web shell forwards it to navigator.clipboard).
+  std::string take_clipboard_request();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Widget rectangles recorded through Dear ImGui's test-engine hooks during the last frame, in framebuffer
+// pixels: lets tests click a widget by its label. Returns false when no widget had that label.
+void record_item_rects(bool on);
+bool item_rect(std::string_view label, float* x, float* y, float* w, float* h);
+
+}  // namespace trainfit::app

@@ -1,0 +1,198 @@
+// trainfit — the command-line interface. Every subcommand builds one query (query.h) from --query / --hash /
+// flags and hands it to the core's JSON facade (api.h), exactly as the web page's JS API does; --format
+// json prints that document unchanged, the other formats render it.
+// Exit codes: 0 success, 1 the job fits nowhere / nothing matched, 2 bad input, 3 bad snapshot.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "render.h"
+#include "trainfit/api.h"
+#include "trainfit/bundled.h"
+#include "trainfit/query.h"
+#include "trainfit/snapshot.h"
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitNoMatch = 1, kExitBadInput = 2, kExitBadSnapshot = 3;
+
+struct Inputs {
+  std::string query_file, hash, snapshot_file, format = "table";
+  // Flags for the common fields; empty / negative = not given.
+  std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer;
+  long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
+  double tokens = -1;
+  std::vector<std::string> providers;
+  bool spot_only = false, on_demand_only = false;
+};
+
+bool read_all(const std::string& path, std::string* out) {
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    *out = ss.str();
+    return true;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+int fail(const std::string& field, const std::string& message, int code) {
+  std::fprintf(stderr, "trainfit: %s%s%s\n", field.c_str(), field.empty() ? "" : ": ", message.c_str());
+  return code;
+}
+
+// Build the query document: file or hash first, then the flags on top (flags win).
+bool build_query(const Inputs& in, std::string* query_json, int* code) {
+  json doc = json::object();
+  if (!in.query_file.empty() && !in.hash.empty()) {
+    *code = fail("--query", "give --query or --hash, not both", kExitBadInput);
+    return false;
+  }
+  if (!in.query_file.empty()) {
+    std::string text;
+    if (!read_all(in.query_file, &text)) {
+      *code = fail("--query", "cannot read " + in.query_file, kExitBadInput);
+      return false;
+    }
+    trainfit::Result<trainfit::Query> q = trainfit::parse_query_json(text);
+    if (!q) {
+      *code = fail(q.error().field, q.error().message, kExitBadInput);
+      return false;
+    }
+    doc = json::parse(trainfit::query_to_json(*q));
+  } else if (!in.hash.empty()) {
+    trainfit::Result<trainfit::Query> q = trainfit::parse_query_hash(in.hash);
+    if (!q) {
+      *code = fail(q.error().field, q.error().message, kExitBadInput);
+      return false;
+    }
+    doc = json::parse(trainfit::query_to_json(*q));
+  }
+  auto set = [&](const char* key, const json& v) { doc[key] = v; };
+  if (!in.model.empty()) set("model", in.model);
+  if (!in.method.empty()) set("method", in.method);
+  if (!in.precision.empty()) set("precision", in.precision);
+  if (!in.optimizer.empty()) set("optimizer", in.optimizer);
+  if (!in.recompute.empty()) set("recompute", in.recompute);
+  if (!in.attention.empty()) set("attention", in.attention);
+  if (!in.sort.empty()) set("sort", in.sort);
+  if (in.seq_len >= 0) set("seq_len", in.seq_len);
+  if (in.micro_batch >= 0) set("micro_batch", in.micro_batch);
+  if (in.global_batch >= 0) set("global_batch", in.global_batch);
+  if (in.lora_rank >= 0) set("lora_rank", in.lora_rank);
+  if (in.top >= 0) set("top", in.top);
+  if (in.tokens >= 0) doc["dataset"]["tokens"] = in.tokens;
+  if (!in.providers.empty()) doc["filters"]["providers"] = in.providers;
+  if (in.spot_only) doc["filters"]["pricing"] = "spot";
+  if (in.on_demand_only) doc["filters"]["pricing"] = "on-demand";
+  if (!in.gpu.empty()) doc["target"]["gpu"] = in.gpu;
+  if (!in.offer.empty()) doc["target"]["offer"] = in.offer;
+  if (in.nodes >= 0) doc["target"]["nodes"] = in.nodes;
+  *query_json = doc.dump();
+  return true;
+}
+
+bool load_snapshot(const Inputs& in, trainfit::Snapshot* out, int* code) {
+  std::string text;
+  std::string origin = "bundled snapshot";
+  if (!in.snapshot_file.empty()) {
+    if (!read_all(in.snapshot_file, &text)) {
+      *code = fail("--snapshot", "cannot read " + in.snapshot_file, kExitBadSnapshot);
+      return false;
+    }
+    origin = in.snapshot_file;
+  } else {
+    text = std::string(trainfit::embedded_snapshot_json());
+  }
+  trainfit::Result<trainfit::Snapshot> s = trainfit::load_snapshot(text);
+  if (!s) {
+    *code = fail(origin, s.error().to_string(), kExitBadSnapshot);
+    return false;
+  }
+  *out = std::move(s).value();
+  return true;
+}
+
+void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
+  sub->add_option("--query", in.query_file, "query JSON file ('-' = stdin)");
+  sub->add_option("--hash", in.hash, "query as a web link's hash ('#model=...&method=...')");
+  sub->add_option("--model", in.model, "model preset id (see `trainfit models`)");
+  sub->add_option("--method", in.method, "full | lora | qlora");
+  sub->add_option("--precision", in.precision, "fp32 | bf16-mixed | fp16-mixed | bf16 | fp8-mixed");
+  sub->add_option("--optimizer", in.optimizer, "adamw | adamw-8bit | sgd | sgd-momentum | adafactor | lion");
+  sub->add_option("--recompute", in.recompute, "none | selective | full | auto");
+  sub->add_option("--attention", in.attention, "flash | eager");
+  sub->add_option("--seq-len", in.seq_len, "tokens per sequence");
+  sub->add_option("--micro-batch", in.micro_batch, "sequences per GPU per micro-step");
+  sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");
+  sub->add_option("--lora-rank", in.lora_rank, "LoRA rank");
+  sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
+  sub->add_option("--format", in.format, "table | json | csv | markdown")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  if (with_snapshot) sub->add_option("--snapshot", in.snapshot_file, "price snapshot JSON (default: the bundled one)");
+}
+
+// Run one verb through the facade and render it. Returns the exit code.
+int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
+  int code = kExitOk;
+  std::string query;
+  if (!build_query(in, &query, &code)) return code;
+  trainfit::Snapshot snap;
+  if (needs_snapshot && !load_snapshot(in, &snap, &code)) return code;
+  const std::string out = trainfit::api_call(verb, query, needs_snapshot ? &snap : nullptr);
+  json doc = json::parse(out);
+  if (!doc.value("ok", false)) {
+    const json& e = doc["error"];
+    return fail(e.value("field", ""), e.value("message", "failed"), kExitBadInput);
+  }
+  if (in.format == "json") {
+    std::printf("%s\n", out.c_str());
+  } else {
+    std::printf("%s", trainfit::cli::render(verb, doc, in.format).c_str());
+  }
+  return doc.value("matched", true) ? kExitOk : kExitNoMatch;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"trainfit — which rented GPU instance to train on: memory fit, topology, time and real cost.\n"
+               "Every subcommand takes the same query (--query FILE, --hash '#...', or flags)."};
+  cli.require_subcommand(1);
+  cli.set_help_all_flag("--help-all", "all subcommands' help");
+  Inputs in;
+
+  CLI::App* models = cli.add_subcommand("models", "list the model presets with their exact parameter counts");
+  models->add_option("--format", in.format, "table | json | csv | markdown")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  models->callback([&] { std::exit(run_verb("models", in, false)); });
+
+  CLI::App* estimate = cli.add_subcommand("estimate", "memory breakdown and parameter counts for a job");
+  estimate->footer("Examples:\n  trainfit estimate --model llama-3.1-8b --method qlora --seq-len 4096\n"
+                   "  trainfit estimate --query job.json --format json");
+  add_query_options(estimate, in, false);
+  estimate->callback([&] { std::exit(run_verb("estimate", in, false)); });
+
+  CLI::App* query = cli.add_subcommand("query", "normalise a query: print it in full as JSON and as a link hash");
+  add_query_options(query, in, false);
+  query->callback([&] { std::exit(run_verb("query", in, false)); });
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = cli.exit(e);
+    return rc == 0 ? 0 : kExitBadInput;
+  }
+  return kExitOk;
+}

@@ -1,0 +1,18 @@
+// trainfit CLI — `trainfit snapshot validate|info|import`: file-reading wrappers around the core snapshot
+// loader and importer. Exit codes: 0 ok, 2 bad input (unreadable file, bad argument), 3 bad snapshot
+// (refused by the validator, or an import that would not validate; the previous output file is kept).
+#pragma once
+#include <cstdio>
+#include <string>
+
+namespace trainfit {
+
+// format: "text" (default) or "json" ({"ok":..,"errors":[..],"warnings":[..]}).
+int snapshot_validate_cmd(const std::string& path, const std::string& format, std::FILE* out);
+// Snapshot id, age, per-provider capture date and age, offer/region counts, flag counts.
+int snapshot_info_cmd(const std::string& path, std::FILE* out);
+// Rebuild the snapshot from a SkyPilot catalog checkout (catalog_dir) and data/inputs (inputs_dir).
+int snapshot_import_cmd(const std::string& catalog_dir, const std::string& inputs_dir, const std::string& out_path,
+                        std::FILE* out);
+
+}  // namespace trainfit

@@ -1,0 +1,19 @@
+// trainfit core — the JSON facade: one entry point that the CLI (--format json), the web page's JS API and
+// the UI's exports share, so every surface computes the same numbers from the same query.
+// Every document is {"ok": true, ...} or {"ok": false, "error": {"field": ..., "message": ...}}.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+
+// verb: "estimate" | "plan" | "rank" | "cost" | "validate" | "models" | "query".
+// `query_json` is a query document (query.h); `snapshot` may be null for verbs that need no prices.
+std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot);
+
+// JSON string escaping for hand-built documents.
+std::string json_escape(std::string_view s);
+
+}  // namespace trainfit

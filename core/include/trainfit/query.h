@@ -1,0 +1,82 @@
+// trainfit core — the one query model shared by the UI, the URL hash, the CLI and the JS API.
+// A Query is everything a user can set. It has exactly two external forms, both handled here:
+//   JSON   {"model": "llama-3-8b", "method": "lora", "seq_len": 4096, "parallel": {"tp": 2}, ...}
+//   hash   #model=llama-3-8b&method=lora&seq_len=4096&parallel.tp=2
+// Both go through one key table (query.cpp), so every key has one name, one type and one check.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainfit/common.h"
+#include "trainfit/job.h"
+
+namespace trainfit {
+
+enum class SortKey { total_cost, time, usd_per_mtok, cost_under_deadline };
+enum class PricingFilter { any, on_demand, spot };
+enum class InterconnectFilter { any, nvlink, nvswitch, pcie };
+
+struct Filters {
+  std::vector<std::string> providers;   // empty = all
+  std::vector<std::string> regions;     // region prefixes ("us-", "europe-west4"); empty = all
+  std::vector<std::string> gpus;        // GPU ids; empty = all
+  PricingFilter pricing = PricingFilter::any;
+  InterconnectFilter interconnect = InterconnectFilter::any;
+  double min_vram_GiB = 0;              // per GPU
+  int min_gpus = 0;                     // GPUs per instance
+  int max_gpus = 0;                     // 0 = no limit
+  int max_nodes = 8;                    // multi-node search limit
+  double max_usd_per_h = 0;             // per instance, 0 = no limit
+  double deadline_h = 0;                // 0 = none
+  double budget_usd = 0;                // 0 = none
+  double min_host_ram_GiB = 0;
+  bool must_fit = true;                 // hide offers the job does not fit on
+  bool hide_stale = false;
+  bool hide_flagged = false;            // hide offers with data-quality warnings
+};
+
+struct CostOptions {
+  double checkpoint_interval_s = 0;     // 0 = Young/Daly optimum
+  double eval_overhead = 0;             // fraction of training time spent in evaluation
+  double volume_GB = 0;                 // persistent volume kept for the job's life (0 = checkpoints + dataset)
+  double egress_GB = 0;                 // data taken out at the end (final weights, logs)
+  int dev_runs = 0;                     // development-cycle scenario: K runs ...
+  double dev_run_minutes = 0;           // ... of T minutes each
+};
+
+struct Query {
+  std::string model_id;                 // preset id, or "custom" when `model` was given inline
+  ModelSpec model;                      // resolved model
+  TrainConfig train;
+  Dataset dataset;
+  Filters filters;
+  CostOptions cost;
+  SortKey sort = SortKey::total_cost;
+  int top = 0;                          // 0 = all rows
+  double mfu = 0;                       // efficiency override (0 = calibrated default)
+};
+
+// The default job: what the first screen shows (a LoRA fine-tune of an 8B model on 100M tokens).
+Query default_query();
+
+// Parse. Unknown keys, wrong types and out-of-range values are errors naming the key
+// ("parallel.tp: must divide num_heads (32)"). Missing keys keep default_query()'s values.
+Result<Query> parse_query_json(std::string_view json_text);
+Result<Query> parse_query_hash(std::string_view hash);   // with or without the leading '#'
+
+// Serialize. Only keys that differ from default_query() are written, in a fixed order, so the same
+// query always gives the same text (links stay short and comparable).
+std::string query_to_json(const Query& q, bool full = false);
+std::string query_to_hash(const Query& q);
+
+// Names used on every surface (UI combo labels, JSON values, CLI flags).
+const char* to_string(Method m);
+const char* to_string(Precision p);
+const char* to_string(Optimizer o);
+const char* to_string(Recompute r);
+const char* to_string(Attention a);
+const char* to_string(SortKey k);
+const char* to_string(Arch a);
+
+}  // namespace trainfit

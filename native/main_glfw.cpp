@@ -1,0 +1,175 @@
+// trainfit — the desktop shell: a GLFW window with OpenGL 3, the same App as the web page.
+//   trainfit-desktop [--snapshot FILE] [--hash '#...'] [--screenshot OUT.png --frames N]
+// The last query is kept in $XDG_CONFIG_HOME/trainfit/last_query (or ~/.config/...) and restored at start.
+#include <GLFW/glfw3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "imgui.h"
+#include "imgui_impl_glfw.h"
+#include "imgui_impl_opengl3.h"
+#include "trainfit/app/app.h"
+#include "trainfit/bundled.h"
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+fs::path state_file() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path base = xdg && *xdg ? fs::path(xdg) : fs::path(home ? home : ".") / ".config";
+  return base / "trainfit" / "last_query";
+}
+
+bool save_screenshot(const std::string& path, int w, int h) {
+  std::vector<unsigned char> px(static_cast<size_t>(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  stbi_flip_vertically_on_write(1);
+  return stbi_write_png(path.c_str(), w, h, 4, px.data(), w * 4) != 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string snapshot_path, hash, screenshot;
+  int frames_to_run = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "trainfit-desktop: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--snapshot") snapshot_path = next();
+    else if (a == "--hash") hash = next();
+    else if (a == "--screenshot") screenshot = next();
+    else if (a == "--frames") frames_to_run = std::atoi(next().c_str());
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: trainfit-desktop [--snapshot FILE] [--hash '#model=...'] [--screenshot OUT.png --frames N]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "trainfit-desktop: unknown argument %s (see --help)\n", a.c_str());
+      return 2;
+    }
+  }
+
+  if (!glfwInit()) {
+    std::fprintf(stderr, "trainfit-desktop: could not start GLFW (no display?)\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  GLFWwindow* window = glfwCreateWindow(1280, 800, "trainfit", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "trainfit-desktop: could not open an OpenGL 3 window\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 130");
+
+  trainfit::app::App app;
+  // Prices: --snapshot FILE, else the snapshot compiled into this binary.
+  std::string err;
+  if (!snapshot_path.empty()) {
+    std::string text;
+    if (!read_file(snapshot_path, &text)) err = "cannot read " + snapshot_path;
+    else err = app.load_snapshot(text, snapshot_path);
+    if (!err.empty()) {
+      std::fprintf(stderr, "trainfit-desktop: snapshot refused: %s; using the bundled one\n", err.c_str());
+      app.set_error_banner("Snapshot refused: " + err + " (using the bundled snapshot)");
+    }
+  }
+  if (!app.has_snapshot()) {
+    err = app.load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot");
+    if (!err.empty()) app.set_error_banner("The bundled snapshot is invalid: " + err);
+  }
+  // Inputs: --hash, else the last query of the previous session (ignored with a notice when corrupted).
+  const fs::path saved = state_file();
+  if (!hash.empty()) {
+    err = app.set_query_hash(hash);
+    if (!err.empty()) std::fprintf(stderr, "trainfit-desktop: --hash ignored: %s\n", err.c_str());
+  } else {
+    std::string text;
+    if (read_file(saved.string(), &text) && !text.empty()) {
+      err = app.set_query_hash(text);
+      if (!err.empty()) app.set_error_banner("The saved query was ignored: " + err);
+    }
+  }
+  uint64_t saved_version = app.query_version();
+
+  int frame = 0;
+  while (!glfwWindowShouldClose(window)) {
+    glfwPollEvents();
+    float sx = 1, sy = 1;
+    glfwGetWindowContentScale(window, &sx, &sy);
+    app.set_ui_scale(sx);
+    if (app.fonts_dirty()) {
+      app.rebuild_fonts();
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+    int w, h;
+    glfwGetFramebufferSize(window, &w, &h);
+    glViewport(0, 0, w, h);
+    glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (app.query_version() != saved_version) {
+      saved_version = app.query_version();
+      std::error_code ec;
+      fs::create_directories(saved.parent_path(), ec);
+      std::ofstream(saved) << app.query_hash();
+    }
+    const std::string clip = app.take_clipboard_request();
+    if (!clip.empty()) glfwSetClipboardString(window, clip.c_str());
+    ++frame;
+    if (!screenshot.empty() && frame >= std::max(frames_to_run, 3)) {
+      const bool ok = save_screenshot(screenshot, w, h);
+      std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "screenshot:" : "could not write", screenshot.c_str());
+      break;
+    }
+    if (frames_to_run > 0 && screenshot.empty() && frame >= frames_to_run) break;
+    glfwSwapBuffers(window);
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return 0;
+}

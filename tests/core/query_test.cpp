@@ -1,0 +1,118 @@
+// Tests of the shared query model: JSON and URL-hash forms, their round trips, and the field-named errors.
+#include <gtest/gtest.h>
+
+#include "trainfit/query.h"
+
+namespace trainfit {
+
+TEST(Query, DefaultQueryIsValidAndNamesARealPreset) {
+  const Query q = default_query();
+  EXPECT_EQ(q.model_id, "llama-3.1-8b");
+  EXPECT_GT(q.model.hidden_size, 0);
+  EXPECT_TRUE(parse_query_json("{}").ok());
+  EXPECT_TRUE(parse_query_hash("").ok());
+}
+
+TEST(Query, JsonAndHashGiveTheSameQuery) {
+  auto a = parse_query_json(R"({"model":"qwen2.5-7b","method":"qlora","seq_len":4096,"micro_batch":2,
+                               "dataset":{"tokens":5e8},"filters":{"providers":["aws","lambda"],"pricing":"spot"}})");
+  auto b = parse_query_hash(
+      "#model=qwen2.5-7b&method=qlora&seq_len=4096&micro_batch=2&dataset.tokens=5e8&filters.providers=aws,lambda"
+      "&filters.pricing=spot");
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  ASSERT_TRUE(b.ok()) << b.error().to_string();
+  EXPECT_EQ(query_to_json(*a), query_to_json(*b));
+  EXPECT_EQ(query_to_hash(*a), query_to_hash(*b));
+}
+
+TEST(Query, HashRoundTripReproducesTheQueryExactly) {
+  auto q = parse_query_json(R"({"model":"mixtral-8x7b","method":"full","precision":"fp8-mixed","optimizer":"adamw-8bit",
+      "recompute":"selective","parallel":{"tp":2,"pp":2,"dp":4,"zero":1,"sequence_parallel":true},
+      "dataset":{"examples":1e5,"avg_tokens":812.5,"epochs":3,"packing":false},"sort":"time","top":20,
+      "cost":{"dev_runs":12,"dev_run_minutes":7.5}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  EXPECT_EQ(q->train.parallel.gpus, 16);
+  auto back = parse_query_hash(query_to_hash(*q));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(query_to_json(*back, true), query_to_json(*q, true));
+}
+
+TEST(Query, InlineModelRoundTripsThroughTheHash) {
+  auto q = parse_query_json(R"({"model":{"arch":"llama","hidden_size":2048,"num_layers":16,"num_heads":32,
+      "num_kv_heads":8,"intermediate_size":8192,"vocab_size":128256,"tie_embeddings":true}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  EXPECT_EQ(q->model_id, "custom");
+  auto back = parse_query_hash(query_to_hash(*q));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->model.num_kv_heads, 8);
+  EXPECT_TRUE(back->model.tie_embeddings);
+  EXPECT_EQ(query_to_json(*back, true), query_to_json(*q, true));
+}
+
+TEST(Query, ParamsOnlyModelIsAccepted) {
+  auto q = parse_query_json(R"({"model":{"params":7e9}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  EXPECT_EQ(q->model.arch, Arch::params_only);
+  EXPECT_EQ(q->model.params, 7e9);
+}
+
+TEST(Query, SerializationIsDeterministicAndMinimal) {
+  const Query q = default_query();
+  EXPECT_EQ(query_to_hash(q), "");
+  EXPECT_EQ(query_to_json(q), "{}");
+}
+
+struct BadCase {
+  const char* json;
+  const char* field;
+  const char* message_part;
+};
+
+class QueryRejects : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(QueryRejects, NamesTheFieldAndTheProblem) {
+  const BadCase c = GetParam();
+  auto q = parse_query_json(c.json);
+  ASSERT_FALSE(q.ok()) << c.json;
+  EXPECT_EQ(q.error().field, c.field) << q.error().to_string();
+  EXPECT_NE(q.error().message.find(c.message_part), std::string::npos) << q.error().to_string();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, QueryRejects,
+    ::testing::Values(BadCase{"[1,2]", "", "JSON object"}, BadCase{"{\"seq_len\":", "", "not valid JSON"},
+                      BadCase{R"({"seq_len":"long"})", "seq_len", "must be a number"},
+                      BadCase{R"({"seq_len":0})", "seq_len", "positive"},
+                      BadCase{R"({"seq_len":-4})", "seq_len", "positive"},
+                      BadCase{R"({"seq_len":1000000000})", "seq_len", "too large"},
+                      BadCase{R"({"seq_len":2048.5})", "seq_len", "whole number"},
+                      BadCase{R"({"micro_batch":1e30})", "micro_batch", "too large"},
+                      BadCase{R"({"model":{"params":1e30}})", "model.params", "too large"},
+                      BadCase{R"({"model":"gpt-5"})", "model", "unknown model preset"},
+                      BadCase{R"({"method":"dora"})", "method", "expected one of"},
+                      BadCase{R"({"sequence_length":4096})", "sequence_length", "unknown key"},
+                      BadCase{R"({"dataset":5})", "dataset", "must be an object"},
+                      BadCase{R"({"parallel":{"tp":3}})", "parallel.tp", "must divide"},
+                      BadCase{R"({"model":"gpt2","parallel":{"pp":13}})", "parallel.pp", "cannot exceed the layer count"},
+                      BadCase{R"({"model":"gpt2","method":"lora","lora_rank":1000})", "lora_rank", "hidden size"},
+                      BadCase{R"({"lora_targets":["q","mlp"]})", "lora_targets", "unknown target"},
+                      BadCase{R"({"parallel":{"zero":4}})", "parallel.zero", "too large"},
+                      BadCase{R"({"filters":{"must_fit":"yes"}})", "filters.must_fit", "true or false"},
+                      BadCase{R"({"global_batch":2,"micro_batch":4})", "global_batch", "at least micro_batch"},
+                      BadCase{R"({"model":{"arch":"llama","hidden_size":4096}})", "model.num_layers", "required"}));
+
+TEST(QueryHash, RejectsGarbageOverlongAndInjection) {
+  EXPECT_FALSE(parse_query_hash("#%%%").ok());
+  EXPECT_FALSE(parse_query_hash("#seq_len=abc").ok());
+  EXPECT_EQ(parse_query_hash("#seq_len=abc").error().field, "seq_len");
+  EXPECT_FALSE(parse_query_hash(std::string(10000, 'a')).ok());
+  auto inj = parse_query_hash("#model=%3Cscript%3Ealert(1)%3C/script%3E");
+  ASSERT_FALSE(inj.ok());
+  EXPECT_EQ(inj.error().field, "model");
+  EXPECT_FALSE(parse_query_hash("#seq_len=4096%00").ok());
+  EXPECT_FALSE(parse_query_hash("#justakey").ok());
+  EXPECT_EQ(parse_query_hash("#seq_len=nan").error().field, "seq_len");
+  EXPECT_EQ(parse_query_hash("#seq_len=inf").error().field, "seq_len");
+}
+
+}  // namespace trainfit

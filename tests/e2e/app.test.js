@@ -1,0 +1,67 @@
+// End-to-end tests of the web app in headless Debian Chromium: load, JS API, real clicks, hash, screenshots.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { serve, launch, openApp, clickLabel, OUT } = require('./harness');
+
+let server, base, ctx;
+test.before(async () => {
+  fs.mkdirSync(OUT, { recursive: true });
+  server = await serve();
+  base = 'http://127.0.0.1:' + server.address().port;
+  ctx = await launch();
+});
+test.after(async () => {
+  if (ctx) await ctx.browser.close();
+  if (ctx) fs.rmSync(ctx.userDir, { recursive: true, force: true });
+  if (server) server.close();
+});
+
+test('page loads with the bundled snapshot, draws frames and reports no errors', async () => {
+  const { page, problems, firstFrameMs } = await openApp(ctx.browser, base, '?nosw=1');
+  const state = await page.evaluate(() => window.trainfit.state());
+  assert.ok(state.snapshot, 'a snapshot is loaded');
+  assert.ok(state.params_total > 1e9, 'the core computed the default model\'s parameter count');
+  // The canvas fills the window in device pixels.
+  const size = await page.evaluate(() => [Module.canvas.width, Module.canvas.height, innerWidth, innerHeight, devicePixelRatio]);
+  assert.strictEqual(size[0], Math.round(size[2] * size[4]));
+  assert.strictEqual(size[1], Math.round(size[3] * size[4]));
+  await page.screenshot({ path: path.join(OUT, 'first-screen.png') });
+  console.log('first interactive frame after ' + firstFrameMs + ' ms');
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
+test('a real click on the Method combo changes the query and the URL hash', async () => {
+  const { page, problems } = await openApp(ctx.browser, base, '?nosw=1#model=llama-3.1-8b&method=lora');
+  await clickLabel(page, 'Method');
+  await clickLabel(page, 'qlora');
+  const state = await page.evaluate(() => window.trainfit.state());
+  assert.strictEqual(state.query.method, 'qlora');
+  assert.match(await page.evaluate(() => location.hash), /method=qlora/);
+  await page.screenshot({ path: path.join(OUT, 'after-click.png') });
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
+test('the canvas follows window resizes', async () => {
+  const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+  await page.setViewportSize({ width: 900, height: 600 });
+  await page.waitForFunction(() => Module.canvas.width === Math.round(innerWidth * devicePixelRatio));
+  assert.strictEqual(await page.evaluate(() => Module.canvas.height), 600);
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
+test('the JS API rejects a bad query with the field named, and keeps the previous one', async () => {
+  const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+  const before = await page.evaluate(() => window.trainfit.query());
+  const r = await page.evaluate(() => window.trainfit.setQuery({ seq_len: -5 }));
+  assert.strictEqual(r.ok, false);
+  assert.match(r.error.message, /seq_len/);
+  assert.deepStrictEqual(await page.evaluate(() => window.trainfit.query()), before);
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,145 @@
+// trainfit — the page around the wasm module: loading state, snapshot fetch, URL hash <-> query sync,
+// localStorage, clipboard, the public JS API (window.trainfit) and embedding. No HTML is ever built from data:
+// every text goes through textContent.
+'use strict';
+(function () {
+  const params = new URLSearchParams(location.search);
+  const embedded = params.get('embed') === '1';
+  const STORAGE_KEY = 'trainfit.lastQuery';
+  const listeners = [];
+  let readyResolve;
+  const ready = new Promise((r) => { readyResolve = r; });
+  let lastHash = null;
+
+  function banner(text) {
+    const el = document.getElementById('banner');
+    el.textContent = text;
+    el.hidden = !text;
+  }
+  function splash(text) {
+    const el = document.getElementById('splash-text');
+    if (el) el.textContent = text;
+  }
+  function call(name, types, args) {
+    return Module.ccall(name, 'string', types, args);
+  }
+  function parse(text) {
+    try { return JSON.parse(text); } catch (e) { return { ok: false, error: { message: 'bad JSON from the module' } }; }
+  }
+
+  // Where the snapshot comes from: the bundled one, or ?snapshot=URL when it is same-origin or https.
+  function snapshotUrl() {
+    const asked = params.get('snapshot');
+    if (!asked) return { url: 'data/snapshot.json', origin: 'bundled snapshot' };
+    let u;
+    try { u = new URL(asked, location.href); } catch (e) { return { error: 'the snapshot address is not a URL' }; }
+    if (u.origin !== location.origin && u.protocol !== 'https:')
+      return { error: 'snapshots load only from this site or over https (' + u.protocol + ' refused)' };
+    return { url: u.href, origin: u.href };
+  }
+
+  async function fetchText(url) {
+    const res = await fetch(url, { credentials: 'omit' });
+    if (!res.ok) throw new Error('HTTP ' + res.status + ' for ' + url);
+    const len = Number(res.headers.get('content-length') || 0);
+    if (len > 64 * 1024 * 1024) throw new Error('the snapshot is larger than 64 MB');
+    return await res.text();
+  }
+
+  async function loadSnapshot(url, origin) {
+    const text = await fetchText(url);
+    return parse(call('tf_load_snapshot', ['string', 'string'], [text, origin]));
+  }
+
+  function applyHash(hash, from) {
+    const r = parse(call('tf_set_hash', ['string'], [hash]));
+    if (!r.ok) banner('The ' + from + ' could not be used: ' + r.error.message + '. Showing the previous inputs.');
+    return r.ok;
+  }
+
+  async function start() {
+    splash('Loading prices…');
+    let src = snapshotUrl();
+    if (src.error) { banner(src.error + '; using the bundled snapshot.'); src = { url: 'data/snapshot.json', origin: 'bundled snapshot' }; }
+    try {
+      const r = await loadSnapshot(src.url, src.origin);
+      if (!r.ok) {
+        banner('Snapshot refused (' + r.error.message + '); using the bundled snapshot.');
+        if (src.url !== 'data/snapshot.json') await loadSnapshot('data/snapshot.json', 'bundled snapshot');
+      }
+    } catch (e) {
+      banner('Could not load prices: ' + e.message);
+      call('tf_set_banner', ['string'], ['Prices could not be loaded: ' + e.message]);
+    }
+    // Inputs: the link's hash wins, then the last query kept in this browser.
+    if (location.hash.length > 1) {
+      applyHash(location.hash, 'link');
+    } else {
+      let stored = null;
+      try { stored = localStorage.getItem(STORAGE_KEY); } catch (e) { stored = null; }
+      if (stored && !applyHash(stored, 'saved query')) {
+        try { localStorage.removeItem(STORAGE_KEY); } catch (e) { /* storage may be blocked */ }
+      }
+    }
+    document.getElementById('splash').remove();
+    readyResolve();
+  }
+
+  // Called by the module whenever the query changes (web/main_web.cpp).
+  window.trainfitQueryChanged = function (hash) {
+    lastHash = hash;
+    if (!embedded || params.get('sync') === '1') history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
+    try { localStorage.setItem(STORAGE_KEY, hash); } catch (e) { /* private mode */ }
+    for (const cb of listeners) { try { cb(hash); } catch (e) { console.warn(e); } }
+    if (window.parent !== window) window.parent.postMessage({ type: 'trainfit:change', hash: hash }, '*');
+  };
+  window.trainfitCopy = function (text) {
+    if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+  };
+  window.trainfitFatal = function (text) { splash(text); banner(text); };
+  window.trainfitStarted = function () { start(); };
+
+  window.addEventListener('hashchange', () => {
+    const h = location.hash.replace(/^#/, '');
+    if (h !== lastHash) applyHash(h, 'link');
+  });
+  document.addEventListener('paste', (e) => {
+    const t = e.clipboardData && e.clipboardData.getData('text/plain');
+    if (t) Module.ccall('tf_paste', null, ['string'], [t]);
+  });
+  // Messages from an embedding page: {type: 'trainfit:set-query', query: {...}} — shape checked, origin logged.
+  window.addEventListener('message', (e) => {
+    const m = e.data;
+    if (!m || typeof m !== 'object' || m.type !== 'trainfit:set-query') return;
+    if (typeof m.query !== 'object' || m.query === null) return;
+    ready.then(() => call('tf_set_query', ['string'], [JSON.stringify(m.query)]));
+  });
+
+  const canvas = document.getElementById('canvas');
+  canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); banner('The graphics context was lost; reload the page.'); });
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+
+  // The public API for pages that embed or script the calculator. Same JSON as the CLI's --format json.
+  window.trainfit = {
+    ready: ready,
+    state: () => parse(call('tf_state', [], [])),
+    query: () => parse(call('tf_query', [], [])),
+    setQuery: (q) => parse(call('tf_set_query', ['string'], [typeof q === 'string' ? q : JSON.stringify(q)])),
+    setHash: (h) => parse(call('tf_set_hash', ['string'], [h])),
+    call: (verb, q) => parse(call('tf_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))])),
+    loadSnapshot: (text, origin) => parse(call('tf_load_snapshot', ['string', 'string'], [text, origin || 'user file'])),
+    onChange: (cb) => { listeners.push(cb); },
+    embedded: embedded,
+  };
+
+  window.Module = {
+    canvas: canvas,
+    print: (t) => console.log(t),
+    printErr: (t) => console.warn(t),
+    onAbort: (what) => banner('The calculator stopped: ' + what),
+  };
+
+  if ('serviceWorker' in navigator && location.protocol !== 'file:' && params.get('nosw') !== '1') {
+    navigator.serviceWorker.register('sw.js').catch(() => { /* offline cache is optional */ });
+  }
+})();

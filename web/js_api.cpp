@@ -1,0 +1,101 @@
+// trainfit — the JS API: plain exported C functions, JSON text in and out (called with Module.ccall).
+// Documented in README ("JS API"). Every function catches everything: a bad input returns an error JSON,
+// the module never aborts. Returned strings stay valid until the next call (ccall copies them at once).
+#include <emscripten.h>
+
+#include <cstdio>
+#include <string>
+
+#include "imgui.h"
+#include "trainfit/api.h"
+#include "trainfit/app/app.h"
+#include "web_shell.h"
+
+namespace trainfit::web {
+trainfit::app::App& app() {
+  static trainfit::app::App* a = new trainfit::app::App(trainfit::app::AppOptions{});  // never destroyed (EXIT_RUNTIME=0)
+  return *a;
+}
+}  // namespace trainfit::web
+
+namespace {
+std::string g_out;
+
+const char* out(std::string s) {
+  g_out = std::move(s);
+  return g_out.c_str();
+}
+
+std::string error_json(const std::string& message) {
+  return "{\"ok\":false,\"error\":{\"field\":\"\",\"message\":\"" + trainfit::json_escape(message) + "\"}}";
+}
+
+template <class F>
+const char* guarded(F f) {
+  try {
+    return out(f());
+  } catch (const std::exception& e) {
+    return out(error_json(std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return out(error_json("internal error"));
+  }
+}
+
+std::string status_json(const std::string& err) {
+  return err.empty() ? std::string("{\"ok\":true}")
+                     : "{\"ok\":false,\"error\":{\"message\":\"" + trainfit::json_escape(err) + "\"}}";
+}
+}  // namespace
+
+extern "C" {
+
+// The visible state: query, hash, headline results, errors, frame count.
+EMSCRIPTEN_KEEPALIVE const char* tf_state() { return guarded([] { return trainfit::web::app().state_json(); }); }
+
+// Replace the query (JSON text or URL hash). On error the current query stays and the error is returned.
+EMSCRIPTEN_KEEPALIVE const char* tf_set_query(const char* json) {
+  return guarded([&] { return status_json(trainfit::web::app().set_query_json(json ? json : "")); });
+}
+EMSCRIPTEN_KEEPALIVE const char* tf_set_hash(const char* hash) {
+  return guarded([&] { return status_json(trainfit::web::app().set_query_hash(hash ? hash : "")); });
+}
+EMSCRIPTEN_KEEPALIVE const char* tf_query() { return guarded([] { return trainfit::web::app().query_json(); }); }
+
+// Load a snapshot's text; refused snapshots leave the current one in place.
+EMSCRIPTEN_KEEPALIVE const char* tf_load_snapshot(const char* text, const char* origin) {
+  return guarded([&] { return status_json(trainfit::web::app().load_snapshot(text ? text : "", origin ? origin : "")); });
+}
+EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
+  return guarded([&] {
+    trainfit::web::app().set_error_banner(message ? message : "");
+    return std::string("{\"ok\":true}");
+  });
+}
+
+// The same JSON documents as the CLI's --format json (`verb` = estimate | plan | rank | cost | validate),
+// computed on the snapshot the page has loaded.
+EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* query_json) {
+  return guarded([&] { return trainfit::web::app().api_call(verb ? verb : "", query_json ? query_json : ""); });
+}
+
+EMSCRIPTEN_KEEPALIVE double tf_frames() { return static_cast<double>(trainfit::web::app().frames()); }
+
+// Test hooks (also handy for docs authors): where a widget is, in CSS pixels, by its label.
+EMSCRIPTEN_KEEPALIVE void tf_record_items(int on) { trainfit::app::record_item_rects(on != 0); }
+EMSCRIPTEN_KEEPALIVE const char* tf_item_rect(const char* label) {
+  return guarded([&] {
+    float x, y, w, h;
+    if (!label || !trainfit::app::item_rect(label, &x, &y, &w, &h)) return std::string("null");
+    const float s = trainfit::web::app().ui_scale();  // framebuffer px -> CSS px
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "{\"x\":%.1f,\"y\":%.1f,\"w\":%.1f,\"h\":%.1f}", x / s, y / s, w / s, h / s);
+    return std::string(buf);
+  });
+}
+
+// Clipboard paste from the page's `paste` listener (GLFW's clipboard is a stub in emscripten 3.1.6).
+EMSCRIPTEN_KEEPALIVE void tf_paste(const char* text) {
+  if (text && ImGui::GetCurrentContext()) ImGui::GetIO().AddInputCharactersUTF8(text);
+}
+
+}  // extern "C"

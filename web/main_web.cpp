@@ -1,0 +1,117 @@
+// trainfit — the web shell: WebGL2 canvas, main loop and every emscripten 3.1.6 / imgui 1.86 workaround, in
+// this one file (style-anchors section 3 and 4; pitfall numbers below refer to that table).
+//   NOTE(pitfall 8/9): GLFW has no DPR and glfwSetWindowSize goes fullscreen: we size the backing store
+//         ourselves to CSS size x devicePixelRatio with Browser.setCanvasSize, and scale the UI by the DPR.
+//   NOTE(pitfall 10): the GLFW wheel is inverted and x100: we take the wheel from html5.h instead.
+//   NOTE(pitfall 11): GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
+//         paste comes in through the exported tf_paste.
+//   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
+#include <GLFW/glfw3.h>
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include <cmath>
+#include <string>
+
+#include "imgui.h"
+#include "imgui_impl_glfw.h"
+#include "imgui_impl_opengl3.h"
+#include "trainfit/app/app.h"
+#include "web_shell.h"
+
+namespace {
+
+GLFWwindow* g_window = nullptr;
+int g_fb_w = 0, g_fb_h = 0;
+uint64_t g_synced_version = 0;
+
+EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
+  // DOM_DELTA_PIXEL = 0, LINE = 1, PAGE = 2. ImGui wants ~1 per notch, positive = up / left.
+  const double unit = e->deltaMode == DOM_DELTA_PIXEL ? 0.01 : e->deltaMode == DOM_DELTA_LINE ? 1.0 / 3.0 : 80.0;
+  ImGuiIO& io = ImGui::GetIO();
+  io.MouseWheel += static_cast<float>(-e->deltaY * unit);
+  io.MouseWheelH += static_cast<float>(-e->deltaX * unit);
+  return EM_TRUE;
+}
+
+void sync_canvas_size() {
+  double css_w = 0, css_h = 0;
+  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  const double dpr = emscripten_get_device_pixel_ratio();
+  const int w = static_cast<int>(std::lround(css_w * dpr));
+  const int h = static_cast<int>(std::lround(css_h * dpr));
+  if (w > 0 && h > 0 && (w != g_fb_w || h != g_fb_h)) {
+    g_fb_w = w;
+    g_fb_h = h;
+    EM_ASM({ Browser.setCanvasSize($0, $1); }, w, h);
+  }
+  trainfit::web::app().set_ui_scale(static_cast<float>(dpr));
+}
+
+void frame() {
+  trainfit::app::App& app = trainfit::web::app();
+  sync_canvas_size();
+  if (app.fonts_dirty()) {
+    app.rebuild_fonts();
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  glfwPollEvents();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  app.frame();
+  ImGui::Render();
+  glViewport(0, 0, g_fb_w, g_fb_h);
+  glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+  // The page mirrors the query into the URL hash and localStorage, and tells embedding pages.
+  if (app.query_version() != g_synced_version) {
+    g_synced_version = app.query_version();
+    const std::string hash = app.query_hash();
+    EM_ASM({ if (window.trainfitQueryChanged) window.trainfitQueryChanged(UTF8ToString($0)); }, hash.c_str());
+  }
+  const std::string clip = app.take_clipboard_request();
+  if (!clip.empty()) EM_ASM({ if (window.trainfitCopy) window.trainfitCopy(UTF8ToString($0)); }, clip.c_str());
+  const ImGuiMouseCursor cursor = ImGui::GetMouseCursor();
+  static ImGuiMouseCursor last_cursor = -2;
+  if (cursor != last_cursor) {
+    last_cursor = cursor;
+    const char* css = cursor == ImGuiMouseCursor_TextInput ? "text"
+                      : cursor == ImGuiMouseCursor_Hand     ? "pointer"
+                      : cursor == ImGuiMouseCursor_ResizeEW ? "ew-resize"
+                      : cursor == ImGuiMouseCursor_ResizeNS ? "ns-resize"
+                                                            : "default";
+    EM_ASM({ Module.canvas.style.cursor = UTF8ToString($0); }, css);
+  }
+}
+
+}  // namespace
+
+int main() {
+  if (!glfwInit()) {
+    EM_ASM({ if (window.trainfitFatal) window.trainfitFatal("GLFW could not start"); });
+    return 1;
+  }
+  g_window = glfwCreateWindow(1280, 800, "trainfit", nullptr, nullptr);
+  if (!g_window) {
+    EM_ASM({ if (window.trainfitFatal) window.trainfitFatal("This browser could not create a WebGL2 context."); });
+    return 1;
+  }
+  glfwMakeContextCurrent(g_window);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  ImGui_ImplGlfw_InitForOpenGL(g_window, true);
+  glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
+  emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+  trainfit::web::app();  // construct before the first frame
+  EM_ASM({ if (window.trainfitStarted) window.trainfitStarted(); });
+  emscripten_set_main_loop(frame, 0, 1);
+  return 0;
+}

@@ -1,0 +1,25 @@
+// trainfit — offline cache. App files: cache first (they change only with a new build, which changes this
+// file's CACHE name). The snapshot: network first, so a fresh one is used when online, the cached one offline.
+'use strict';
+const CACHE = 'trainfit-v1';
+const APP = ['./', 'index.html', 'app.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.json'];
+self.addEventListener('install', (e) => {
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(APP)).then(() => self.skipWaiting()));
+});
+self.addEventListener('activate', (e) => {
+  e.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+self.addEventListener('fetch', (e) => {
+  const url = new URL(e.request.url);
+  if (e.request.method !== 'GET' || url.origin !== location.origin) return;
+  if (url.pathname.endsWith('/data/snapshot.json')) {
+    e.respondWith(fetch(e.request).then((res) => {
+      const copy = res.clone();
+      if (res.ok) caches.open(CACHE).then((c) => c.put(e.request, copy));
+      return res;
+    }).catch(() => caches.match(e.request)));
+    return;
+  }
+  e.respondWith(caches.match(e.request, { ignoreSearch: true }).then((hit) => hit || fetch(e.request)));
+});
