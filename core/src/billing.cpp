@@ -74,11 +74,15 @@ double normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
 }
 
+// Above this mean the Poisson quantile comes from the Cornish-Fisher expansion (O(1)) instead of the exact
+// CDF walk (O(mean) steps, the largest cost of a spot evaluation when it ran to 50).
+constexpr double kExactPoissonMax = 10;
+
 // Poisson quantile for a known standard normal quantile z (the hot path passes the constant).
 double poisson_quantile_z(double mean, double p, double z) {
   if (!(mean > 0) || !std::isfinite(mean)) return 0;
-  if (mean <= 50) {
-    // Exact: walk the CDF with P(k) = P(k-1) * mean / k. e^-50 ~ 2e-22, far from underflow.
+  if (mean <= kExactPoissonMax) {
+    // Exact: walk the CDF with P(k) = P(k-1) * mean / k.
     double term = std::exp(-mean);
     double cdf = term;
     double k = 0;
@@ -92,10 +96,36 @@ double poisson_quantile_z(double mean, double p, double z) {
   }
   // Cornish-Fisher expansion (Cornish & Fisher 1937) with the Poisson skewness 1/sqrt(mean):
   // x_p ~= mean + z sqrt(mean) + (z^2 - 1)/6; the discrete quantile with a continuity correction is the
-  // smallest k with k + 1/2 >= x_p. Checked against the exact walk in billing_test for means 50..700.
+  // smallest k with k + 1/2 >= x_p. Checked against the exact quantile in billing_test for means 10..700
+  // (within one; a scan of means 1..800 in 1% steps found it exact except at a handful of points).
   const double x = mean + z * std::sqrt(mean) + (z * z - 1.0) / 6.0;
   const double k = std::ceil(x - 0.5);
   return k > 0 ? k : 0;
+}
+
+// Both band quantiles in one pass of the exact walk (the ranker's hot path).
+void poisson_p10_p90(double mean, double& p10, double& p90) {
+  p10 = p90 = 0;
+  if (!(mean > 0) || !std::isfinite(mean)) return;
+  if (mean > kExactPoissonMax) {
+    p10 = poisson_quantile_z(mean, 0.1, -kZ90);
+    p90 = poisson_quantile_z(mean, 0.9, kZ90);
+    return;
+  }
+  double term = std::exp(-mean);
+  double cdf = term;
+  double k = 0;
+  bool have_p10 = cdf >= 0.1;
+  while (cdf < 0.9) {
+    k += 1;
+    term *= mean / k;
+    cdf += term;
+    if (!have_p10 && cdf >= 0.1) {
+      p10 = k;
+      have_p10 = true;
+    }
+  }
+  p90 = k;
 }
 
 // The timeline of one run of the job under a cluster interruption rate. Everything in seconds.
@@ -190,6 +220,8 @@ struct Billed {
   double billed_node_s = 0;
   double compute_usd = 0;
   double waste_usd = 0;
+  double free_node_s = 0;      // early preemptions not billed
+  double free_usd = 0;
   double storage_usd = 0;
   double egress_usd = 0;
   double total_usd = 0;
@@ -205,13 +237,28 @@ Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, 
   if (!in.bills_provisioning) b.billable_node_s -= b.segments * in.provision_s;
   if (b.billable_node_s < 0) b.billable_node_s = 0;
   const double L = b.billable_node_s / b.segments;
-  b.billed_node_s = nodes * billed_seconds(L, rule) + k * expected_billed_seconds(L, rule);
+  b.billed_node_s = nodes * billed_seconds(L, rule);
+  if (k > 0) {
+    const double per_segment = expected_billed_seconds(L, rule);
+    if (in.option == PricingOption::spot && in.spot_free_window_s > 0) {
+      // "Early preemption is free": a segment interrupted within w of its start is not billed. For w up to the
+      // rounded minimum m' every such segment would have cost m', so the refund is m' P(X < w) with
+      // X ~ Exp(mean L). A longer window is counted as m' (slightly conservative: it under-refunds).
+      const double m_rounded = rule.minimum_s > 0 ? billed_seconds(rule.minimum_s, rule) : rule.increment_s;
+      const double w = in.spot_free_window_s < m_rounded ? in.spot_free_window_s : m_rounded;
+      b.free_node_s = k * m_rounded * -std::expm1(-w / L);
+    }
+    b.billed_node_s += k * per_segment;
+  }
   if (b.billed_node_s < b.billable_node_s) b.billed_node_s = b.billable_node_s;  // rounding noise only
-  b.compute_usd = price_usd_per_h * b.billable_node_s / kHour_s;
   b.waste_usd = price_usd_per_h * (b.billed_node_s - b.billable_node_s) / kHour_s;
+  b.free_usd = price_usd_per_h * b.free_node_s / kHour_s;
+  b.billed_node_s -= b.free_node_s;
+  if (b.billed_node_s < 0) b.billed_node_s = 0;
+  b.compute_usd = price_usd_per_h * b.billable_node_s / kHour_s;
   b.storage_usd = in.volume_GB * in.storage_usd_per_GB_month * b.wall_s / kMonth_s;
   b.egress_usd = in.egress_GB * in.egress_usd_per_GB;
-  b.total_usd = b.compute_usd + b.waste_usd + b.storage_usd + b.egress_usd;
+  b.total_usd = b.compute_usd + b.waste_usd - b.free_usd + b.storage_usd + b.egress_usd;
   return b;
 }
 
@@ -231,6 +278,7 @@ Problem check_input(const JobCostInput& in) {
     if (!finite_nonneg(in.spot_usd_per_h)) return {"spot_usd_per_h", "this offer has no spot price"};
     if (!finite_nonneg(in.spot_interruption_rate_per_h)) return {"spot_interruption_rate_per_h", kNonNeg};
   }
+  if (!finite_nonneg(in.spot_free_window_s)) return {"spot_free_window_s", kNonNeg};
   if (!finite_nonneg(in.failure_rate_per_h)) return {"failure_rate_per_h", kNonNeg};
   if (!finite_nonneg(in.provision_s)) return {"provision_s", kNonNeg};
   if (!finite_nonneg(in.dataset_bytes)) return {"dataset_bytes", kNonNeg};
@@ -252,6 +300,13 @@ Problem check_input(const JobCostInput& in) {
   return {};
 }
 
+Problem check_rule(const BillingRule& rule) {
+  if (!std::isfinite(rule.increment_s) || !(rule.increment_s > 0))
+    return {"billing.increment_s", "billing increment must be a finite number of seconds > 0"};
+  if (!finite_nonneg(rule.minimum_s)) return {"billing.minimum_s", "minimum charge must be a finite number of seconds >= 0"};
+  return {};
+}
+
 bool all_finite(const CostBreakdown& c) {
   const double v[] = {c.wall_s, c.billed_node_s, c.total_usd, c.low.total_usd, c.high.total_usd, c.high.wall_s,
                       c.high.billed_node_s, c.on_demand_total_usd, c.break_even_spot_usd_per_h,
@@ -268,6 +323,76 @@ double spot_total_at_rate(JobCostInput in, const BillingRule& rule, double rate_
   if (build_timeline(in, rate_per_h + in.failure_rate_per_h, t) != nullptr) return HUGE_VAL;
   const Billed b = bill(in, rule, t, t.mu, in.spot_usd_per_h);
   return std::isfinite(b.total_usd) ? b.total_usd : HUGE_VAL;
+}
+
+// The whole evaluation into `c` (already default-initialised); a Problem when the numbers do not fit.
+Problem fill_cost(const JobCostInput& in, const BillingRule& rule, CostBreakdown& c) {
+  const bool spot = in.option == PricingOption::spot;
+  const double price = spot ? in.spot_usd_per_h : in.on_demand_usd_per_h;
+  const double rate = in.failure_rate_per_h + (spot ? in.spot_interruption_rate_per_h : 0);
+
+  Timeline t;
+  if (const char* field = build_timeline(in, rate, t))
+    return {field, "interruptions are too frequent for this job: the expected run time overflows"};
+
+  c.option = in.option;
+  c.price_usd_per_h = price;
+  c.increment_s = rule.increment_s;
+  c.minimum_s = rule.minimum_s;
+  c.provision_s = t.provision_s;
+  c.staging_s = t.staging_s;
+  c.train_s = t.train_s;
+  c.eval_s = t.eval_s;
+  c.checkpoint_s = t.checkpoint_total_s;
+  c.restart_s = t.restart_total_s;
+  c.lost_work_s = t.lost_total_s;
+  c.wall_s = t.wall_s;
+  c.checkpoint_write_s = t.write_s;
+  c.checkpoint_reload_s = t.reload_s;
+  c.checkpoint_interval_s = t.interval_s;
+  c.checkpoints = t.checkpoints;
+  c.cluster_interruptions_per_h = t.rate_per_h;
+  c.mtbf_s = t.mtbf_s;
+  c.restart_cost_s = t.restart_s;
+  c.expected_interruptions = t.mu;
+  poisson_p10_p90(t.mu, c.interruptions_p10, c.interruptions_p90);
+
+  const Billed e = bill(in, rule, t, t.mu, price);
+  c.segments = e.segments;
+  c.billable_node_s = e.billable_node_s;
+  c.billed_node_s = e.billed_node_s;
+  c.compute_usd = e.compute_usd;
+  c.rounding_waste_usd = e.waste_usd;
+  c.free_preemption_usd = e.free_usd;
+  c.storage_usd = e.storage_usd;
+  c.egress_usd = e.egress_usd;
+  c.total_usd = e.total_usd;
+
+  // Without interruptions (the usual on-demand case) the band collapses onto the expected value.
+  const bool collapsed = t.mu == 0;
+  const Billed lo = collapsed ? e : bill(in, rule, t, c.interruptions_p10, price);
+  const Billed hi = collapsed ? e : bill(in, rule, t, c.interruptions_p90, price);
+  c.low = CostBand{c.interruptions_p10, lo.wall_s, lo.billed_node_s, lo.total_usd};
+  c.high = CostBand{c.interruptions_p90, hi.wall_s, hi.billed_node_s, hi.total_usd};
+
+  if (spot && finite_nonneg(in.on_demand_usd_per_h)) {
+    // The same job on demand: no spot interruptions, hardware failures kept.
+    Timeline od;
+    if (build_timeline(in, in.failure_rate_per_h, od) == nullptr) {
+      const Billed ob = bill(in, rule, od, od.mu, in.on_demand_usd_per_h);
+      c.has_break_even = true;
+      c.on_demand_total_usd = ob.total_usd;
+      c.on_demand_wall_s = od.wall_s;
+      // Spot total is linear in the spot price: price x billed hours + storage + egress.
+      const double billed_h = e.billed_node_s / kHour_s;
+      // (billed_node_s is already net of free early preemptions, which scale with the price too.)
+      const double p = billed_h > 0 ? (ob.total_usd - e.storage_usd - e.egress_usd) / billed_h : 0;
+      c.break_even_spot_usd_per_h = p > 0 ? p : 0;
+      c.spot_pays_off = e.total_usd < ob.total_usd;
+    }
+  }
+  if (!all_finite(c)) return {"train_time_s", "inputs too large: the cost does not fit a number"};
+  return {};
 }
 
 }  // namespace
@@ -342,6 +467,8 @@ void fill_job_cost_input(JobCostInput& in, const Provider& provider, const Offer
   in.on_demand_usd_per_h = offer.price_usd_per_h;
   in.spot_usd_per_h = offer.spot_usd_per_h;
   in.spot_interruption_rate_per_h = provider.spot.available ? provider.spot.interruption_rate_per_h : 0;
+  in.spot_free_window_s =
+      provider.spot.available && provider.spot.early_preemption_free ? provider.spot.free_window_s : 0;
   in.provision_s = provider.provision_s;
   in.bills_provisioning = provider.bills_provisioning;
   in.staging_MBps = provider.network_download_MBps;
@@ -352,79 +479,18 @@ void fill_job_cost_input(JobCostInput& in, const Provider& provider, const Offer
 }
 
 Result<CostBreakdown> compute_job_cost(const JobCostInput& in, const BillingRule& rule) {
+  // One named result filled in place and returned on every path (NRVO): the breakdown is ~70 doubles and
+  // copying it twice was a third of a call's time.
+  Result<CostBreakdown> res{CostBreakdown{}};
   try {
-    const Problem problem = check_input(in);
-    if (problem.field) return make_error(problem.field, problem.why);
-    auto rule_ok = validate_billing_rule(rule);
-    if (!rule_ok) return rule_ok.error();
-
-    const bool spot = in.option == PricingOption::spot;
-    const double price = spot ? in.spot_usd_per_h : in.on_demand_usd_per_h;
-    const double rate = in.failure_rate_per_h + (spot ? in.spot_interruption_rate_per_h : 0);
-
-    Timeline t;
-    if (const char* field = build_timeline(in, rate, t))
-      return make_error(field, "interruptions are too frequent for this job: the expected run time overflows");
-
-    CostBreakdown c;
-    c.option = in.option;
-    c.price_usd_per_h = price;
-    c.increment_s = rule.increment_s;
-    c.minimum_s = rule.minimum_s;
-    c.provision_s = t.provision_s;
-    c.staging_s = t.staging_s;
-    c.train_s = t.train_s;
-    c.eval_s = t.eval_s;
-    c.checkpoint_s = t.checkpoint_total_s;
-    c.restart_s = t.restart_total_s;
-    c.lost_work_s = t.lost_total_s;
-    c.wall_s = t.wall_s;
-    c.checkpoint_write_s = t.write_s;
-    c.checkpoint_reload_s = t.reload_s;
-    c.checkpoint_interval_s = t.interval_s;
-    c.checkpoints = t.checkpoints;
-    c.cluster_interruptions_per_h = t.rate_per_h;
-    c.mtbf_s = t.mtbf_s;
-    c.restart_cost_s = t.restart_s;
-    c.expected_interruptions = t.mu;
-    c.interruptions_p10 = poisson_quantile_z(t.mu, 0.1, -kZ90);
-    c.interruptions_p90 = poisson_quantile_z(t.mu, 0.9, kZ90);
-
-    const Billed e = bill(in, rule, t, t.mu, price);
-    c.segments = e.segments;
-    c.billable_node_s = e.billable_node_s;
-    c.billed_node_s = e.billed_node_s;
-    c.compute_usd = e.compute_usd;
-    c.rounding_waste_usd = e.waste_usd;
-    c.storage_usd = e.storage_usd;
-    c.egress_usd = e.egress_usd;
-    c.total_usd = e.total_usd;
-
-    const Billed lo = bill(in, rule, t, c.interruptions_p10, price);
-    const Billed hi = bill(in, rule, t, c.interruptions_p90, price);
-    c.low = CostBand{c.interruptions_p10, lo.wall_s, lo.billed_node_s, lo.total_usd};
-    c.high = CostBand{c.interruptions_p90, hi.wall_s, hi.billed_node_s, hi.total_usd};
-
-    if (spot && finite_nonneg(in.on_demand_usd_per_h)) {
-      // The same job on demand: no spot interruptions, hardware failures kept.
-      Timeline od;
-      if (build_timeline(in, in.failure_rate_per_h, od) == nullptr) {
-        const Billed ob = bill(in, rule, od, od.mu, in.on_demand_usd_per_h);
-        c.has_break_even = true;
-        c.on_demand_total_usd = ob.total_usd;
-        c.on_demand_wall_s = od.wall_s;
-        // Spot total is linear in the spot price: price x billed hours + storage + egress.
-        const double billed_h = e.billed_node_s / kHour_s;
-        const double p = billed_h > 0 ? (ob.total_usd - e.storage_usd - e.egress_usd) / billed_h : 0;
-        c.break_even_spot_usd_per_h = p > 0 ? p : 0;
-        c.spot_pays_off = e.total_usd < ob.total_usd;
-      }
-    }
-    if (!all_finite(c)) return make_error("train_time_s", "inputs too large: the cost does not fit a number");
-    return c;
+    Problem problem = check_input(in);
+    if (!problem.field) problem = check_rule(rule);
+    if (!problem.field) problem = fill_cost(in, rule, res.value());
+    if (problem.field) res = make_error(problem.field, problem.why);
   } catch (...) {
-    return make_error("", "internal error in compute_job_cost");
+    res = make_error("", "internal error in compute_job_cost");
   }
+  return res;
 }
 
 Result<double> break_even_interruption_rate_per_h(const JobCostInput& in, const BillingRule& rule) {

@@ -59,6 +59,8 @@ struct JobCostInput {
   double on_demand_usd_per_h = -1;         // per instance; < 0 = not offered on demand
   double spot_usd_per_h = -1;              // per instance; < 0 = no spot
   double spot_interruption_rate_per_h = 0; // per instance-hour (Poisson); used when option == spot
+  double spot_free_window_s = 0;           // spot segments interrupted this soon after start are not billed
+                                           // (SpotRules::early_preemption_free); 0 = no such rule
   double failure_rate_per_h = 0;           // hardware / software failures per instance-hour, any option (0 = none)
   double provision_s = 0;                  // provisioning + boot before the job can start, per start
   bool bills_provisioning = true;          // whether provisioning + boot time is billed
@@ -89,7 +91,7 @@ struct CostBand {
 };
 
 // Expected values unless said otherwise. Wall times are seconds of the job's life; *_node_s sum over instances.
-// total_usd = compute_usd + rounding_waste_usd + storage_usd + egress_usd.
+// total_usd = compute_usd + rounding_waste_usd - free_preemption_usd + storage_usd + egress_usd.
 struct CostBreakdown {
   PricingOption option = PricingOption::on_demand;
   double price_usd_per_h = 0;          // per instance, for the chosen option
@@ -122,11 +124,12 @@ struct CostBreakdown {
   // Billing: every start of an instance (first start, each replacement) is one segment with its own minimum.
   double segments = 0;                 // instance segments (nodes + interruptions)
   double billable_node_s = 0;          // instance-seconds the rule bills, before rounding
-  double billed_node_s = 0;            // after minimum + increment per segment
+  double billed_node_s = 0;            // after minimum + increment per segment, net of free early preemptions
 
   // Costs (USD).
   double compute_usd = 0;              // price x billable time
   double rounding_waste_usd = 0;       // price x (billed - billable): what the minimum and increment add
+  double free_preemption_usd = 0;      // spot segments interrupted inside the provider's free window
   double storage_usd = 0;              // persistent volume for wall_s
   double egress_usd = 0;
   double total_usd = 0;
