@@ -34,17 +34,61 @@ struct MemoryBreakdown {
   double logits = 0;                  // logits + loss buffers of the last stage
   double lora_adapters = 0;           // adapter weights + their grads + optimizer states
   double quantization = 0;            // QLoRA block constants and dequantisation buffers
+  double zero3_gathered = 0;          // ZeRO-3/FSDP: gathered layer params (+ prefetch) and one unsharded layer grad
   double overhead = 0;                // CUDA context, library workspaces
   double fragmentation = 0;           // allocator fragmentation allowance
   double total = 0;
   double total_low = 0;
   double total_high = 0;
   double host_ram_per_node_bytes = 0; // offloaded states + model loading
+  // What torch.cuda.max_memory_allocated() would report: total without the CUDA context / NCCL overhead
+  // and without fragmentation (those live outside the caching allocator's allocated bytes).
+  double allocated_peak = 0;
+  double activations_per_layer = 0;   // one layer, one micro-batch, as stored (after recompute/TP/SP/CP)
+  int64_t layers_per_stage = 0;       // layers on the worst pipeline stage
+  int64_t microbatches_in_flight = 1; // 1F1B: min(pp, num_microbatches) on the first stage
   ParamCounts params;
   std::vector<Warning> notes;         // e.g. params_only activations approximation
 };
 
 Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfig& train,
                                         const MemoryLayout& layout);
+
+// Activation bytes of one transformer layer for one micro-batch on one GPU, split the way Korthikanti et
+// al. 2022 (Sec. 4) split it: a part TP does not divide without sequence parallelism, a part TP divides,
+// and the attention-score part that grows with s^2 (eager attention only). Exposed for tests and the UI.
+struct LayerActivations {
+  double replicated = 0;     // bytes per layer not divided by TP unless sequence parallel (norms, linear inputs)
+  double split = 0;          // bytes per layer divided by TP
+  double scores = 0;         // eager attention s^2 term, divided by TP; 0 with FlashAttention or selective recompute
+  double stored = 0;         // what the layer keeps until backward after recompute, TP, SP, CP
+  double no_recompute = 0;   // the same layer without recompute (the working set while recomputing)
+};
+Result<LayerActivations> layer_activations(const ModelSpec& model, const TrainConfig& train,
+                                           const MemoryLayout& layout);
+
+// Defaults for the runtime overhead (TrainConfig.overhead_bytes / fragmentation < 0 select them).
+// CUDA context with lazy module loading (CUDA >= 11.7) plus cuBLAS/cuDNN workspaces: ~0.5-0.9 GiB on
+// Ampere/Hopper as nvidia-smi shows for an idle PyTorch process; NCCL communicators add their buffers
+// (NCCL_BUFFSIZE 4 MiB per channel and peer) when more than one GPU takes part.
+inline constexpr double kDefaultCudaOverheadBytes = 0.75 * kGiB;
+inline constexpr double kDefaultNcclOverheadBytes = 0.5 * kGiB;
+inline constexpr double kDefaultFragmentation = 0.05;  // of the dynamic part (activations, logits, grads)
+
+// The uncertainty band: total_low = total * kBandLowFactor, total_high = total * kBandHighFactor. The
+// factors are derived in memory.cpp from the errors measured against the references in validation.cpp;
+// validation_test checks that every measured reference lies inside the band.
+extern const double kBandLowFactor;
+extern const double kBandHighFactor;
+
+// Does the job fit? Judged against the band's high end: total_high <= gpu_memory_bytes * (1 - headroom).
+bool fits(const MemoryBreakdown& m, double gpu_memory_bytes, double headroom);
+
+// Inverse questions (bounded binary searches; never loop more than ~64 estimates). 0 = not even 1 fits.
+// max_micro_batch searches 1..limit with train.seq_len; max_seq_len searches 1..limit with layout.micro_batch.
+Result<int64_t> max_micro_batch(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
+                                double gpu_memory_bytes, double headroom, int64_t limit = 65536);
+Result<int64_t> max_seq_len(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
+                            double gpu_memory_bytes, double headroom, int64_t limit = int64_t(1) << 22);
 
 }  // namespace trainfit

@@ -1,0 +1,264 @@
+// trainfit core — validation references for the memory estimator and the parameter counts.
+//
+// Each reference states where its number comes from; the report recomputes our estimate every time, so it
+// cannot drift from the code. Measured references are the ones that set the uncertainty band (memory.cpp,
+// kBandLowFactor / kBandHighFactor); validation_test checks that each lies inside the band.
+#include "trainfit/validation.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "trainfit/memory.h"
+#include "trainfit/model.h"
+
+namespace trainfit {
+
+const char* to_string(RefKind k) {
+  switch (k) {
+    case RefKind::param_count: return "param_count";
+    case RefKind::model_states: return "model_states";
+    case RefKind::formula: return "formula";
+    case RefKind::estimator: return "estimator";
+    case RefKind::measured_peak: return "measured_peak";
+  }
+  return "measured_peak";
+}
+
+namespace {
+
+ValidationRow row(std::string name, std::string source, RefKind kind, std::string metric, double published,
+                  double estimate, double tolerance, std::string note = "", bool fully_specified = true) {
+  ValidationRow r;
+  r.name = std::move(name);
+  r.source = std::move(source);
+  r.kind = kind;
+  r.metric = std::move(metric);
+  r.published = published;
+  r.estimate = estimate;
+  r.rel_error = published != 0 ? (estimate - published) / published : 0;
+  r.tolerance = tolerance;
+  r.note = std::move(note);
+  r.fully_specified = fully_specified;
+  return r;
+}
+
+double model_states(const MemoryBreakdown& m) {
+  return m.weights + m.master_weights + m.gradients + m.optimizer_states;
+}
+
+// ZeRO (Rajbhandari et al. 2020, Fig. 1): 7.5B parameters, N_d = 64, Adam in mixed precision (K = 12):
+// baseline (2 + 2 + K) * psi = 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB per GPU.
+Result<bool> add_zero_figure1(std::vector<ValidationRow>& out) {
+  auto m = model_from_params(7.5e9);
+  if (!m) return m.error();
+  TrainConfig t;
+  t.precision = Precision::fp16_mixed;
+  t.optimizer = Optimizer::adamw;
+  const double published[4] = {120.0, 31.4, 16.6, 1.9};
+  const char* names[4] = {"ZeRO Fig.1 7.5B, 64 GPUs, baseline DP", "ZeRO Fig.1 P_os (stage 1)",
+                          "ZeRO Fig.1 P_os+g (stage 2)", "ZeRO Fig.1 P_os+g+p (stage 3)"};
+  for (int z = 0; z < 4; ++z) {
+    MemoryLayout l;
+    l.dp = 64;
+    l.zero = z;
+    l.gpus_per_node = 8;
+    auto e = estimate_memory(m.value(), t, l);
+    if (!e) return e.error();
+    out.push_back(row(names[z], "Rajbhandari et al. 2020, ZeRO, Figure 1", RefKind::model_states,
+                      "model states per GPU, GB", published[z], model_states(e.value()) / kGB, 0.02,
+                      "weights + master + grads + Adam states; ZeRO-3 gather buffers excluded as in the figure"));
+  }
+  return true;
+}
+
+// Korthikanti et al. 2022, Table 2 (per layer, 16-bit, GPT block with dropout, no FlashAttention):
+// none sbh(34 + 5as/h); TP sbh(10 + 24/t + 5as/(ht)); TP+SP sbh/t (34 + 5as/h); TP+SP+selective 34sbh/t;
+// full recompute 2sbh. Shape: their 175B GPT-3 configuration (Table 3: h 12288, a 96, s 2048, t 8, b 1).
+Result<bool> add_korthikanti(std::vector<ValidationRow>& out) {
+  ModelSpec m;
+  m.id = "gpt3-175b";
+  m.arch = Arch::gpt2;
+  m.hidden_size = 12288;
+  m.num_layers = 96;
+  m.num_heads = 96;
+  m.num_kv_heads = 96;
+  m.intermediate_size = 4 * 12288;
+  m.vocab_size = 51200;
+  m.max_position_embeddings = 2048;
+  m.tie_embeddings = true;
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.attention = Attention::eager;
+  t.seq_len = 2048;
+  const double s = 2048, b = 1, h = 12288, a = 96, tp = 8;
+  struct Case {
+    const char* name;
+    int tp;
+    bool sp;
+    Recompute rc;
+    double formula;
+  } cases[] = {
+      {"Korthikanti Table 2: no parallelism", 1, false, Recompute::none, s * b * h * (34 + 5 * a * s / h)},
+      {"Korthikanti Table 2: tensor parallel t=8", 8, false, Recompute::none,
+       s * b * h * (10 + 24 / tp + 5 * a * s / (h * tp))},
+      {"Korthikanti Table 2: TP + sequence parallel", 8, true, Recompute::none, s * b * h / tp * (34 + 5 * a * s / h)},
+      {"Korthikanti Table 2: TP + SP + selective recompute", 8, true, Recompute::selective, s * b * h / tp * 34},
+      {"Korthikanti Table 2: full recompute", 1, false, Recompute::full, 2 * s * b * h},
+  };
+  for (const auto& c : cases) {
+    MemoryLayout l;
+    l.tp = c.tp;
+    l.sequence_parallel = c.sp;
+    l.recompute = c.rc;
+    auto la = layer_activations(m, t, l);
+    if (!la) return la.error();
+    out.push_back(row(c.name, "Korthikanti et al. 2022, Table 2 (GPT-3 175B shape, Table 3)", RefKind::formula,
+                      "activation bytes per layer", c.formula, la->stored, 1e-9));
+  }
+  return true;
+}
+
+// DeepSpeed's documented estimator outputs (docs/code-docs/source/memory.rst, t5-3b: 2851M params,
+// 1 node x 8 GPUs, fp16 Adam). DeepSpeed's accounting is deliberately conservative and differs from the
+// ZeRO paper: ZeRO-2 keeps the full 16-bit gradients (4 * params unsharded) and both stages add fp32
+// gradients for the update (16/18 bytes sharded); host RAM assumes fp32 model creation on every rank.
+Result<bool> add_deepspeed(std::vector<ValidationRow>& out) {
+  auto m = model_from_params(2851e6);
+  if (!m) return m.error();
+  TrainConfig t;
+  t.precision = Precision::fp16_mixed;
+  struct Case {
+    const char* name;
+    int zero;
+    bool off_opt, off_param;
+    double gpu_GiB, cpu_GiB;
+    double tol;
+    const char* note;
+  } cases[] = {
+      {"DeepSpeed ZeRO-2 estimator, offload_optimizer=cpu", 2, true, false, 5.31, 127.45, 0.01,
+       "GPU: 16-bit weights only in both models"},
+      {"DeepSpeed ZeRO-2 estimator, no offload", 2, false, false, 15.93, 127.45, 0,
+       "DeepSpeed counts unsharded 16-bit grads and fp32 grads (4 + 16/N B/param); ZeRO paper: 2 + 14/N"},
+      {"DeepSpeed ZeRO-3 estimator, no offload, zero_init=1", 3, false, false, 6.09, 1.43, 0,
+       "DeepSpeed: 18/N B/param + 4 x largest layer (T5 embedding, 32M); ours: 16/N + 2 gathered layers"},
+      {"DeepSpeed ZeRO-3 estimator, offload_optimizer=cpu, zero_init=1", 3, true, false, 0.78, 63.72, 0,
+       "DeepSpeed: 2/N B/param + 4 x largest layer; ours adds gathered layers of the derived shape"},
+  };
+  for (const auto& c : cases) {
+    MemoryLayout l;
+    l.dp = 8;
+    l.gpus_per_node = 8;
+    l.zero = c.zero;
+    l.offload_optimizer = c.off_opt;
+    l.offload_params = c.off_param;
+    auto e = estimate_memory(m.value(), t, l);
+    if (!e) return e.error();
+    const double ours = (model_states(e.value()) + e->zero3_gathered) / kGiB;
+    out.push_back(row(std::string(c.name) + " (GPU)", "DeepSpeed docs, memory.rst, estimate_zero*_all_cold examples",
+                      RefKind::estimator, "model states per GPU, GiB", c.gpu_GiB, ours, c.tol, c.note));
+  }
+  return true;
+}
+
+// Measured peaks: LitGPT resource tables (Lightning-AI/litgpt tutorials/resource-tables.md, 10/20/2023,
+// commit 8641822): 1x A100-SXM4-40GB, PyTorch 2.1, --precision bf16-true, finetune/lora.py (LoRA r = 8,
+// alpha 16, dropout 0.05 on query and value: 4,194,304 trainable parameters for Llama 2 7B), AdamW, no
+// activation checkpointing, scaled_dot_product_attention (flash kernel), Alpaca whose longest example is
+// 1304 Llama 2 tokens, "Max GPU RAM" = torch.cuda.max_memory_allocated() / 1e9.
+Result<bool> add_litgpt(std::vector<ValidationRow>& out) {
+  struct Case {
+    const char* model;
+    Method method;
+    int64_t micro_batch;
+    double measured_GB;
+  } cases[] = {
+      {"llama-2-7b", Method::lora, 1, 21.30},
+      {"llama-2-7b", Method::lora, 2, 29.07},
+      {"llama-2-13b", Method::lora, 1, 38.12},
+      {"llama-2-7b", Method::qlora, 1, 13.84},
+      {"llama-2-13b", Method::qlora, 1, 22.55},
+  };
+  for (const auto& c : cases) {
+    const ModelSpec* m = find_model(c.model);
+    if (!m) return Error{"model", std::string("validation preset missing: ") + c.model};
+    TrainConfig t;
+    t.method = c.method;
+    t.lora_rank = 8;
+    t.lora_targets = {"q", "v"};
+    t.precision = Precision::bf16;
+    t.optimizer = Optimizer::adamw;
+    t.attention = Attention::flash;
+    t.seq_len = 1304;
+    MemoryLayout l;
+    l.micro_batch = c.micro_batch;
+    l.recompute = Recompute::none;
+    auto e = estimate_memory(*m, t, l);
+    if (!e) return e.error();
+    char name[160];
+    std::snprintf(name, sizeof name, "LitGPT %s %s r=8 q,v, micro-batch %lld, seq 1304, 1x A100 40GB", m->name.c_str(),
+                  c.method == Method::qlora ? "QLoRA bnb.nf4-dq" : "LoRA", (long long)c.micro_batch);
+    // The QLoRA rows run ~11% low and are not counted as fully specified: the table does not say which
+    // modules Lightning's BitsandbytesPrecision plugin quantises or how it materialises them, and the
+    // 0.7 GB gap to the LoRA rows' error is not explained by anything in the stated configuration. They
+    // still set the width of the band (memory.cpp), which therefore covers them.
+    const bool q = c.method == Method::qlora;
+    out.push_back(row(name, "Lightning-AI/litgpt tutorials/resource-tables.md (2023-10-20), Max GPU RAM",
+                      RefKind::measured_peak, "allocated peak, GB", c.measured_GB, e->allocated_peak / kGB,
+                      q ? 0.12 : 0.10,
+                      q ? "4-bit layers keep their inputs (bitsandbytes MatMul4Bit); quantised module set not stated"
+                        : "LoRA dropout 0.05 copies modelled; LitGPT's fused qkv output kept as a view is not",
+                      !q));
+  }
+  return true;
+}
+
+void add_param_counts(std::vector<ValidationRow>& out) {
+  for (const auto& p : builtin_presets()) {
+    if (p.params_expected <= 0) continue;
+    auto c = count_params(p.spec);
+    out.push_back(row("Parameters of " + p.spec.name, p.params_source, RefKind::param_count, "parameters",
+                      p.params_expected, c ? c->total : 0, 1e-12));
+  }
+}
+
+}  // namespace
+
+Result<std::vector<ValidationRow>> validation_report() {
+  std::vector<ValidationRow> out;
+  for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt}) {
+    auto r = step(out);
+    if (!r) return r.error();
+  }
+  add_param_counts(out);
+  return out;
+}
+
+std::string format_validation_report(const std::vector<ValidationRow>& rows) {
+  std::string s;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-78s %-13s %14s %14s %8s %s\n", "reference", "kind", "published", "estimate",
+                "error", "status");
+  s += buf;
+  double worst_measured = 0;
+  int failed = 0;
+  for (const auto& r : rows) {
+    const char* status = r.tolerance <= 0 ? "info" : (r.pass() ? "ok" : "FAIL");
+    if (r.tolerance > 0 && !r.pass()) ++failed;
+    if (r.kind == RefKind::measured_peak && std::fabs(r.rel_error) > std::fabs(worst_measured))
+      worst_measured = r.rel_error;
+    std::snprintf(buf, sizeof buf, "%-78.78s %-13s %14.6g %14.6g %+7.2f%% %s\n", r.name.c_str(), to_string(r.kind),
+                  r.published, r.estimate, 100.0 * r.rel_error, status);
+    s += buf;
+    s += "    source: " + r.source + " [" + r.metric + "]\n";
+    if (!r.note.empty()) s += "    note: " + r.note + "\n";
+  }
+  std::snprintf(buf, sizeof buf,
+                "\n%zu references, %d outside tolerance. Worst error against measured peaks: %+.1f%%. "
+                "Band applied to every estimate: [%.3f, %.3f] x expected.\n",
+                rows.size(), failed, 100.0 * worst_measured, kBandLowFactor, kBandHighFactor);
+  s += buf;
+  return s;
+}
+
+}  // namespace trainfit

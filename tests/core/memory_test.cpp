@@ -1,0 +1,317 @@
+// Training-memory estimator behaviour. Published-number checks live in validation_test.cpp.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "trainfit/memory.h"
+
+namespace trainfit {
+namespace {
+
+ModelSpec preset(const char* id) {
+  const ModelSpec* m = find_model(id);
+  EXPECT_NE(m, nullptr) << id;
+  return m ? *m : ModelSpec{};
+}
+
+MemoryBreakdown est(const ModelSpec& m, const TrainConfig& t, const MemoryLayout& l) {
+  auto r = estimate_memory(m, t, l);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? r.value() : MemoryBreakdown{};
+}
+
+TrainConfig full_ft() {
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.optimizer = Optimizer::adamw;
+  t.seq_len = 2048;
+  return t;
+}
+
+// ZeRO Sec. 5.1-5.3: P_os divides master + optimizer states, P_g the gradients, P_p the weights, each by N_d.
+TEST(MemoryEstimator, ZeroStage3DividesAllModelStatesByDp) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout l0, l3;
+  l3.dp = 8;
+  l3.zero = 3;
+  const auto a = est(m, full_ft(), l0), b = est(m, full_ft(), l3);
+  EXPECT_DOUBLE_EQ(b.weights, a.weights / 8);
+  EXPECT_DOUBLE_EQ(b.gradients, a.gradients / 8);
+  EXPECT_DOUBLE_EQ(b.master_weights, a.master_weights / 8);
+  EXPECT_DOUBLE_EQ(b.optimizer_states, a.optimizer_states / 8);
+  EXPECT_GT(b.zero3_gathered, 0.0);
+  EXPECT_EQ(a.zero3_gathered, 0.0);
+  // Mixed-precision Adam: 2 + 4 + 2 + 8 = 16 bytes per parameter (ZeRO Sec. 3.1, K = 12).
+  EXPECT_DOUBLE_EQ(a.weights + a.master_weights + a.gradients + a.optimizer_states, 16 * 8030261248.0);
+}
+
+TEST(MemoryEstimator, ZeroStage1And2ShardOnlyWhatTheyOwn) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout z1, z2;
+  z1.dp = z2.dp = 4;
+  z1.zero = 1;
+  z2.zero = 2;
+  const auto a = est(m, full_ft(), z1), b = est(m, full_ft(), z2);
+  EXPECT_DOUBLE_EQ(a.weights, 2 * 8030261248.0);
+  EXPECT_DOUBLE_EQ(a.gradients, 2 * 8030261248.0);
+  EXPECT_DOUBLE_EQ(b.gradients, a.gradients / 4);
+  EXPECT_DOUBLE_EQ(a.optimizer_states, b.optimizer_states);
+}
+
+// ZeRO-Offload (Ren et al. 2021): optimizer states and fp32 master move to host RAM.
+TEST(MemoryEstimator, OptimizerOffloadMovesStatesToHostRam) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout on, off;
+  on.dp = off.dp = 8;
+  on.zero = off.zero = 2;
+  on.gpus_per_node = off.gpus_per_node = 8;
+  off.offload_optimizer = true;
+  const auto a = est(m, full_ft(), on), b = est(m, full_ft(), off);
+  EXPECT_EQ(b.optimizer_states, 0.0);
+  EXPECT_EQ(b.master_weights, 0.0);
+  EXPECT_LT(b.total, a.total);
+  // 8 ranks x (4 master + 8 Adam + 4 fp32 grads) / 8 per parameter, x 1.5 DeepSpeed buffer factor.
+  EXPECT_DOUBLE_EQ(b.host_ram_per_node_bytes, 1.5 * 16 * 8030261248.0);
+}
+
+TEST(MemoryEstimator, OptimizerStateBytesFollowTheOptimizer) {
+  const ModelSpec m = preset("qwen2.5-0.5b");
+  const double n = 494032768.0;
+  auto states = [&](Optimizer o, Precision p) {
+    TrainConfig t = full_ft();
+    t.optimizer = o;
+    t.precision = p;
+    return est(m, t, MemoryLayout{}).optimizer_states;
+  };
+  EXPECT_DOUBLE_EQ(states(Optimizer::adamw, Precision::bf16_mixed), 8 * n);
+  EXPECT_DOUBLE_EQ(states(Optimizer::adamw, Precision::bf16), 4 * n);  // pure bf16: states in bf16
+  EXPECT_DOUBLE_EQ(states(Optimizer::adamw_8bit, Precision::bf16_mixed), 2 * (1 + 4.0 / 256) * n);
+  EXPECT_DOUBLE_EQ(states(Optimizer::sgd, Precision::bf16_mixed), 0.0);
+  EXPECT_DOUBLE_EQ(states(Optimizer::sgd_momentum, Precision::bf16_mixed), 4 * n);
+  EXPECT_DOUBLE_EQ(states(Optimizer::lion, Precision::bf16_mixed), 4 * n);
+  const double ada = states(Optimizer::adafactor, Precision::bf16_mixed);
+  EXPECT_GT(ada, 0.0);
+  EXPECT_LT(ada, 0.02 * 4 * n);  // factored: rows + cols, not rows x cols
+}
+
+TEST(MemoryEstimator, PrecisionChangesWeightAndMasterBytes) {
+  const ModelSpec m = preset("qwen2.5-0.5b");
+  TrainConfig t = full_ft();
+  t.precision = Precision::fp32;
+  auto f32 = est(m, t, MemoryLayout{});
+  EXPECT_DOUBLE_EQ(f32.weights, 4 * 494032768.0);
+  EXPECT_EQ(f32.master_weights, 0.0);
+  t.precision = Precision::bf16;
+  EXPECT_EQ(est(m, t, MemoryLayout{}).master_weights, 0.0);
+  t.precision = Precision::fp8_mixed;
+  auto f8 = est(m, t, MemoryLayout{});
+  EXPECT_DOUBLE_EQ(f8.master_weights, 4 * 494032768.0);
+}
+
+TEST(MemoryEstimator, LoraTrainsOnlyAdaptersAndKeepsTotalApart) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  t.method = Method::lora;
+  t.lora_rank = 16;
+  const auto r = est(m, t, MemoryLayout{});
+  EXPECT_EQ(r.params.total, 8030261248.0);
+  // r * (in + out) summed over q, k, v, o, gate, up, down for 32 layers.
+  const double per_layer = 16.0 * ((4096 + 4096) * 2 + (4096 + 1024) * 2 + (4096 + 14336) * 3);
+  EXPECT_DOUBLE_EQ(r.params.trainable, 32 * per_layer);
+  EXPECT_EQ(r.gradients, 0.0);
+  EXPECT_EQ(r.optimizer_states, 0.0);
+  EXPECT_GT(r.lora_adapters, 0.0);
+  EXPECT_DOUBLE_EQ(r.weights, 2 * 8030261248.0);
+  EXPECT_LT(r.total, est(m, full_ft(), MemoryLayout{}).total);
+}
+
+// QLoRA (Dettmers et al. 2023): NF4 weights (0.5 B) + double-quantised constants (0.127 bit/param).
+TEST(MemoryEstimator, QloraStoresLinearsInFourBits) {
+  const ModelSpec m = preset("llama-2-7b");
+  TrainConfig t = full_ft();
+  t.method = Method::qlora;
+  t.precision = Precision::bf16;
+  const auto q = est(m, t, MemoryLayout{});
+  const double linear = 32 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008);
+  const double rest = 6738415616.0 - linear;
+  EXPECT_DOUBLE_EQ(q.weights, linear * 0.5 + rest * 2);
+  EXPECT_GT(q.quantization, linear * 0.127 / 8);
+  t.method = Method::lora;
+  EXPECT_LT(q.weights, est(m, t, MemoryLayout{}).weights / 3);
+}
+
+TEST(MemoryEstimator, FlashAttentionRemovesTheQuadraticTerm) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  auto acts = [&](Attention a, int64_t s) {
+    TrainConfig c = t;
+    c.attention = a;
+    c.seq_len = s;
+    auto r = layer_activations(m, c, MemoryLayout{});
+    return r.ok() ? r->stored : -1.0;
+  };
+  EXPECT_NEAR(acts(Attention::flash, 4096) / acts(Attention::flash, 2048), 2.0, 1e-9);
+  EXPECT_GT(acts(Attention::eager, 4096) / acts(Attention::eager, 2048), 2.5);
+}
+
+TEST(MemoryEstimator, RecomputeLowersStoredActivations) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  t.attention = Attention::eager;
+  MemoryLayout none, sel, full;
+  sel.recompute = Recompute::selective;
+  full.recompute = Recompute::full;
+  const auto a = est(m, t, none), b = est(m, t, sel), c = est(m, t, full);
+  EXPECT_GT(a.activations, b.activations);
+  EXPECT_GT(b.activations, c.activations);
+  EXPECT_DOUBLE_EQ(c.activations_per_layer, 2048.0 * 2 * 4096);  // Korthikanti Table 2: 2sbh per layer
+}
+
+// Korthikanti Sec. 4.2.3: with 1F1B the first stage keeps p micro-batches of its L/p layers.
+TEST(MemoryEstimator, PipelineFirstStageHoldsPMicroBatches) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout l;
+  l.pp = 4;
+  l.num_microbatches = 16;
+  const auto r = est(m, full_ft(), l);
+  EXPECT_EQ(r.layers_per_stage, 8);
+  EXPECT_EQ(r.microbatches_in_flight, 4);
+  l.num_microbatches = 2;
+  EXPECT_EQ(est(m, full_ft(), l).microbatches_in_flight, 2);
+}
+
+TEST(MemoryEstimator, ContextParallelDividesActivations) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout a, b;
+  b.cp = 4;
+  auto x = layer_activations(m, full_ft(), a), y = layer_activations(m, full_ft(), b);
+  ASSERT_TRUE(x.ok() && y.ok());
+  EXPECT_NEAR(x->stored / y->stored, 4.0, 1e-9);
+}
+
+TEST(MemoryEstimator, MixtureOfExpertsActivationsScaleWithTopK) {
+  ModelSpec m = preset("mixtral-8x7b");
+  auto a = layer_activations(m, full_ft(), MemoryLayout{});
+  m.experts_per_token = 1;
+  auto b = layer_activations(m, full_ft(), MemoryLayout{});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(a->split, 1.8 * b->split);
+  // Fit uses all experts' weights.
+  EXPECT_DOUBLE_EQ(est(preset("mixtral-8x7b"), full_ft(), MemoryLayout{}).weights, 2 * 46702792704.0);
+}
+
+TEST(MemoryEstimator, TotalCarriesABandAndFitsUsesItsHighEnd) {
+  const auto r = est(preset("llama-3-8b"), full_ft(), MemoryLayout{});
+  EXPECT_LT(r.total_low, r.total);
+  EXPECT_GT(r.total_high, r.total);
+  EXPECT_DOUBLE_EQ(r.total, r.allocated_peak + r.overhead + r.fragmentation);
+  EXPECT_TRUE(fits(r, r.total_high / 0.95 + 1, 0.05));
+  EXPECT_FALSE(fits(r, r.total / 0.95 + 1, 0.05));  // expected fits, high end does not
+}
+
+TEST(MemoryEstimator, OverheadDefaultsAndOverrides) {
+  const ModelSpec m = preset("qwen2.5-0.5b");
+  TrainConfig t = full_ft();
+  EXPECT_DOUBLE_EQ(est(m, t, MemoryLayout{}).overhead, kDefaultCudaOverheadBytes);
+  MemoryLayout multi;
+  multi.dp = 2;
+  EXPECT_DOUBLE_EQ(est(m, t, multi).overhead, kDefaultCudaOverheadBytes + kDefaultNcclOverheadBytes);
+  t.overhead_bytes = 1e9;
+  t.fragmentation = 0;
+  const auto r = est(m, t, MemoryLayout{});
+  EXPECT_DOUBLE_EQ(r.overhead, 1e9);
+  EXPECT_EQ(r.fragmentation, 0.0);
+}
+
+TEST(MemoryEstimator, ParamsOnlyModelWarnsAboutTheApproximation) {
+  auto m = model_from_params(7e9);
+  ASSERT_TRUE(m.ok());
+  const auto r = est(m.value(), full_ft(), MemoryLayout{});
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].code, "params_only_activations");
+  EXPECT_DOUBLE_EQ(r.weights, 2 * 7e9);
+  EXPECT_TRUE(est(preset("llama-3-8b"), full_ft(), MemoryLayout{}).notes.empty());
+}
+
+TEST(MemoryEstimator, RejectsBadInputsNamingTheField) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  t.seq_len = 0;
+  EXPECT_EQ(estimate_memory(m, t, MemoryLayout{}).error().field, "seq_len");
+  MemoryLayout l;
+  l.tp = 3;
+  EXPECT_EQ(estimate_memory(m, full_ft(), l).error().field, "parallel.tp");
+  l = MemoryLayout{};
+  l.recompute = Recompute::automatic;
+  EXPECT_EQ(estimate_memory(m, full_ft(), l).error().field, "recompute");
+  l = MemoryLayout{};
+  l.zero = 4;
+  EXPECT_EQ(estimate_memory(m, full_ft(), l).error().field, "parallel.zero");
+  t = full_ft();
+  t.method = Method::lora;
+  t.lora_targets = {"attn"};
+  EXPECT_EQ(estimate_memory(m, t, MemoryLayout{}).error().field, "lora_targets");
+}
+
+TEST(MemoryEstimator, MaxMicroBatchIsTheLargestThatFits) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  t.method = Method::lora;
+  MemoryLayout l;
+  const double gpu = 80e9;
+  auto b = max_micro_batch(m, t, l, gpu, 0.05);
+  ASSERT_TRUE(b.ok());
+  ASSERT_GT(b.value(), 0);
+  l.micro_batch = b.value();
+  EXPECT_TRUE(fits(est(m, t, l), gpu, 0.05));
+  l.micro_batch = b.value() + 1;
+  EXPECT_FALSE(fits(est(m, t, l), gpu, 0.05));
+  // Full fine-tuning of 70B does not fit one GPU at all.
+  auto none = max_micro_batch(preset("llama-3-70b"), full_ft(), MemoryLayout{}, gpu, 0.05);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none.value(), 0);
+  EXPECT_FALSE(max_micro_batch(m, t, MemoryLayout{}, -1, 0.05).ok());
+}
+
+TEST(MemoryEstimator, MaxSeqLenIsTheLargestThatFitsAndRespectsCp) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  t.method = Method::qlora;
+  MemoryLayout l;
+  l.recompute = Recompute::full;
+  auto s = max_seq_len(m, t, l, 24e9, 0.05);
+  ASSERT_TRUE(s.ok());
+  ASSERT_GT(s.value(), 0);
+  t.seq_len = s.value();
+  EXPECT_TRUE(fits(est(m, t, l), 24e9, 0.05));
+  t.seq_len = s.value() + 1;
+  EXPECT_FALSE(fits(est(m, t, l), 24e9, 0.05));
+  l.cp = 4;
+  auto c = max_seq_len(m, full_ft(), l, 80e9, 0.05, 1 << 20);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value() % 4, 0);
+}
+
+// The planner calls the estimator thousands of times per ranking.
+TEST(MemoryEstimator, IsCheapEnoughForThePlanner) {
+  const ModelSpec m = preset("llama-3-70b");
+  TrainConfig t = full_ft();
+  MemoryLayout l;
+  l.tp = 8;
+  l.dp = 4;
+  l.zero = 1;
+  const auto start = std::chrono::steady_clock::now();
+  double sink = 0;
+  for (int i = 0; i < 2000; ++i) {
+    l.micro_batch = 1 + i % 8;
+    auto r = estimate_memory(m, t, l);
+    sink += r.ok() ? r->total : 0;
+  }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / 2000;
+  EXPECT_GT(sink, 0);
+  EXPECT_LT(us, 200.0);  // generous for Debug / sanitizer builds; Release is a few microseconds
+}
+
+}  // namespace
+}  // namespace trainfit
