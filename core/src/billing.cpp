@@ -9,8 +9,8 @@
 //    (docs.lambda.ai/public-cloud/billing).
 //  - OCI: per second; VM shapes 1-minute minimum, bare metal (BM.GPU.*) 1-hour minimum (Oracle blog
 //    "Announcing per-second billing").
-// A billing segment is one start of one instance: the minimum applies again to every start
-// (AWS: "each instance launched"), which is why spot restarts and short development runs cost extra.
+// A billing segment is one start of one instance (a new instance after a spot reclaim is a new start), and
+// the minimum applies to every segment: this is why spot restarts and short development runs cost extra.
 //
 // Checkpoint / restart model: Poisson interruptions with mean time between interruptions M, checkpoint write
 // time delta, restart time R, compute between checkpoints tau.
@@ -128,6 +128,12 @@ void poisson_p10_p90(double mean, double& p10, double& p90) {
   p90 = k;
 }
 
+// A problem with the input: the offending field and what is wrong, or {nullptr, nullptr} when the input is usable.
+struct Problem {
+  const char* field = nullptr;
+  const char* why = nullptr;
+};
+
 // The timeline of one run of the job under a cluster interruption rate. Everything in seconds.
 struct Timeline {
   double provision_s = 0;
@@ -150,8 +156,8 @@ struct Timeline {
   double wall_s = 0;           // expected
 };
 
-// Fills `t`; returns the name of the field to blame if the numbers overflow, nullptr when fine.
-const char* build_timeline(const JobCostInput& in, double rate_per_instance_h, Timeline& t) {
+// Fills `t`; a Problem naming the field to blame when the numbers overflow.
+Problem build_timeline(const JobCostInput& in, double rate_per_instance_h, Timeline& t) {
   t.provision_s = in.provision_s;
   t.staging_s = in.dataset_bytes > 0 ? in.dataset_bytes / (in.staging_MBps * kMBps) : 0;
   t.train_s = in.train_time_s;
@@ -187,8 +193,13 @@ const char* build_timeline(const JobCostInput& in, double rate_per_instance_h, T
     t.overhead_s = n * M * (std::expm1(r) * em1x + expm1_minus_x(x));
     // Poisson arrivals over the exposed time: mu = T_w / M = n e^r (e^x - 1).
     t.mu = n * std::exp(r) * em1x;
-    if (!std::isfinite(t.overhead_s) || !std::isfinite(t.mu))
-      return in.checkpoint_interval_s > 0 ? "checkpoint_interval_s" : "spot_interruption_rate_per_h";
+    if (!std::isfinite(t.overhead_s) || !std::isfinite(t.mu)) {
+      const char* field = in.checkpoint_interval_s > 0 ? "checkpoint_interval_s"
+                          : in.option == PricingOption::spot && in.spot_interruption_rate_per_h > 0
+                              ? "spot_interruption_rate_per_h"
+                              : "failure_rate_per_h";
+      return {field, "interruptions are too frequent for this checkpoint interval: the job would not finish"};
+    }
     // Split the overhead: a full restart per interruption, the rest is recomputed work. In the complete model
     // a restart can itself be interrupted, so mu * R can slightly exceed the overhead when R is large next to
     // tau; then all of it is restart time.
@@ -202,8 +213,8 @@ const char* build_timeline(const JobCostInput& in, double rate_per_instance_h, T
   // The first start is not exposed to interruptions (it is short next to the run; first-order simplification).
   t.base_wall_s = t.provision_s + t.staging_s + useful_s;
   t.wall_s = t.base_wall_s + t.overhead_s;
-  if (!std::isfinite(t.wall_s)) return "train_time_s";
-  return nullptr;
+  if (!std::isfinite(t.wall_s)) return {"train_time_s", "inputs too large: the run time does not fit a number"};
+  return {};
 }
 
 // Billing and cost of the timeline with `k` interruptions over the whole cluster (k may be fractional for
@@ -262,12 +273,7 @@ Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, 
   return b;
 }
 
-// Input checks: the offending field and what is wrong, or {nullptr, nullptr} when the input is usable.
-struct Problem {
-  const char* field = nullptr;
-  const char* why = nullptr;
-};
-
+// Input checks.
 Problem check_input(const JobCostInput& in) {
   constexpr const char* kNonNeg = "must be a finite number >= 0";
   if (!std::isfinite(in.train_time_s) || !(in.train_time_s > 0)) return {"train_time_s", "must be a finite number > 0"};
@@ -320,7 +326,7 @@ bool all_finite(const CostBreakdown& c) {
 double spot_total_at_rate(JobCostInput in, const BillingRule& rule, double rate_per_h) {
   in.spot_interruption_rate_per_h = rate_per_h;
   Timeline t;
-  if (build_timeline(in, rate_per_h + in.failure_rate_per_h, t) != nullptr) return HUGE_VAL;
+  if (build_timeline(in, rate_per_h + in.failure_rate_per_h, t).field) return HUGE_VAL;
   const Billed b = bill(in, rule, t, t.mu, in.spot_usd_per_h);
   return std::isfinite(b.total_usd) ? b.total_usd : HUGE_VAL;
 }
@@ -332,8 +338,8 @@ Problem fill_cost(const JobCostInput& in, const BillingRule& rule, CostBreakdown
   const double rate = in.failure_rate_per_h + (spot ? in.spot_interruption_rate_per_h : 0);
 
   Timeline t;
-  if (const char* field = build_timeline(in, rate, t))
-    return {field, "interruptions are too frequent for this job: the expected run time overflows"};
+  const Problem timeline_problem = build_timeline(in, rate, t);
+  if (timeline_problem.field) return timeline_problem;
 
   c.option = in.option;
   c.price_usd_per_h = price;
@@ -378,7 +384,7 @@ Problem fill_cost(const JobCostInput& in, const BillingRule& rule, CostBreakdown
   if (spot && finite_nonneg(in.on_demand_usd_per_h)) {
     // The same job on demand: no spot interruptions, hardware failures kept.
     Timeline od;
-    if (build_timeline(in, in.failure_rate_per_h, od) == nullptr) {
+    if (!build_timeline(in, in.failure_rate_per_h, od).field) {
       const Billed ob = bill(in, rule, od, od.mu, in.on_demand_usd_per_h);
       c.has_break_even = true;
       c.on_demand_total_usd = ob.total_usd;

@@ -403,6 +403,17 @@ TEST(JobCost, BreakEvenInterruptionRateMakesBothOptionsCostTheSame) {
   EXPECT_NEAR(e->total_usd, e->on_demand_total_usd, 1e-6 * e->on_demand_total_usd);
 }
 
+TEST(JobCost, BreakEvenRateNeedsAnOnDemandPrice) {
+  JobCostInput in = spot_job();
+  in.on_demand_usd_per_h = -1;  // e.g. p5e.48xlarge: Capacity Blocks only (pricing-and-specs §5.4)
+  auto r = compute_job_cost(in, aws_rule());
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_break_even);
+  auto rate = break_even_interruption_rate_per_h(in, aws_rule());
+  ASSERT_FALSE(rate.ok());
+  EXPECT_EQ(rate.error().field, "on_demand_usd_per_h");
+}
+
 TEST(JobCost, SpotAboveOnDemandNeverPaysOff) {
   JobCostInput in = spot_job();
   in.spot_usd_per_h = 12;  // AWS catalogs have spot rows at or above on-demand (pricing-and-specs §5.3)
@@ -478,6 +489,11 @@ TEST(JobCost, AbsurdInterruptionRateIsAnErrorNotInfinity) {
   auto u = compute_job_cost(in, aws_rule());
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.error().field, "checkpoint_interval_s");
+  JobCostInput od = simple_job();
+  od.failure_rate_per_h = 1e6;
+  auto f = compute_job_cost(od, aws_rule());
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().field, "failure_rate_per_h");
 }
 
 TEST(JobCost, AllOutputsStayFiniteOverAGridOfInputs) {
