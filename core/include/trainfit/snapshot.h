@@ -3,7 +3,9 @@
 // problem comes back with its JSON pointer; a snapshot with errors is refused (the caller keeps the old one).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trainfit/common.h"
@@ -42,6 +44,10 @@ struct GpuSpec {
   double tdp_w = 0;
   std::string source;          // the checked datasheet / whitepaper address
   std::string source_status;   // "verified" | "secondary" | ...
+  // A figure the estimator needs (memory, bandwidth, dense BF16/FP16) could not be checked: offers on this
+  // GPU carry kFlagSpecIncomplete. The reason names the missing figure.
+  bool spec_incomplete = false;
+  std::string spec_note;
 };
 
 struct BillingRule {
@@ -78,6 +84,11 @@ struct Provider {
   double egress_usd_per_GB = 0;
   double network_download_MBps = 0;      // dataset download from outside
   std::string notes;
+  // Added: where the storage/egress/provisioning figures come from. A figure that was not captured is -1
+  // (null in JSON) rather than a guess; the UI shows it as unknown.
+  std::string storage_source;
+  std::string egress_source;
+  std::string provision_source;
 };
 
 // Data-quality flags on an offer (bit set). Warnings from validation become flags.
@@ -112,7 +123,26 @@ struct Offer {
   int max_nodes = 1;           // how many of these instances can be clustered (1 = no multi-node)
   std::string capture_date;
   uint32_t flags = kFlagNone;
+  // Added. One offer aggregates the zones of a region: `zone` is the zone with the cheapest on-demand price
+  // (cheapest spot when there is no on-demand), `spot_usd_per_h` the cheapest spot in any zone of the
+  // region and `spot_max_usd_per_h` the dearest (< 0 = no spot).
+  int zone_count = 1;
+  double spot_max_usd_per_h = -1;
+  // Providers that price the host VM and the accelerators apart (GCP): the two on-demand components of
+  // `price_usd_per_h` in the representative zone; < 0 = not priced apart.
+  double host_usd_per_h = -1;
+  double accel_usd_per_h = -1;
 };
+
+// Per-GPU price of an offer (on-demand if `spot` is false); < 0 when not offered or gpu_count is 0.
+double price_per_gpu_usd_per_h(const Offer& o, bool spot = false);
+// Stable names used in JSON ("nvswitch", "efa", "spot_above_on_demand", ...).
+const char* link_class_name(LinkClass c);
+const char* net_kind_name(NetKind k);
+std::optional<LinkClass> parse_link_class(std::string_view s);
+std::optional<NetKind> parse_net_kind(std::string_view s);
+const char* offer_flag_name(OfferFlag f);  // one bit
+std::vector<std::string> offer_flag_names(uint32_t flags);
 
 struct SourceRef {
   std::string id;
@@ -134,6 +164,40 @@ struct Snapshot {
 
   int find_gpu(const std::string& id) const;
   int find_provider(const std::string& id) const;
+  int find_offer(const std::string& id) const;
 };
+
+// ---- loading, validation, serialisation (core/src/snapshot.cpp) ----
+inline constexpr int kSnapshotSchemaVersion = 1;
+
+struct SnapshotLoadOptions {
+  std::string today;                   // ISO date; "" = skip the staleness check
+  double stale_after_days = 90;        // capture older than this (relative to `today`) -> kFlagStale
+  double deep_spot_discount = 0.85;    // spot below (1 - this) x on-demand -> kFlagDeepSpotDiscount
+  double outlier_factor = 2.5;         // per-GPU price beyond median x/÷ this -> kFlagPriceOutlier
+  uint64_t max_input_bytes = 32ull << 20;  // refuse larger documents outright (bounded memory)
+  int max_errors = 200;                // stop collecting after this many (the count is still reported)
+};
+
+// Every problem found, each with the JSON pointer into the document and the reason.
+struct SnapshotReport {
+  std::vector<Error> errors;
+  std::vector<Warning> warnings;
+  int errors_dropped = 0;              // errors beyond max_errors, counted but not listed
+  bool ok() const { return errors.empty() && errors_dropped == 0; }
+};
+
+// Parse + validate. Returns the snapshot only when there are no errors; warnings become offer flags and are
+// also copied to Snapshot::warnings. Never throws, never recurses on input depth.
+std::optional<Snapshot> load_snapshot_report(std::string_view json_text, const SnapshotLoadOptions& opt,
+                                             SnapshotReport* report);
+// Convenience: the first error (with the total count) or the snapshot; warnings appended if non-null.
+Result<Snapshot> load_snapshot(std::string_view json_text, std::vector<Warning>* warnings = nullptr);
+Result<Snapshot> load_snapshot(std::string_view json_text, const SnapshotLoadOptions& opt,
+                               std::vector<Warning>* warnings);
+// Deterministic JSON (same snapshot -> same bytes). Offers are written as {"columns": [...], "rows": [...]}.
+std::string snapshot_to_json(const Snapshot& s);
+// Days from `from` to `to` (ISO YYYY-MM-DD); nullopt if either is not a valid date.
+std::optional<int> days_between(std::string_view from, std::string_view to);
 
 }  // namespace trainfit

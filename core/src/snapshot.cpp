@@ -1,0 +1,881 @@
+// trainfit core — the price snapshot: strict loader/validator and deterministic serializer.
+// The document format is specified in data/snapshot.schema.json and docs/snapshot.md. The loader must
+// survive arbitrary (fuzzed) input: it bounds the input size and nesting depth before parsing, never lets an
+// exception escape, and collects every problem with its JSON pointer instead of stopping at the first.
+#include "trainfit/snapshot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace trainfit {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+// ---------------------------------------------------------------- names and small helpers
+
+namespace {
+struct LinkName { LinkClass c; const char* name; };
+constexpr LinkName kLinkNames[] = {
+    {LinkClass::none, "none"},           {LinkClass::pcie, "pcie"},
+    {LinkClass::nvlink_bridge, "nvlink_bridge"}, {LinkClass::nvlink, "nvlink"},
+    {LinkClass::nvswitch, "nvswitch"},   {LinkClass::infinity_fabric, "infinity_fabric"},
+};
+struct NetName { NetKind k; const char* name; };
+constexpr NetName kNetNames[] = {
+    {NetKind::none, "none"}, {NetKind::ethernet, "ethernet"}, {NetKind::roce, "roce"},
+    {NetKind::efa, "efa"},   {NetKind::infiniband, "infiniband"}, {NetKind::tcpx, "tcpx"},
+};
+struct FlagName { OfferFlag f; const char* name; };
+constexpr FlagName kFlagNames[] = {
+    {kFlagSpotAboveOnDemand, "spot_above_on_demand"}, {kFlagZeroComponent, "zero_component"},
+    {kFlagDeepSpotDiscount, "deep_spot_discount"},    {kFlagPriceOutlier, "price_outlier"},
+    {kFlagStale, "stale"},                            {kFlagUnverifiedPrice, "unverified_price"},
+    {kFlagSpecIncomplete, "spec_incomplete"},
+};
+constexpr uint32_t kAllFlags = (1u << 7) - 1;
+
+std::string fmt_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace
+
+const char* link_class_name(LinkClass c) {
+  for (const auto& n : kLinkNames)
+    if (n.c == c) return n.name;
+  return "none";
+}
+const char* net_kind_name(NetKind k) {
+  for (const auto& n : kNetNames)
+    if (n.k == k) return n.name;
+  return "none";
+}
+std::optional<LinkClass> parse_link_class(std::string_view s) {
+  for (const auto& n : kLinkNames)
+    if (s == n.name) return n.c;
+  return std::nullopt;
+}
+std::optional<NetKind> parse_net_kind(std::string_view s) {
+  for (const auto& n : kNetNames)
+    if (s == n.name) return n.k;
+  return std::nullopt;
+}
+const char* offer_flag_name(OfferFlag f) {
+  for (const auto& n : kFlagNames)
+    if (n.f == f) return n.name;
+  return "unknown";
+}
+std::vector<std::string> offer_flag_names(uint32_t flags) {
+  std::vector<std::string> out;
+  for (const auto& n : kFlagNames)
+    if (flags & n.f) out.push_back(n.name);
+  return out;
+}
+
+double price_per_gpu_usd_per_h(const Offer& o, bool spot) {
+  const double p = spot ? o.spot_usd_per_h : o.price_usd_per_h;
+  if (p < 0 || o.gpu_count <= 0) return -1;
+  return p / o.gpu_count;
+}
+
+int Snapshot::find_gpu(const std::string& id) const {
+  for (size_t i = 0; i < gpus.size(); ++i)
+    if (gpus[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+int Snapshot::find_provider(const std::string& id) const {
+  for (size_t i = 0; i < providers.size(); ++i)
+    if (providers[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+int Snapshot::find_offer(const std::string& id) const {
+  for (size_t i = 0; i < offers.size(); ++i)
+    if (offers[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+
+// Civil-date arithmetic: days_from_civil from H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"
+// (howardhinnant.github.io/date_algorithms.html), valid for the proleptic Gregorian calendar.
+static std::optional<long> parse_iso_day(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
+  auto digits = [&](size_t a, size_t n) -> long {
+    long v = 0;
+    for (size_t i = a; i < a + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  long y = digits(0, 4), m = digits(5, 2), d = digits(8, 2);
+  if (y < 1900 || m < 1 || m > 12 || d < 1) return std::nullopt;
+  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (d > mdays[m - 1] + (m == 2 && leap ? 1 : 0)) return std::nullopt;
+  y -= m <= 2;
+  const long era = y / 400;
+  const long yoe = y - era * 400;
+  const long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+std::optional<int> days_between(std::string_view from, std::string_view to) {
+  auto a = parse_iso_day(from), b = parse_iso_day(to);
+  if (!a || !b) return std::nullopt;
+  return static_cast<int>(*b - *a);
+}
+
+// ---------------------------------------------------------------- validation context
+
+namespace {
+
+// Offer columns in the order the serializer writes them. The loader accepts any order (it maps by name).
+enum Col {
+  cId, cProvider, cInstance, cRegion, cZone, cZoneCount, cGpu, cGpuCount, cVcpus, cRamGiB, cDiskGB,
+  cIntraLink, cIntraGBps, cInterNet, cInterGbps, cMaxNodes, cPrice, cSpot, cSpotMax, cHost, cAccel,
+  cCapture, cFlags, kColCount
+};
+constexpr const char* kColNames[kColCount] = {
+    "id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count", "vcpus",
+    "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net", "inter_net_Gbps",
+    "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h", "host_usd_per_h",
+    "accel_usd_per_h", "capture_date", "flags"};
+
+// Bounds on sizes: anything beyond is "absurd" and refused (also bounds memory under fuzzing).
+constexpr size_t kMaxGpus = 1000, kMaxProviders = 500, kMaxOffers = 200000, kMaxSources = 500;
+constexpr size_t kMaxString = 2000;
+constexpr int kMaxDepth = 32;
+constexpr double kMaxPrice = 10000;  // USD per instance-hour; no real instance is near this
+
+class Ctx {
+ public:
+  Ctx(SnapshotReport* r, int max_errors) : r_(r), max_(max_errors) {}
+  void error(std::string ptr, std::string msg) {
+    if (static_cast<int>(r_->errors.size()) >= max_) {
+      ++r_->errors_dropped;
+      return;
+    }
+    r_->errors.push_back({std::move(ptr), std::move(msg)});
+  }
+  void warn(std::string ptr, std::string code, std::string msg) {
+    r_->warnings.push_back({std::move(ptr), std::move(code), std::move(msg)});
+  }
+  bool has_errors() const { return !r_->errors.empty() || r_->errors_dropped > 0; }
+
+  // A member of an object; reports missing/mistyped and returns nullptr.
+  const json* member(const json& obj, const char* key, const std::string& ptr) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      error(ptr + "/" + key, "missing required field");
+      return nullptr;
+    }
+    return &*it;
+  }
+  bool str(const json& obj, const char* key, const std::string& ptr, std::string* out, bool required = true,
+           bool nonempty = false) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) error(ptr + "/" + key, "missing required field");
+      return !required;
+    }
+    if (!it->is_string()) {
+      error(ptr + "/" + key, std::string("expected a string, got ") + it->type_name());
+      return false;
+    }
+    const auto& s = it->get_ref<const std::string&>();
+    if (s.size() > kMaxString) {
+      error(ptr + "/" + key, "string longer than " + std::to_string(kMaxString) + " characters");
+      return false;
+    }
+    if (nonempty && s.empty()) {
+      error(ptr + "/" + key, "must not be empty");
+      return false;
+    }
+    *out = s;
+    return true;
+  }
+  // Number in [lo, hi]. With `nullable`, JSON null (or absence when !required) gives -1 ("unknown").
+  bool num(const json& obj, const char* key, const std::string& ptr, double* out, double lo, double hi,
+           bool required = true, bool nullable = false) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) {
+        error(ptr + "/" + key, "missing required field");
+        return false;
+      }
+      if (nullable) *out = -1;
+      return true;
+    }
+    return num_value(*it, ptr + "/" + key, out, lo, hi, nullable);
+  }
+  bool num_value(const json& v, const std::string& ptr, double* out, double lo, double hi, bool nullable) {
+    if (v.is_null() && nullable) {
+      *out = -1;
+      return true;
+    }
+    if (!v.is_number()) {
+      error(ptr, std::string("expected a number") + (nullable ? " or null" : "") + ", got " + v.type_name());
+      return false;
+    }
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) {
+      error(ptr, "number is not finite");
+      return false;
+    }
+    if (d < lo || d > hi) {
+      error(ptr, (d < 0 && lo >= 0 ? "negative value " : "value out of range: ") + fmt_num(d) +
+                     " (allowed " + fmt_num(lo) + " .. " + fmt_num(hi) + ")");
+      return false;
+    }
+    *out = d;
+    return true;
+  }
+  bool integer(const json& obj, const char* key, const std::string& ptr, int* out, int lo, int hi,
+               bool required = true) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) error(ptr + "/" + key, "missing required field");
+      return !required;
+    }
+    return int_value(*it, ptr + "/" + key, out, lo, hi);
+  }
+  bool int_value(const json& v, const std::string& ptr, int* out, int lo, int hi) {
+    if (!v.is_number()) {
+      error(ptr, std::string("expected an integer, got ") + v.type_name());
+      return false;
+    }
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d)) {
+      error(ptr, "expected an integer, got " + fmt_num(d));
+      return false;
+    }
+    if (d < lo || d > hi) {
+      error(ptr, "value out of range: " + fmt_num(d) + " (allowed " + std::to_string(lo) + " .. " +
+                     std::to_string(hi) + ")");
+      return false;
+    }
+    *out = static_cast<int>(d);
+    return true;
+  }
+  bool boolean(const json& obj, const char* key, const std::string& ptr, bool* out, bool required = true) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) error(ptr + "/" + key, "missing required field");
+      return !required;
+    }
+    if (!it->is_boolean()) {
+      error(ptr + "/" + key, std::string("expected true/false, got ") + it->type_name());
+      return false;
+    }
+    *out = it->get<bool>();
+    return true;
+  }
+  bool date(const json& obj, const char* key, const std::string& ptr, std::string* out, bool required = true) {
+    std::string s;
+    auto it = obj.find(key);
+    if (it == obj.end() && !required) return true;
+    if (!str(obj, key, ptr, &s)) return false;
+    if (!parse_iso_day(s)) {
+      error(ptr + "/" + key, "not a valid ISO date (YYYY-MM-DD): \"" + s.substr(0, 40) + "\"");
+      return false;
+    }
+    *out = s;
+    return true;
+  }
+  const json* array(const json& obj, const char* key, const std::string& ptr, size_t max_n, bool required = true) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) error(ptr + "/" + key, "missing required field");
+      return nullptr;
+    }
+    if (!it->is_array()) {
+      error(ptr + "/" + key, std::string("expected an array, got ") + it->type_name());
+      return nullptr;
+    }
+    if (it->size() > max_n) {
+      error(ptr + "/" + key, "absurd size: " + std::to_string(it->size()) + " entries (at most " +
+                                 std::to_string(max_n) + ")");
+      return nullptr;
+    }
+    return &*it;
+  }
+  bool object(const json& v, const std::string& ptr) {
+    if (!v.is_object()) {
+      error(ptr, std::string("expected an object, got ") + v.type_name());
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  SnapshotReport* r_;
+  int max_;
+};
+
+// Nesting depth and size are checked on the raw text before nlohmann builds anything: a hostile document
+// of a million '[' must cost one linear scan, not a million-frame structure.
+bool depth_ok(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_str = false, esc = false;
+  for (char ch : text) {
+    if (in_str) {
+      if (esc) esc = false;
+      else if (ch == '\\') esc = true;
+      else if (ch == '"') in_str = false;
+      continue;
+    }
+    if (ch == '"') in_str = true;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) return false;
+    } else if (ch == ']' || ch == '}') --depth;
+  }
+  return true;
+}
+
+std::string idx(const std::string& base, size_t i) { return base + "/" + std::to_string(i); }
+
+void read_gpu(Ctx& c, const json& v, const std::string& p, GpuSpec* g) {
+  if (!c.object(v, p)) return;
+  c.str(v, "id", p, &g->id, true, true);
+  c.str(v, "name", p, &g->name, true, true);
+  c.str(v, "vendor", p, &g->vendor);
+  c.str(v, "arch", p, &g->arch);
+  c.integer(v, "year", p, &g->year, 1990, 2100);
+  c.num(v, "memory_bytes", p, &g->memory_bytes, 1e8, 1e13);  // 100 MB .. 10 TB per device
+  c.num(v, "mem_bandwidth_GBps", p, &g->mem_bandwidth_GBps, 0, 1e5);
+  c.num(v, "tflops_fp32", p, &g->tflops_fp32, 0, 1e5);
+  c.num(v, "tflops_tf32", p, &g->tflops_tf32, 0, 1e5);
+  c.num(v, "tflops_bf16", p, &g->tflops_bf16, 0, 1e5);
+  c.num(v, "tflops_fp16", p, &g->tflops_fp16, 0, 1e5);
+  c.num(v, "tflops_fp8", p, &g->tflops_fp8, 0, 1e5);
+  c.integer(v, "nvlink_gen", p, &g->nvlink_gen, 0, 20);
+  c.num(v, "nvlink_GBps", p, &g->nvlink_GBps, 0, 1e5);
+  c.integer(v, "pcie_gen", p, &g->pcie_gen, 0, 20);
+  c.num(v, "tdp_w", p, &g->tdp_w, 0, 1e5);
+  c.str(v, "source", p, &g->source, true, true);
+  c.str(v, "source_status", p, &g->source_status, true, true);
+  c.boolean(v, "spec_incomplete", p, &g->spec_incomplete, false);
+  c.str(v, "spec_note", p, &g->spec_note, false);
+  if (g->spec_incomplete && g->spec_note.empty())
+    c.error(p + "/spec_note", "a GPU marked spec_incomplete must say which figure is missing and why");
+  // The estimator divides by the dense 16-bit rate; a zero there must be declared, not silent.
+  if (!g->spec_incomplete && g->tflops_bf16 <= 0 && g->tflops_fp16 <= 0)
+    c.error(p + "/tflops_fp16", "no dense 16-bit tensor rate and spec_incomplete is not set");
+  if (!g->spec_incomplete && g->mem_bandwidth_GBps <= 0)
+    c.error(p + "/mem_bandwidth_GBps", "memory bandwidth is 0 and spec_incomplete is not set");
+}
+
+void read_billing(Ctx& c, const json& v, const std::string& p, BillingRule* b, bool need_match) {
+  if (!c.object(v, p)) return;
+  c.str(v, "match", p, &b->match, need_match, need_match);
+  c.num(v, "increment_s", p, &b->increment_s, 1e-3, 31 * 86400.0);
+  c.num(v, "minimum_s", p, &b->minimum_s, 0, 31 * 86400.0);
+  c.str(v, "note", p, &b->note, false);
+  c.str(v, "source", p, &b->source, true, true);
+}
+
+void read_provider(Ctx& c, const json& v, const std::string& p, Provider* pr) {
+  if (!c.object(v, p)) return;
+  c.str(v, "id", p, &pr->id, true, true);
+  c.str(v, "name", p, &pr->name, true, true);
+  c.date(v, "capture_date", p, &pr->capture_date);
+  c.str(v, "catalog_source", p, &pr->catalog_source, true, true);
+  if (const json* b = c.member(v, "billing", p)) read_billing(c, *b, p + "/billing", &pr->billing, false);
+  if (const json* ex = c.array(v, "billing_exceptions", p, 100, false)) {
+    pr->billing_exceptions.resize(ex->size());
+    for (size_t i = 0; i < ex->size(); ++i)
+      read_billing(c, (*ex)[i], idx(p + "/billing_exceptions", i), &pr->billing_exceptions[i], true);
+  }
+  c.num(v, "provision_s", p, &pr->provision_s, 0, 86400);
+  c.boolean(v, "bills_provisioning", p, &pr->bills_provisioning);
+  c.str(v, "provision_source", p, &pr->provision_source, true, true);
+  if (const json* s = c.member(v, "spot", p)) {
+    const std::string sp = p + "/spot";
+    if (c.object(*s, sp)) {
+      c.boolean(*s, "available", sp, &pr->spot.available);
+      c.str(*s, "pricing", sp, &pr->spot.pricing, true);
+      if (pr->spot.available && pr->spot.pricing != "market" && pr->spot.pricing != "fixed_discount" &&
+          pr->spot.pricing != "bid")
+        c.error(sp + "/pricing", "expected \"market\", \"fixed_discount\" or \"bid\"");
+      c.num(*s, "interruption_rate_per_h", sp, &pr->spot.interruption_rate_per_h, 0, 100, true, true);
+      c.num(*s, "notice_s", sp, &pr->spot.notice_s, 0, 86400, true, true);
+      c.boolean(*s, "early_preemption_free", sp, &pr->spot.early_preemption_free);
+      c.num(*s, "free_window_s", sp, &pr->spot.free_window_s, 0, 86400);
+      c.str(*s, "source", sp, &pr->spot.source, true, true);
+    }
+  }
+  c.num(v, "storage_usd_per_GB_month", p, &pr->storage_usd_per_GB_month, 0, 100, true, true);
+  c.num(v, "storage_read_MBps", p, &pr->storage_read_MBps, 0, 1e6, true, true);
+  c.num(v, "storage_write_MBps", p, &pr->storage_write_MBps, 0, 1e6, true, true);
+  c.str(v, "storage_source", p, &pr->storage_source, true, true);
+  c.num(v, "egress_usd_per_GB", p, &pr->egress_usd_per_GB, 0, 100, true, true);
+  c.str(v, "egress_source", p, &pr->egress_source, true, true);
+  c.num(v, "network_download_MBps", p, &pr->network_download_MBps, 0, 1e6, true, true);
+  c.str(v, "notes", p, &pr->notes, false);
+}
+
+struct OfferCells {
+  // Column index of each known column (-1 = absent).
+  int at[kColCount];
+};
+
+// Reads one offer row; returns false if the row is unusable.
+bool read_offer(Ctx& c, const json& row, const std::string& p, const OfferCells& cols, size_t ncols,
+                const std::map<std::string, int>& gpu_ix, const std::map<std::string, int>& prov_ix, Offer* o) {
+  if (!row.is_array()) {
+    c.error(p, std::string("expected an array (one cell per column), got ") + row.type_name());
+    return false;
+  }
+  if (row.size() != ncols) {
+    c.error(p, "row has " + std::to_string(row.size()) + " cells, the header has " + std::to_string(ncols));
+    return false;
+  }
+  const size_t before = 0;
+  (void)before;
+  bool ok = true;
+  auto cell = [&](Col k) -> const json* { return cols.at[k] < 0 ? nullptr : &row[cols.at[k]]; };
+  auto cptr = [&](Col k) { return p + "/" + std::to_string(cols.at[k]); };
+  auto s = [&](Col k, std::string* out, bool nonempty) {
+    const json* v = cell(k);
+    if (!v) return true;  // optional column absent
+    if (!v->is_string()) {
+      c.error(cptr(k), std::string(kColNames[k]) + ": expected a string, got " + v->type_name());
+      ok = false;
+      return false;
+    }
+    const auto& str = v->get_ref<const std::string&>();
+    if (str.size() > kMaxString || (nonempty && str.empty())) {
+      c.error(cptr(k), std::string(kColNames[k]) + (str.empty() ? ": must not be empty" : ": string too long"));
+      ok = false;
+      return false;
+    }
+    *out = str;
+    return true;
+  };
+  auto n = [&](Col k, double* out, double lo, double hi, bool nullable) {
+    const json* v = cell(k);
+    if (!v) return true;
+    if (!c.num_value(*v, cptr(k), out, lo, hi, nullable)) ok = false;
+    return true;
+  };
+  auto i = [&](Col k, int* out, int lo, int hi) {
+    const json* v = cell(k);
+    if (!v) return true;
+    if (!c.int_value(*v, cptr(k), out, lo, hi)) ok = false;
+    return true;
+  };
+
+  std::string prov, gpu, link, net;
+  s(cId, &o->id, true);
+  s(cProvider, &prov, true);
+  s(cInstance, &o->instance_type, true);
+  s(cRegion, &o->region, false);
+  s(cZone, &o->zone, false);
+  i(cZoneCount, &o->zone_count, 1, 1000);
+  s(cGpu, &gpu, true);
+  i(cGpuCount, &o->gpu_count, 1, 1024);
+  n(cVcpus, &o->vcpus, 0, 100000, true);
+  double ram_gib = -1, disk_gb = -1;
+  n(cRamGiB, &ram_gib, 0, 1e5, true);
+  n(cDiskGB, &disk_gb, 0, 1e7, true);
+  o->host_ram_bytes = ram_gib < 0 ? 0 : ram_gib * kGiB;
+  o->local_disk_bytes = disk_gb < 0 ? 0 : disk_gb * kGB;
+  if (s(cIntraLink, &link, true) && cell(cIntraLink)) {
+    if (auto lc = parse_link_class(link)) o->intra_link = *lc;
+    else { c.error(cptr(cIntraLink), "unknown intra-node link class \"" + link.substr(0, 40) + "\""); ok = false; }
+  }
+  n(cIntraGBps, &o->intra_link_GBps, 0, 1e5, false);
+  if (s(cInterNet, &net, true) && cell(cInterNet)) {
+    if (auto nk = parse_net_kind(net)) o->inter_net = *nk;
+    else { c.error(cptr(cInterNet), "unknown inter-node network kind \"" + net.substr(0, 40) + "\""); ok = false; }
+  }
+  n(cInterGbps, &o->inter_net_Gbps, 0, 1e6, false);
+  i(cMaxNodes, &o->max_nodes, 1, 100000);
+  n(cPrice, &o->price_usd_per_h, 0, kMaxPrice, true);
+  n(cSpot, &o->spot_usd_per_h, 0, kMaxPrice, true);
+  n(cSpotMax, &o->spot_max_usd_per_h, 0, kMaxPrice, true);
+  n(cHost, &o->host_usd_per_h, 0, kMaxPrice, true);
+  n(cAccel, &o->accel_usd_per_h, 0, kMaxPrice, true);
+  if (const json* v = cell(cCapture)) {
+    if (v->is_string() && parse_iso_day(v->get_ref<const std::string&>())) o->capture_date = v->get<std::string>();
+    else { c.error(cptr(cCapture), "capture_date: not a valid ISO date (YYYY-MM-DD)"); ok = false; }
+  }
+  int flags = 0;
+  i(cFlags, &flags, 0, static_cast<int>(kAllFlags));
+  o->flags = static_cast<uint32_t>(flags);
+
+  if (!prov.empty()) {
+    auto it = prov_ix.find(prov);
+    if (it == prov_ix.end()) { c.error(cptr(cProvider), "unknown provider \"" + prov.substr(0, 60) + "\""); ok = false; }
+    else o->provider = it->second;
+  }
+  if (!gpu.empty()) {
+    auto it = gpu_ix.find(gpu);
+    if (it == gpu_ix.end()) { c.error(cptr(cGpu), "unknown GPU \"" + gpu.substr(0, 60) + "\""); ok = false; }
+    else o->gpu = it->second;
+  }
+  if (ok && o->price_usd_per_h < 0 && o->spot_usd_per_h < 0) {
+    c.error(p, "offer has neither an on-demand nor a spot price");
+    ok = false;
+  }
+  if (ok && o->spot_max_usd_per_h >= 0 && o->spot_usd_per_h >= 0 && o->spot_max_usd_per_h < o->spot_usd_per_h) {
+    c.error(cptr(cSpotMax), "spot_max_usd_per_h is below spot_usd_per_h");
+    ok = false;
+  }
+  if (ok && o->host_usd_per_h >= 0 && o->accel_usd_per_h >= 0 && o->price_usd_per_h >= 0 &&
+      std::fabs(o->host_usd_per_h + o->accel_usd_per_h - o->price_usd_per_h) > 1e-4 * (1 + o->price_usd_per_h)) {
+    c.error(cptr(cPrice), "price_usd_per_h is not host_usd_per_h + accel_usd_per_h");
+    ok = false;
+  }
+  return ok;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Suspicious data -> warnings + flags. Thresholds come from SnapshotLoadOptions (documented in snapshot.md).
+void derive_flags(Ctx& c, Snapshot& s, const std::vector<std::string>& row_ptr, const SnapshotLoadOptions& opt) {
+  auto flag = [&](size_t i, OfferFlag f, const char* code, std::string msg) {
+    s.offers[i].flags |= f;
+    c.warn(row_ptr[i], code, s.offers[i].id + ": " + msg);
+  };
+  for (size_t i = 0; i < s.offers.size(); ++i) {
+    Offer& o = s.offers[i];
+    const double od = o.price_usd_per_h, sp = o.spot_usd_per_h;
+    if (od >= 0 && sp >= 0 && sp > od)
+      flag(i, kFlagSpotAboveOnDemand, "spot_above_on_demand",
+           "spot $" + fmt_num(sp) + "/h is above on-demand $" + fmt_num(od) + "/h");
+    if (od == 0 || sp == 0 || o.host_usd_per_h == 0 || o.accel_usd_per_h == 0)
+      flag(i, kFlagZeroComponent, "zero_component", "a price component is $0 in the source");
+    if (od > 0 && sp >= 0 && sp < (1 - opt.deep_spot_discount) * od)
+      flag(i, kFlagDeepSpotDiscount, "deep_spot_discount",
+           "spot is " + fmt_num(100 * (1 - sp / od)) + "% below on-demand (beyond " +
+               fmt_num(100 * opt.deep_spot_discount) + "%)");
+    if (o.gpu >= 0 && s.gpus[o.gpu].spec_incomplete && !(o.flags & kFlagSpecIncomplete))
+      flag(i, kFlagSpecIncomplete, "spec_incomplete", "GPU spec incomplete: " + s.gpus[o.gpu].spec_note);
+    if (!opt.today.empty()) {
+      const std::string& cap = o.capture_date.empty() ? s.providers[o.provider].capture_date : o.capture_date;
+      auto age = days_between(cap, opt.today);
+      if (age && *age > opt.stale_after_days)
+        flag(i, kFlagStale, "stale", "captured " + cap + ", " + std::to_string(*age) + " days before " + opt.today);
+    }
+  }
+  // Outliers: the reference is the median over providers of each provider's median per-GPU on-demand price
+  // for the same GPU, so one provider with many regions cannot set the reference on its own.
+  std::map<int, std::map<int, std::vector<double>>> by_gpu;  // gpu -> provider -> per-GPU prices
+  for (const auto& o : s.offers) {
+    const double p = price_per_gpu_usd_per_h(o);
+    if (p > 0) by_gpu[o.gpu][o.provider].push_back(p);
+  }
+  std::map<int, double> ref;
+  for (auto& [g, provs] : by_gpu) {
+    if (provs.size() < 2) continue;  // nothing "elsewhere" to compare with
+    std::vector<double> meds;
+    for (auto& [pv, prices] : provs) meds.push_back(median(prices));
+    ref[g] = median(meds);
+  }
+  for (size_t i = 0; i < s.offers.size(); ++i) {
+    auto it = ref.find(s.offers[i].gpu);
+    const double p = price_per_gpu_usd_per_h(s.offers[i]);
+    if (it == ref.end() || p <= 0 || it->second <= 0) continue;
+    const double ratio = p / it->second;
+    if (ratio > opt.outlier_factor || ratio < 1 / opt.outlier_factor)
+      flag(i, kFlagPriceOutlier, "price_outlier",
+           "$" + fmt_num(p) + " per GPU-hour vs median $" + fmt_num(it->second) + " for " +
+               s.gpus[s.offers[i].gpu].id + " across providers (x" + fmt_num(ratio) + ")");
+  }
+}
+
+}  // namespace
+
+std::optional<Snapshot> load_snapshot_report(std::string_view text, const SnapshotLoadOptions& opt,
+                                             SnapshotReport* report) {
+  SnapshotReport local;
+  SnapshotReport* r = report ? report : &local;
+  *r = SnapshotReport{};
+  Ctx c(r, std::max(1, opt.max_errors));
+  try {
+    if (text.size() > opt.max_input_bytes) {
+      c.error("", "document is " + std::to_string(text.size()) + " bytes, larger than the " +
+                      std::to_string(opt.max_input_bytes) + "-byte limit");
+      return std::nullopt;
+    }
+    if (!depth_ok(text, kMaxDepth)) {
+      c.error("", "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      return std::nullopt;
+    }
+    json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded()) {
+      c.error("", "not valid JSON (truncated or malformed)");
+      return std::nullopt;
+    }
+    if (!c.object(doc, "")) return std::nullopt;
+
+    Snapshot s;
+    const json* sv = c.member(doc, "schema_version", "");
+    if (!sv) return std::nullopt;
+    if (!sv->is_number_integer() || sv->get<int64_t>() != kSnapshotSchemaVersion) {
+      c.error("/schema_version", "unsupported schema_version " + sv->dump().substr(0, 40) + " (this build reads " +
+                                     std::to_string(kSnapshotSchemaVersion) + ")");
+      return std::nullopt;  // nothing else can be trusted to mean what this build thinks
+    }
+    s.schema_version = kSnapshotSchemaVersion;
+    c.str(doc, "id", "", &s.id, true, true);
+    c.date(doc, "created", "", &s.created);
+    c.str(doc, "currency", "", &s.currency, true);
+    if (s.currency != "USD") c.error("/currency", "only USD snapshots are supported");
+
+    if (const json* src = c.array(doc, "sources", "", kMaxSources)) {
+      s.sources.resize(src->size());
+      for (size_t i = 0; i < src->size(); ++i) {
+        const std::string p = idx("/sources", i);
+        const json& v = (*src)[i];
+        if (!c.object(v, p)) continue;
+        c.str(v, "id", p, &s.sources[i].id, true, true);
+        c.str(v, "address", p, &s.sources[i].address, true, true);
+        c.date(v, "capture_date", p, &s.sources[i].capture_date);
+        c.str(v, "note", p, &s.sources[i].note, false);
+      }
+    }
+
+    std::map<std::string, int> gpu_ix, prov_ix;
+    if (const json* gs = c.array(doc, "gpus", "", kMaxGpus)) {
+      s.gpus.resize(gs->size());
+      for (size_t i = 0; i < gs->size(); ++i) {
+        read_gpu(c, (*gs)[i], idx("/gpus", i), &s.gpus[i]);
+        if (s.gpus[i].id.empty()) continue;
+        if (!gpu_ix.emplace(s.gpus[i].id, static_cast<int>(i)).second)
+          c.error(idx("/gpus", i) + "/id", "duplicate GPU id \"" + s.gpus[i].id + "\"");
+      }
+    }
+    if (const json* ps = c.array(doc, "providers", "", kMaxProviders)) {
+      s.providers.resize(ps->size());
+      for (size_t i = 0; i < ps->size(); ++i) {
+        read_provider(c, (*ps)[i], idx("/providers", i), &s.providers[i]);
+        if (s.providers[i].id.empty()) continue;
+        if (!prov_ix.emplace(s.providers[i].id, static_cast<int>(i)).second)
+          c.error(idx("/providers", i) + "/id", "duplicate provider id \"" + s.providers[i].id + "\"");
+      }
+    }
+
+    std::vector<std::string> row_ptr;
+    if (const json* off = c.member(doc, "offers", "") ; off && c.object(*off, "/offers")) {
+      const json* cols = c.array(*off, "columns", "/offers", 64);
+      const json* rows = c.array(*off, "rows", "/offers", kMaxOffers);
+      OfferCells oc;
+      std::fill(std::begin(oc.at), std::end(oc.at), -1);
+      bool header_ok = cols != nullptr;
+      if (cols) {
+        for (size_t k = 0; k < cols->size(); ++k) {
+          const json& name = (*cols)[k];
+          if (!name.is_string()) {
+            c.error(idx("/offers/columns", k), "column name must be a string");
+            header_ok = false;
+            continue;
+          }
+          const auto& nm = name.get_ref<const std::string&>();
+          bool known = false;
+          for (int j = 0; j < kColCount; ++j)
+            if (nm == kColNames[j]) {
+              if (oc.at[j] >= 0) { c.error(idx("/offers/columns", k), "duplicate column \"" + nm + "\""); header_ok = false; }
+              oc.at[j] = static_cast<int>(k);
+              known = true;
+            }
+          if (!known) c.warn(idx("/offers/columns", k), "unknown_column", "column \"" + nm.substr(0, 60) + "\" ignored");
+        }
+        for (Col req : {cId, cProvider, cInstance, cRegion, cGpu, cGpuCount, cPrice, cSpot, cCapture})
+          if (oc.at[req] < 0) {
+            c.error("/offers/columns", std::string("missing required column \"") + kColNames[req] + "\"");
+            header_ok = false;
+          }
+      }
+      if (header_ok && rows) {
+        std::set<std::string> seen;
+        s.offers.reserve(rows->size());
+        for (size_t i = 0; i < rows->size(); ++i) {
+          const std::string p = idx("/offers/rows", i);
+          Offer o;
+          if (!read_offer(c, (*rows)[i], p, oc, cols->size(), gpu_ix, prov_ix, &o)) continue;
+          if (!seen.insert(o.id).second) {
+            c.error(p + "/" + std::to_string(oc.at[cId]), "duplicate offer id \"" + o.id + "\"");
+            continue;
+          }
+          s.offers.push_back(std::move(o));
+          row_ptr.push_back(p);
+        }
+      }
+    }
+    if (s.providers.empty() && !c.has_errors()) c.error("/providers", "no providers");
+    if (c.has_errors()) return std::nullopt;
+    derive_flags(c, s, row_ptr, opt);
+    s.warnings = r->warnings;
+    return s;
+  } catch (const std::exception& e) {
+    c.error("", std::string("internal error while reading the snapshot: ") + e.what());
+  } catch (...) {
+    c.error("", "internal error while reading the snapshot");
+  }
+  return std::nullopt;
+}
+
+Result<Snapshot> load_snapshot(std::string_view json_text, const SnapshotLoadOptions& opt,
+                               std::vector<Warning>* warnings) {
+  SnapshotReport r;
+  auto s = load_snapshot_report(json_text, opt, &r);
+  if (warnings) warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
+  if (!s) {
+    const size_t n = r.errors.size() + static_cast<size_t>(r.errors_dropped);
+    if (r.errors.empty()) return Error{"", "snapshot refused"};
+    Error e = r.errors.front();
+    if (n > 1) e.message += " (and " + std::to_string(n - 1) + " more errors)";
+    return e;
+  }
+  return std::move(*s);
+}
+
+Result<Snapshot> load_snapshot(std::string_view json_text, std::vector<Warning>* warnings) {
+  return load_snapshot(json_text, SnapshotLoadOptions{}, warnings);
+}
+
+// ---------------------------------------------------------------- serializer
+
+namespace {
+// Prices and sizes are rounded to 1e-6 so that float noise from sums (host + GPU) never reaches the file.
+ojson num_or_null(double v) {
+  if (v < 0) return nullptr;
+  return std::round(v * 1e6) / 1e6;
+}
+// Strings come from parsed JSON or CSV; invalid UTF-8 is replaced instead of throwing.
+std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
+ojson billing_json(const BillingRule& b, bool with_match) {
+  ojson j;
+  if (with_match) j["match"] = b.match;
+  j["increment_s"] = b.increment_s;
+  j["minimum_s"] = b.minimum_s;
+  j["note"] = b.note;
+  j["source"] = b.source;
+  return j;
+}
+}  // namespace
+
+std::string snapshot_to_json(const Snapshot& s) {
+  try {
+    std::string out = "{\n";
+    auto kv = [&](const char* k, const ojson& v, bool last = false) {
+      out += "\"" + std::string(k) + "\": " + dump(v) + (last ? "\n" : ",\n");
+    };
+    // Arrays of objects: one element per line (diff-friendly, still compact).
+    auto arr = [&](const char* k, const std::vector<ojson>& items) {
+      out += "\"" + std::string(k) + "\": [";
+      for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\n  " : "\n  ") + dump(items[i]);
+      out += items.empty() ? "],\n" : "\n],\n";
+    };
+    kv("schema_version", s.schema_version);
+    kv("id", s.id);
+    kv("created", s.created);
+    kv("currency", s.currency);
+    std::vector<ojson> items;
+    for (const auto& r : s.sources) {
+      ojson j;
+      j["id"] = r.id;
+      j["address"] = r.address;
+      j["capture_date"] = r.capture_date;
+      j["note"] = r.note;
+      items.push_back(std::move(j));
+    }
+    arr("sources", items);
+    items.clear();
+    for (const auto& g : s.gpus) {
+      ojson j;
+      j["id"] = g.id; j["name"] = g.name; j["vendor"] = g.vendor; j["arch"] = g.arch; j["year"] = g.year;
+      j["memory_bytes"] = g.memory_bytes; j["mem_bandwidth_GBps"] = g.mem_bandwidth_GBps;
+      j["tflops_fp32"] = g.tflops_fp32; j["tflops_tf32"] = g.tflops_tf32; j["tflops_bf16"] = g.tflops_bf16;
+      j["tflops_fp16"] = g.tflops_fp16; j["tflops_fp8"] = g.tflops_fp8;
+      j["nvlink_gen"] = g.nvlink_gen; j["nvlink_GBps"] = g.nvlink_GBps; j["pcie_gen"] = g.pcie_gen;
+      j["tdp_w"] = g.tdp_w; j["source"] = g.source; j["source_status"] = g.source_status;
+      j["spec_incomplete"] = g.spec_incomplete; j["spec_note"] = g.spec_note;
+      items.push_back(std::move(j));
+    }
+    arr("gpus", items);
+    items.clear();
+    for (const auto& p : s.providers) {
+      ojson j;
+      j["id"] = p.id; j["name"] = p.name; j["capture_date"] = p.capture_date;
+      j["catalog_source"] = p.catalog_source;
+      j["billing"] = billing_json(p.billing, false);
+      ojson ex = ojson::array();
+      for (const auto& b : p.billing_exceptions) ex.push_back(billing_json(b, true));
+      j["billing_exceptions"] = ex;
+      j["provision_s"] = p.provision_s; j["bills_provisioning"] = p.bills_provisioning;
+      j["provision_source"] = p.provision_source;
+      ojson sp;
+      sp["available"] = p.spot.available; sp["pricing"] = p.spot.pricing;
+      sp["interruption_rate_per_h"] = num_or_null(p.spot.interruption_rate_per_h);
+      sp["notice_s"] = num_or_null(p.spot.notice_s);
+      sp["early_preemption_free"] = p.spot.early_preemption_free; sp["free_window_s"] = p.spot.free_window_s;
+      sp["source"] = p.spot.source;
+      j["spot"] = sp;
+      j["storage_usd_per_GB_month"] = num_or_null(p.storage_usd_per_GB_month);
+      j["storage_read_MBps"] = num_or_null(p.storage_read_MBps);
+      j["storage_write_MBps"] = num_or_null(p.storage_write_MBps);
+      j["storage_source"] = p.storage_source;
+      j["egress_usd_per_GB"] = num_or_null(p.egress_usd_per_GB);
+      j["egress_source"] = p.egress_source;
+      j["network_download_MBps"] = num_or_null(p.network_download_MBps);
+      j["notes"] = p.notes;
+      items.push_back(std::move(j));
+    }
+    arr("providers", items);
+    // Offers: a header and one array per row (a third of the size of one object per offer).
+    ojson cols = ojson::array();
+    for (const char* n : kColNames) cols.push_back(n);
+    out += "\"offers\": {\"columns\": " + dump(cols) + ",\n\"rows\": [";
+    for (size_t i = 0; i < s.offers.size(); ++i) {
+      const Offer& o = s.offers[i];
+      const bool pv = o.provider >= 0 && o.provider < static_cast<int>(s.providers.size());
+      const bool gv = o.gpu >= 0 && o.gpu < static_cast<int>(s.gpus.size());
+      ojson r = ojson::array();
+      r.push_back(o.id);
+      r.push_back(pv ? s.providers[o.provider].id : std::string());
+      r.push_back(o.instance_type);
+      r.push_back(o.region);
+      r.push_back(o.zone);
+      r.push_back(o.zone_count);
+      r.push_back(gv ? s.gpus[o.gpu].id : std::string());
+      r.push_back(o.gpu_count);
+      r.push_back(num_or_null(o.vcpus));
+      r.push_back(o.host_ram_bytes > 0 ? num_or_null(o.host_ram_bytes / kGiB) : ojson(nullptr));
+      r.push_back(o.local_disk_bytes > 0 ? num_or_null(o.local_disk_bytes / kGB) : ojson(nullptr));
+      r.push_back(link_class_name(o.intra_link));
+      r.push_back(o.intra_link_GBps);
+      r.push_back(net_kind_name(o.inter_net));
+      r.push_back(o.inter_net_Gbps);
+      r.push_back(o.max_nodes);
+      r.push_back(num_or_null(o.price_usd_per_h));
+      r.push_back(num_or_null(o.spot_usd_per_h));
+      r.push_back(num_or_null(o.spot_max_usd_per_h));
+      r.push_back(num_or_null(o.host_usd_per_h));
+      r.push_back(num_or_null(o.accel_usd_per_h));
+      r.push_back(o.capture_date);
+      r.push_back(o.flags);
+      out += (i ? ",\n  " : "\n  ") + dump(r);
+    }
+    out += s.offers.empty() ? "]}\n}\n" : "\n]}\n}\n";
+    return out;
+  } catch (...) {
+    // dump() throws only on invalid UTF-8 in a string; replace rather than propagate.
+    return "{}\n";
+  }
+}
+
+}  // namespace trainfit

@@ -1,0 +1,272 @@
+// Snapshot loader/validator/serializer tests: the bundled snapshot, and broken documents that must be refused
+// with a JSON pointer to the problem.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+std::string_view embedded_snapshot_json();  // data/snapshot.json, compiled into trainfit_bundled
+namespace {
+
+using nlohmann::json;
+
+// A small valid document; tests break one thing at a time.
+json minimal_doc() {
+  json gpu = {{"id", "h100-sxm"}, {"name", "H100 SXM"}, {"vendor", "NVIDIA"}, {"arch", "Hopper"}, {"year", 2022},
+              {"memory_bytes", 80e9}, {"mem_bandwidth_GBps", 3350}, {"tflops_fp32", 66.9}, {"tflops_tf32", 494.7},
+              {"tflops_bf16", 989.4}, {"tflops_fp16", 989.4}, {"tflops_fp8", 1978.9}, {"nvlink_gen", 4},
+              {"nvlink_GBps", 900}, {"pcie_gen", 5}, {"tdp_w", 700}, {"source", "https://example/h100"},
+              {"source_status", "verified"}};
+  json billing = {{"increment_s", 1}, {"minimum_s", 60}, {"note", ""}, {"source", "https://example/billing"}};
+  json spot = {{"available", true}, {"pricing", "market"}, {"interruption_rate_per_h", nullptr}, {"notice_s", 120},
+               {"early_preemption_free", false}, {"free_window_s", 0}, {"source", "https://example/spot"}};
+  auto provider = [&](const char* id) {
+    return json{{"id", id}, {"name", id}, {"capture_date", "2026-09-20"}, {"catalog_source", "https://example/cat"},
+                {"billing", billing}, {"billing_exceptions", json::array()}, {"provision_s", 300},
+                {"bills_provisioning", true}, {"provision_source", "assumption"}, {"spot", spot},
+                {"storage_usd_per_GB_month", 0.08}, {"storage_read_MBps", nullptr}, {"storage_write_MBps", nullptr},
+                {"storage_source", "x"}, {"egress_usd_per_GB", nullptr}, {"egress_source", "x"},
+                {"network_download_MBps", nullptr}, {"notes", ""}};
+  };
+  json cols = {"id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count", "vcpus",
+               "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net", "inter_net_Gbps",
+               "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h", "host_usd_per_h",
+               "accel_usd_per_h", "capture_date", "flags"};
+  auto row = [](const char* id, const char* prov, double price, json spot_price) {
+    return json{id, prov, "p5.48xlarge", "us-east-1", "use1-az1", 1, "h100-sxm", 8, 192, 2048, nullptr,
+                "nvswitch", 900, "efa", 3200, 64, price, spot_price, spot_price, nullptr, nullptr, "2026-09-20", 0};
+  };
+  return json{{"schema_version", 1},
+              {"id", "test-1"},
+              {"created", "2026-11-29"},
+              {"currency", "USD"},
+              {"sources", json::array()},
+              {"gpus", json::array({gpu})},
+              {"providers", json::array({provider("aws"), provider("lambda")})},
+              {"offers", {{"columns", cols},
+                          {"rows", json::array({row("aws/p5.48xlarge/us-east-1", "aws", 55.04, 16.95),
+                                                row("lambda/p5.48xlarge/us-east-1", "lambda", 31.92, nullptr)})}}}};
+}
+
+SnapshotReport report_of(const std::string& text, const SnapshotLoadOptions& opt = {}) {
+  SnapshotReport r;
+  load_snapshot_report(text, opt, &r);
+  return r;
+}
+bool has_error(const SnapshotReport& r, const std::string& pointer, const std::string& words) {
+  for (const auto& e : r.errors)
+    if (e.field == pointer && e.message.find(words) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Snapshot, MinimalDocumentLoads) {
+  auto s = load_snapshot(minimal_doc().dump());
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->offers.size(), 2u);
+  EXPECT_EQ(s->find_gpu("h100-sxm"), 0);
+  EXPECT_EQ(s->find_provider("lambda"), 1);
+  EXPECT_EQ(s->find_gpu("h100"), -1);
+  EXPECT_LT(s->offers[1].spot_usd_per_h, 0);  // null spot = no spot
+}
+
+TEST(Snapshot, BundledSnapshotValidatesWithZeroErrorsAndLoadsInMilliseconds) {
+  const std::string_view text = embedded_snapshot_json();
+  SnapshotReport r;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto s = load_snapshot_report(text, SnapshotLoadOptions{}, &r);
+  const auto t1 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(s.has_value()) << (r.errors.empty() ? "" : r.errors[0].to_string());
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_GT(s->offers.size(), 500u);
+  EXPECT_EQ(s->providers.size(), 8u);
+  std::printf("bundled snapshot: %zu bytes, %zu offers, loaded+validated in %.2f ms\n", text.size(), s->offers.size(),
+              std::chrono::duration<double, std::milli>(t1 - t0).count());
+  // Every offer names a known GPU with a source.
+  for (const auto& o : s->offers) {
+    ASSERT_GE(o.gpu, 0);
+    EXPECT_FALSE(s->gpus[o.gpu].source.empty());
+  }
+}
+
+TEST(Snapshot, TruncatedDocumentIsRefused) {
+  const std::string text = minimal_doc().dump();
+  for (size_t cut : {size_t{0}, size_t{1}, text.size() / 2, text.size() - 1}) {
+    auto r = report_of(text.substr(0, cut));
+    EXPECT_FALSE(r.ok()) << cut;
+  }
+  EXPECT_FALSE(load_snapshot(text.substr(0, text.size() / 3)).ok());
+}
+
+TEST(Snapshot, OtherSchemaVersionIsRefused) {
+  json d = minimal_doc();
+  d["schema_version"] = 2;
+  auto r = report_of(d.dump());
+  EXPECT_TRUE(has_error(r, "/schema_version", "unsupported schema_version 2"));
+  d["schema_version"] = "1";
+  EXPECT_TRUE(has_error(report_of(d.dump()), "/schema_version", "unsupported"));
+}
+
+TEST(Snapshot, DuplicateOfferIdIsReportedWithItsPointer) {
+  json d = minimal_doc();
+  d["offers"]["rows"][1][0] = d["offers"]["rows"][0][0];
+  EXPECT_TRUE(has_error(report_of(d.dump()), "/offers/rows/1/0", "duplicate offer id"));
+}
+
+TEST(Snapshot, UnknownGpuAndUnknownProviderAreReported) {
+  json d = minimal_doc();
+  d["offers"]["rows"][0][6] = "h100";  // the catalog's ambiguous name is not a GPU id
+  d["offers"]["rows"][1][1] = "azure";
+  auto r = report_of(d.dump());
+  EXPECT_TRUE(has_error(r, "/offers/rows/0/6", "unknown GPU \"h100\""));
+  EXPECT_TRUE(has_error(r, "/offers/rows/1/1", "unknown provider \"azure\""));
+}
+
+TEST(Snapshot, NegativeAndMissingPricesAreReported) {
+  json d = minimal_doc();
+  d["offers"]["rows"][0][16] = -1.5;
+  d["offers"]["rows"][1][16] = nullptr;  // lambda row already has no spot: no price at all
+  auto r = report_of(d.dump());
+  EXPECT_TRUE(has_error(r, "/offers/rows/0/16", "negative value"));
+  EXPECT_TRUE(has_error(r, "/offers/rows/1", "neither an on-demand nor a spot price"));
+}
+
+TEST(Snapshot, MistypedFieldsAreReported) {
+  json d = minimal_doc();
+  d["offers"]["rows"][0][7] = "eight";
+  d["gpus"][0]["memory_bytes"] = "80GB";
+  auto r = report_of(d.dump());
+  EXPECT_TRUE(has_error(r, "/offers/rows/0/7", "expected an integer"));
+  EXPECT_TRUE(has_error(r, "/gpus/0/memory_bytes", "expected a number"));
+}
+
+TEST(Snapshot, MissingBillingRulesAreReported) {
+  json d = minimal_doc();
+  d["providers"][0].erase("billing");
+  d["providers"][1]["billing"].erase("source");
+  auto r = report_of(d.dump());
+  EXPECT_TRUE(has_error(r, "/providers/0/billing", "missing required field"));
+  EXPECT_TRUE(has_error(r, "/providers/1/billing/source", "missing required field"));
+}
+
+TEST(Snapshot, EveryErrorIsListedNotJustTheFirst) {
+  json d = minimal_doc();
+  d["created"] = "2026-13-01";
+  d["gpus"][0].erase("source");
+  d["offers"]["rows"][0][16] = -1;
+  d["offers"]["rows"][1][6] = "nope";
+  auto r = report_of(d.dump());
+  EXPECT_EQ(r.errors.size(), 4u);
+  auto one = load_snapshot(d.dump());
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.error().message.find("and 3 more errors"), std::string::npos);
+}
+
+TEST(Snapshot, AbsurdSizesAreRefused) {
+  json d = minimal_doc();
+  d["gpus"] = json::array();
+  for (int i = 0; i < 1001; ++i) d["gpus"].push_back(json::object());
+  EXPECT_TRUE(has_error(report_of(d.dump()), "/gpus", "absurd size"));
+  json e = minimal_doc();
+  e["gpus"][0]["memory_bytes"] = 1e15;  // a petabyte GPU
+  EXPECT_TRUE(has_error(report_of(e.dump()), "/gpus/0/memory_bytes", "out of range"));
+  e = minimal_doc();
+  e["offers"]["rows"][0][7] = 100000;
+  EXPECT_TRUE(has_error(report_of(e.dump()), "/offers/rows/0/7", "out of range"));
+}
+
+TEST(Snapshot, DeepNestingIsRefusedWithoutRecursing) {
+  std::string deep(200000, '[');
+  auto r = report_of(deep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors[0].message.find("nested deeper"), std::string::npos);
+}
+
+TEST(Snapshot, ArbitraryBytesNeverCrash) {
+  std::mt19937 rng(12345);
+  const std::string base = minimal_doc().dump();
+  for (int i = 0; i < 300; ++i) {
+    std::string t = base;
+    for (int k = 0; k < 1 + i % 8; ++k) t[rng() % t.size()] = static_cast<char>(rng() % 256);
+    SnapshotReport r;
+    auto s = load_snapshot_report(t, SnapshotLoadOptions{}, &r);
+    EXPECT_EQ(s.has_value(), r.ok());  // either it loads, or it says why
+    if (!s) EXPECT_FALSE(r.errors.empty());
+  }
+}
+
+TEST(Snapshot, SuspiciousDataBecomesFlagsAndWarnings) {
+  json d = minimal_doc();
+  d["offers"]["rows"][0][17] = 60.0;  // spot above on-demand 55.04
+  d["offers"]["rows"][0][18] = 60.0;
+  SnapshotLoadOptions opt;
+  opt.today = "2027-03-01";  // 162 days after the 2026-09-20 capture
+  std::vector<Warning> w;
+  auto s = load_snapshot(d.dump(), opt, &w);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->offers[0].flags & kFlagSpotAboveOnDemand);
+  EXPECT_TRUE(s->offers[0].flags & kFlagStale);
+  EXPECT_FALSE(s->offers[1].flags & kFlagSpotAboveOnDemand);
+  bool found = false;
+  for (const auto& x : w) found |= x.code == "spot_above_on_demand" && x.field == "/offers/rows/0";
+  EXPECT_TRUE(found);
+  // No "today": no staleness verdict.
+  auto s2 = load_snapshot(d.dump());
+  EXPECT_FALSE(s2->offers[0].flags & kFlagStale);
+}
+
+TEST(Snapshot, ZeroComponentAndDeepDiscountAreFlagged) {
+  json d = minimal_doc();
+  d["offers"]["rows"][0][17] = 5.0;   // 91% below 55.04
+  d["offers"]["rows"][0][18] = 5.0;
+  d["offers"]["rows"][1][16] = 0.0;   // a $0 price in the source
+  auto s = load_snapshot(d.dump());
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->offers[0].flags & kFlagDeepSpotDiscount);
+  EXPECT_TRUE(s->offers[1].flags & kFlagZeroComponent);
+}
+
+TEST(Snapshot, PriceFarFromMedianOfOtherProvidersIsAnOutlier) {
+  json d = minimal_doc();
+  auto extra = d["offers"]["rows"][1];
+  for (const char* p : {"oci", "gcp"}) {
+    json prov = d["providers"][0];
+    prov["id"] = p;
+    d["providers"].push_back(prov);
+  }
+  extra[0] = "oci/x/r"; extra[1] = "oci"; extra[16] = 30.0;
+  d["offers"]["rows"].push_back(extra);
+  extra[0] = "gcp/x/r"; extra[1] = "gcp"; extra[16] = 160.0;  // $20 per GPU-hour vs a median of provider medians of $5.43
+  d["offers"]["rows"].push_back(extra);
+  auto s = load_snapshot(d.dump());
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_TRUE(s->offers[3].flags & kFlagPriceOutlier);
+  EXPECT_FALSE(s->offers[1].flags & kFlagPriceOutlier);
+}
+
+TEST(Snapshot, SerializerIsDeterministicAndRoundTrips) {
+  auto s = load_snapshot(minimal_doc().dump());
+  ASSERT_TRUE(s.ok());
+  const std::string a = snapshot_to_json(*s);
+  EXPECT_EQ(a, snapshot_to_json(*s));
+  auto s2 = load_snapshot(a);
+  ASSERT_TRUE(s2.ok()) << s2.error().to_string();
+  EXPECT_EQ(snapshot_to_json(*s2), a);
+  EXPECT_EQ(s2->offers[0].host_ram_bytes, 2048 * kGiB);
+}
+
+TEST(Snapshot, DaysBetweenUsesTheCalendar) {
+  EXPECT_EQ(days_between("2026-09-20", "2026-11-29"), 70);
+  EXPECT_EQ(days_between("2024-02-28", "2024-03-01"), 2);  // leap year
+  EXPECT_FALSE(days_between("2026-02-30", "2026-03-01").has_value());
+  EXPECT_FALSE(days_between("yesterday", "2026-03-01").has_value());
+}
+
+}  // namespace
+}  // namespace trainfit
