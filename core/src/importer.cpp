@@ -1,0 +1,500 @@
+// trainfit core — SkyPilot catalog -> snapshot importer. See importer.h for the rules and docs/snapshot.md.
+// The importer builds a snapshot document and then runs it through the same strict loader users run
+// (load_snapshot_report), so an import can never publish something `snapshot validate` would refuse.
+#include "trainfit/importer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace trainfit {
+
+using ojson = nlohmann::ordered_json;
+
+Result<std::vector<std::vector<std::string>>> parse_csv(std::string_view text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool in_q = false, field_started = false;
+  int line = 1, quote_line = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_q) {
+      if (ch == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') { field += '"'; ++i; }
+        else in_q = false;
+      } else {
+        if (ch == '\n') ++line;
+        field += ch;
+      }
+      continue;
+    }
+    if (ch == '"' && field.empty()) { in_q = true; quote_line = line; field_started = true; }
+    else if (ch == ',') { row.push_back(std::move(field)); field.clear(); field_started = true; }
+    else if (ch == '\r') {}
+    else if (ch == '\n') {
+      ++line;
+      if (field_started || !field.empty() || !row.empty()) { row.push_back(std::move(field)); rows.push_back(std::move(row)); }
+      row.clear(); field.clear(); field_started = false;
+    } else { field += ch; field_started = true; }
+  }
+  if (in_q) return Error{"line " + std::to_string(quote_line), "unterminated quoted field"};
+  if (field_started || !field.empty() || !row.empty()) { row.push_back(std::move(field)); rows.push_back(std::move(row)); }
+  return rows;
+}
+
+bool glob_match(std::string_view p, std::string_view s) {
+  // Iterative wildcard match with single-star backtracking: linear-ish, no recursion.
+  size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '*') { star = pi++; mark = si; }
+    else if (pi < p.size() && p[pi] == s[si]) { ++pi; ++si; }
+    else if (star != std::string_view::npos) { pi = star + 1; si = ++mark; }
+    else return false;
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+namespace {
+
+std::optional<double> parse_num(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+Result<ojson> parse_json_input(const std::string& text, const char* what) {
+  ojson j = ojson::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{what, "not a JSON object"};
+  return j;
+}
+
+struct Family {
+  std::string provider, match, gpu, gcp_accelerator, intra_link, inter_net, source;
+  int gpu_count = 0;  // required for GCP rules (the host row does not carry it)
+  double intra_GBps = 0, inter_Gbps = 0;
+  int max_nodes = 1;
+  uint32_t flags = 0;
+};
+
+// A priced zone (or zone-less row) of one provider x instance type x region.
+struct ZoneRow {
+  std::string zone;
+  double od = -1, spot = -1, host = -1, accel = -1;
+  double vcpus = -1, ram_gib = -1, disk_gb = -1;
+  int gpu_count = 0;
+};
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  int col(const char* name) const {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+// Aggregated import notes: one per (code, provider, subject) with a row count.
+class Notes {
+ public:
+  void add(const std::string& code, const std::string& provider, const std::string& subject, const std::string& msg) {
+    auto& e = m_[{code, provider, subject}];
+    if (e.second++ == 0) e.first = msg;
+  }
+  std::vector<Warning> take() const {
+    std::vector<Warning> out;
+    for (const auto& [k, v] : m_)
+      out.push_back({std::get<1>(k) + "/" + std::get<2>(k), std::get<0>(k),
+                     v.first + " (" + std::to_string(v.second) + (v.second == 1 ? " row)" : " rows)")});
+    return out;
+  }
+
+ private:
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<std::string, int>> m_;
+};
+
+uint32_t fnv1a(std::string_view s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) { h ^= c; h *= 16777619u; }
+  return h;
+}
+
+// The catalog GpuInfo is a Python-dict string; only the first 'SizeInMiB' is needed for a plausibility check.
+std::optional<double> gpuinfo_mib(const std::string& info) {
+  const auto k = info.find("'SizeInMiB':");
+  if (k == std::string::npos) return std::nullopt;
+  size_t i = k + 12;
+  while (i < info.size() && info[i] == ' ') ++i;
+  size_t j = i;
+  while (j < info.size() && (std::isdigit(static_cast<unsigned char>(info[j])) || info[j] == '.')) ++j;
+  return parse_num(info.substr(i, j - i));
+}
+
+}  // namespace
+
+Result<std::vector<CatalogRef>> list_catalog_files(std::string_view providers_json) {
+  try {
+    auto j = parse_json_input(std::string(providers_json), "providers.json");
+    if (!j) return j.error();
+    std::vector<CatalogRef> out;
+    const auto& ps = j.value()["providers"];
+    if (!ps.is_array()) return Error{"providers.json/providers", "expected an array"};
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const auto& p = ps[i];
+      const std::string ptr = "providers.json/providers/" + std::to_string(i);
+      if (!p.is_object() || !p.contains("id") || !p["id"].is_string() || !p.contains("catalog") || !p["catalog"].is_array())
+        return Error{ptr, "each provider needs a string id and a catalog array"};
+      for (const auto& c : p["catalog"]) {
+        if (!c.is_object() || !c.contains("role") || !c.contains("path") || !c["role"].is_string() || !c["path"].is_string())
+          return Error{ptr + "/catalog", "each catalog entry needs string role and path"};
+        const std::string role = c["role"].get<std::string>(), path = c["path"].get<std::string>();
+        if (role != "vms" && role != "gcp_host" && role != "gcp_accel")
+          return Error{ptr + "/catalog", "role must be vms, gcp_host or gcp_accel"};
+        if (path.empty() || path.find("..") != std::string::npos || path[0] == '/')
+          return Error{ptr + "/catalog", "path must be relative to the catalog root, without .."};
+        out.push_back({p["id"].get<std::string>(), role, path});
+      }
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return Error{"providers.json", e.what()};
+  }
+}
+
+Result<ImportResult> import_snapshot(const ImportInputs& in) {
+  try {
+    auto gj = parse_json_input(in.gpus_json, "gpus.json");
+    if (!gj) return gj.error();
+    auto pj = parse_json_input(in.providers_json, "providers.json");
+    if (!pj) return pj.error();
+    auto fj = parse_json_input(in.families_json, "instance_families.json");
+    if (!fj) return fj.error();
+    const ojson& G = gj.value();
+    const ojson& P = pj.value();
+    const ojson& F = fj.value();
+    if (!G.contains("gpus") || !G["gpus"].is_array()) return Error{"gpus.json/gpus", "expected an array"};
+    if (!P.contains("providers") || !P["providers"].is_array()) return Error{"providers.json/providers", "expected an array"};
+    if (!F.contains("families") || !F["families"].is_array()) return Error{"instance_families.json/families", "expected an array"};
+    if (!P.contains("snapshot") || !P["snapshot"].is_object() || !P["snapshot"].contains("created"))
+      return Error{"providers.json/snapshot/created", "missing: the snapshot's creation date (kept in the inputs so the import is deterministic)"};
+
+    // GPU specs: copy only the snapshot fields; the verification trail stays in the inputs.
+    static const char* kGpuKeys[] = {"id", "name", "vendor", "arch", "year", "memory_bytes", "mem_bandwidth_GBps",
+                                     "tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16", "tflops_fp8",
+                                     "nvlink_gen", "nvlink_GBps", "pcie_gen", "tdp_w", "source", "source_status",
+                                     "spec_incomplete", "spec_note"};
+    ojson gpus = ojson::array();
+    std::map<std::string, double> gpu_mem;
+    for (const auto& g : G["gpus"]) {
+      if (!g.is_object()) return Error{"gpus.json/gpus", "each GPU must be an object"};
+      ojson o;
+      for (const char* k : kGpuKeys)
+        if (g.contains(k)) o[k] = g[k];
+      if (g.contains("id") && g["id"].is_string() && g.contains("memory_bytes") && g["memory_bytes"].is_number())
+        gpu_mem[g["id"].get<std::string>()] = g["memory_bytes"].get<double>();
+      gpus.push_back(std::move(o));
+    }
+
+    std::vector<Family> fams;
+    for (size_t i = 0; i < F["families"].size(); ++i) {
+      const auto& f = F["families"][i];
+      const std::string ptr = "instance_families.json/families/" + std::to_string(i);
+      if (!f.is_object()) return Error{ptr, "expected an object"};
+      Family x;
+      auto gs = [&](const char* k, std::string* out, bool req) -> bool {
+        if (!f.contains(k)) return !req;
+        if (!f[k].is_string()) return false;
+        *out = f[k].get<std::string>();
+        return true;
+      };
+      auto gn = [&](const char* k, double* out) -> bool {
+        if (!f.contains(k) || !f[k].is_number()) return false;
+        *out = f[k].get<double>();
+        return true;
+      };
+      double mn = 1, gc = 0;
+      if (!gs("provider", &x.provider, true) || !gs("match", &x.match, true) || !gs("gpu", &x.gpu, true) ||
+          !gs("intra_link", &x.intra_link, true) || !gs("inter_net", &x.inter_net, true) ||
+          !gs("source", &x.source, true) || !gs("gcp_accelerator", &x.gcp_accelerator, false) ||
+          !gn("intra_link_GBps", &x.intra_GBps) || !gn("inter_net_Gbps", &x.inter_Gbps) || !gn("max_nodes", &mn))
+        return Error{ptr, "needs provider, match, gpu, intra_link(+_GBps), inter_net(+_Gbps), max_nodes, source"};
+      x.max_nodes = static_cast<int>(mn);
+      if (f.contains("gpu_count") && gn("gpu_count", &gc)) x.gpu_count = static_cast<int>(gc);
+      if (!x.gcp_accelerator.empty() && x.gpu_count <= 0) return Error{ptr, "a GCP rule needs gpu_count"};
+      if (!gpu_mem.count(x.gpu)) return Error{ptr + "/gpu", "GPU \"" + x.gpu + "\" is not in gpus.json"};
+      if (f.contains("flags") && f["flags"].is_array())
+        for (const auto& fl : f["flags"]) {
+          if (fl == "unverified_price") x.flags |= kFlagUnverifiedPrice;
+          else return Error{ptr + "/flags", "only \"unverified_price\" can be set by a family rule"};
+        }
+      fams.push_back(std::move(x));
+    }
+    auto find_family = [&](const std::string& prov, const std::string& type) -> const Family* {
+      for (const auto& f : fams)
+        if (f.provider == prov && glob_match(f.match, type)) return &f;
+      return nullptr;
+    };
+
+    std::map<std::string, Table> tables;  // "provider|role" -> concatenated rows with one header
+    ImportResult res;
+    Notes notes;
+    for (const auto& c : in.catalogs) {
+      auto rows = parse_csv(c.text);
+      if (!rows) return Error{c.ref.path + ":" + rows.error().field, rows.error().message};
+      auto& rv = rows.value();
+      if (rv.empty()) continue;
+      Table& t = tables[c.ref.provider + "|" + c.ref.role];
+      if (t.header.empty()) t.header = rv[0];
+      else if (t.header != rv[0]) return Error{c.ref.path, "header differs from the provider's other " + c.ref.role + " file"};
+      for (size_t i = 1; i < rv.size(); ++i) {
+        if (rv[i].size() != t.header.size())
+          return Error{c.ref.path + ": row " + std::to_string(i + 1),
+                       "has " + std::to_string(rv[i].size()) + " fields, header has " + std::to_string(t.header.size())};
+        t.rows.push_back(std::move(rv[i]));
+      }
+    }
+
+    // provider -> (instance type, region) -> zone rows, plus the family that named the GPU.
+    struct Group { const Family* fam = nullptr; std::vector<ZoneRow> zones; };
+    std::map<std::string, std::map<std::pair<std::string, std::string>, Group>> groups;
+    auto cell = [](const Table& t, const std::vector<std::string>& r, const char* name) -> std::string {
+      const int i = t.col(name);
+      return i < 0 ? std::string() : r[i];
+    };
+
+    for (const auto& p : P["providers"]) {
+      const std::string prov = p.value("id", "");
+      // Ordinary catalogs: one row = one priced instance in one zone.
+      if (auto it = tables.find(prov + "|vms"); it != tables.end()) {
+        const Table& t = it->second;
+        for (const char* need : {"InstanceType", "AcceleratorCount", "Price", "SpotPrice", "Region"})
+          if (t.col(need) < 0) return Error{prov + " vms", std::string("catalog lacks column ") + need};
+        for (const auto& r : t.rows) {
+          ++res.rows_read;
+          const std::string type = cell(t, r, "InstanceType"), region = cell(t, r, "Region");
+          const Family* fam = find_family(prov, type);
+          if (!fam) {
+            notes.add("unmapped_instance_type", prov, type,
+                      "no instance_families.json rule names the GPU of " + type + " (accelerator \"" +
+                          cell(t, r, "AcceleratorName") + "\"); skipped");
+            continue;
+          }
+          const auto cnt = parse_num(cell(t, r, "AcceleratorCount"));
+          if (!cnt || *cnt < 1 || *cnt != std::floor(*cnt)) {
+            notes.add("fractional_gpu", prov, type, "AcceleratorCount is not a whole number of GPUs; skipped");
+            continue;
+          }
+          ZoneRow z;
+          z.zone = cell(t, r, "AvailabilityZone");
+          z.od = parse_num(cell(t, r, "Price")).value_or(-1);
+          z.spot = parse_num(cell(t, r, "SpotPrice")).value_or(-1);
+          if (z.od < 0 && z.spot < 0) {
+            notes.add("no_price", prov, type, "row has neither Price nor SpotPrice; skipped");
+            continue;
+          }
+          z.gpu_count = static_cast<int>(*cnt);
+          z.vcpus = parse_num(cell(t, r, "vCPUs")).value_or(-1);
+          z.ram_gib = parse_num(cell(t, r, "MemoryGiB")).value_or(-1);
+          const auto dsz = parse_num(cell(t, r, "LocalDiskSize")), dct = parse_num(cell(t, r, "LocalDiskCount"));
+          if (dsz && dct && *dsz > 0 && *dct > 0) z.disk_gb = *dsz * *dct;
+          // Plausibility of the catalog's per-GPU memory against the verified spec (RunPod writes 80 "MiB").
+          if (auto mib = gpuinfo_mib(cell(t, r, "GpuInfo")); mib && *mib > 0) {
+            const double cat = *mib * 1048576.0, spec = gpu_mem[fam->gpu];
+            if (std::fabs(cat - spec) > 0.15 * spec)
+              notes.add("catalog_gpu_memory_mismatch", prov, type,
+                        "catalog GpuInfo says " + std::to_string(static_cast<long long>(*mib)) + " MiB per GPU, spec of " +
+                            fam->gpu + " says " + std::to_string(static_cast<long long>(spec / 1e9)) +
+                            " GB; the spec is used");
+          }
+          auto& g = groups[prov][{type, region}];
+          g.fam = fam;
+          g.zones.push_back(std::move(z));
+          ++res.rows_used;
+        }
+      }
+      // GCP: the VM price is the host row plus the accelerator row of the same zone.
+      auto ht = tables.find(prov + "|gcp_host");
+      auto at = tables.find(prov + "|gcp_accel");
+      if (ht != tables.end() || at != tables.end()) {
+        if (ht == tables.end() || at == tables.end())
+          return Error{prov, "a GCP-style provider needs both gcp_host and gcp_accel catalog files"};
+        const Table& H = ht->second;
+        const Table& A = at->second;
+        // (accelerator, count, zone) -> (price, spot)
+        std::map<std::tuple<std::string, int, std::string>, std::pair<double, double>> accel;
+        std::map<std::pair<std::string, int>, int> accel_rows;
+        for (const auto& r : A.rows) {
+          ++res.rows_read;
+          const auto cnt = parse_num(cell(A, r, "AcceleratorCount"));
+          if (!cnt) continue;
+          const std::string name = cell(A, r, "AcceleratorName");
+          accel[{name, static_cast<int>(*cnt), cell(A, r, "AvailabilityZone")}] = {
+              parse_num(cell(A, r, "Price")).value_or(-1), parse_num(cell(A, r, "SpotPrice")).value_or(-1)};
+          ++accel_rows[{name, static_cast<int>(*cnt)}];
+        }
+        std::set<std::pair<std::string, int>> joined;
+        for (const auto& r : H.rows) {
+          ++res.rows_read;
+          const std::string type = cell(H, r, "InstanceType"), region = cell(H, r, "Region"),
+                            zone = cell(H, r, "AvailabilityZone");
+          const Family* fam = find_family(prov, type);
+          if (!fam || fam->gcp_accelerator.empty()) {
+            notes.add("unmapped_instance_type", prov, type, "no GCP rule (gcp_accelerator + gpu_count) for host " + type + "; skipped");
+            continue;
+          }
+          auto a = accel.find({fam->gcp_accelerator, fam->gpu_count, zone});
+          if (a == accel.end()) {
+            notes.add("gcp_host_without_gpu_row", prov, type,
+                      "no " + fam->gcp_accelerator + " x" + std::to_string(fam->gpu_count) + " row in the host's zone; skipped");
+            continue;
+          }
+          joined.insert({fam->gcp_accelerator, fam->gpu_count});
+          ZoneRow z;
+          z.zone = zone;
+          z.host = parse_num(cell(H, r, "Price")).value_or(-1);
+          z.accel = a->second.first;
+          z.od = (z.host >= 0 && z.accel >= 0) ? z.host + z.accel : -1;
+          const double hs = parse_num(cell(H, r, "SpotPrice")).value_or(-1);
+          z.spot = (hs >= 0 && a->second.second >= 0) ? hs + a->second.second : -1;
+          if (z.od < 0) z.host = z.accel = -1;
+          if (z.od < 0 && z.spot < 0) {
+            notes.add("no_price", prov, type, "host or GPU row lacks a price; skipped");
+            continue;
+          }
+          z.gpu_count = fam->gpu_count;
+          z.vcpus = parse_num(cell(H, r, "vCPUs")).value_or(-1);
+          z.ram_gib = parse_num(cell(H, r, "MemoryGiB")).value_or(-1);
+          auto& g = groups[prov][{type, region}];
+          g.fam = fam;
+          g.zones.push_back(std::move(z));
+          ++res.rows_used;
+        }
+        for (const auto& [key, n] : accel_rows)
+          if (!joined.count(key))
+            for (int k = 0; k < n; ++k)
+              notes.add("gcp_accelerator_without_host", prov, key.first + "x" + std::to_string(key.second),
+                        "GPU rows priced without a host VM row in the extract (n1/g2 hosts missing); not offered");
+      }
+    }
+
+    // Build the snapshot document.
+    ojson providers = ojson::array();
+    std::map<std::string, std::string> capture;
+    for (const auto& p : P["providers"]) {
+      ojson o = p;
+      o.erase("catalog");
+      capture[p.value("id", "")] = p.value("capture_date", "");
+      providers.push_back(std::move(o));
+    }
+    ojson cols = ojson::array();
+    for (const char* c : {"id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count",
+                          "vcpus", "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net",
+                          "inter_net_Gbps", "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h",
+                          "host_usd_per_h", "accel_usd_per_h", "capture_date", "flags"})
+      cols.push_back(c);
+    auto nn = [](double v) -> ojson { return v < 0 ? ojson(nullptr) : ojson(std::round(v * 1e6) / 1e6); };
+    ojson rows = ojson::array();
+    for (const auto& [prov, byname] : groups) {
+      for (const auto& [key, g] : byname) {
+        const auto& zs = g.zones;
+        // Representative zone: cheapest on-demand (ties: smallest zone name); if none, cheapest spot.
+        const ZoneRow* rep = nullptr;
+        for (const auto& z : zs) {
+          auto better = [&](double a, double b) { return a < b - 1e-12 || (std::fabs(a - b) <= 1e-12 && z.zone < rep->zone); };
+          if (z.od >= 0 && (!rep || rep->od < 0 || better(z.od, rep->od))) rep = &z;
+        }
+        if (!rep)
+          for (const auto& z : zs) {
+            auto better = [&](double a, double b) { return a < b - 1e-12 || (std::fabs(a - b) <= 1e-12 && z.zone < rep->zone); };
+            if (z.spot >= 0 && (!rep || better(z.spot, rep->spot))) rep = &z;
+          }
+        double smin = -1, smax = -1;
+        std::set<std::string> zones;
+        for (const auto& z : zs) {
+          zones.insert(z.zone);
+          if (z.spot >= 0) {
+            smin = smin < 0 ? z.spot : std::min(smin, z.spot);
+            smax = std::max(smax, z.spot);
+          }
+        }
+        const Family& f = *g.fam;
+        ojson r = ojson::array();
+        r.push_back(prov + "/" + key.first + "/" + key.second);
+        r.push_back(prov);
+        r.push_back(key.first);
+        r.push_back(key.second);
+        r.push_back(rep->zone);
+        r.push_back(static_cast<int>(std::max<size_t>(1, zones.size())));
+        r.push_back(f.gpu);
+        r.push_back(rep->gpu_count);
+        r.push_back(nn(rep->vcpus));
+        r.push_back(nn(rep->ram_gib));
+        r.push_back(nn(rep->disk_gb));
+        // A single GPU has no intra-node link whatever its family says.
+        r.push_back(rep->gpu_count > 1 ? f.intra_link : std::string("none"));
+        r.push_back(rep->gpu_count > 1 ? f.intra_GBps : 0.0);
+        r.push_back(f.inter_net);
+        r.push_back(f.inter_Gbps);
+        r.push_back(f.max_nodes);
+        r.push_back(nn(rep->od));
+        r.push_back(nn(smin));
+        r.push_back(nn(smax));
+        r.push_back(nn(rep->host));
+        r.push_back(nn(rep->accel));
+        r.push_back(capture[prov]);
+        r.push_back(f.flags);
+        rows.push_back(std::move(r));
+      }
+    }
+    ojson doc;
+    doc["schema_version"] = kSnapshotSchemaVersion;
+    doc["id"] = "pending";
+    doc["created"] = P["snapshot"]["created"];
+    doc["currency"] = "USD";
+    doc["sources"] = P.contains("sources") ? P["sources"] : ojson::array();
+    doc["gpus"] = gpus;
+    doc["providers"] = providers;
+    doc["offers"] = {{"columns", cols}, {"rows", rows}};
+
+    const std::string text = doc.dump(-1, ' ', false, ojson::error_handler_t::replace);
+    SnapshotLoadOptions opt;
+    auto snap = load_snapshot_report(text, opt, &res.report);
+    if (!snap) {
+      const auto& e = res.report.errors;
+      return Error{e.empty() ? "" : e.front().field,
+                   "the imported snapshot does not validate: " + (e.empty() ? std::string("?") : e.front().message) +
+                       (e.size() > 1 ? " (and " + std::to_string(e.size() - 1) + " more)" : "")};
+    }
+    // The id names the creation date and a hash of the content, so two different imports never share one.
+    Snapshot s = std::move(*snap);
+    // Stored flags are the importer's own (unverified price, spec incomplete); derived ones are recomputed
+    // by every loader, so they are not written to the file.
+    Snapshot out = s;
+    for (auto& o : out.offers) o.flags &= (kFlagUnverifiedPrice | kFlagSpecIncomplete);
+    out.id = "";
+    char hash[16];
+    std::snprintf(hash, sizeof hash, "%08x", fnv1a(snapshot_to_json(out)));
+    const std::string prefix = P["snapshot"].value("id_prefix", std::string("trainfit"));
+    s.id = out.id = prefix + "-" + s.created + "-" + hash;
+    res.json = snapshot_to_json(out);
+    res.snapshot = std::move(s);
+    res.notes = notes.take();
+    return res;
+  } catch (const std::exception& e) {
+    return Error{"import", std::string("internal error: ") + e.what()};
+  }
+}
+
+}  // namespace trainfit

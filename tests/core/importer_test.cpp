@@ -1,0 +1,246 @@
+// Importer tests on the miniature catalog in tests/fixtures/catalog (see tests/fixtures/README.md).
+// Prices in the expectations are the fixture's own rows (copied from SkyPilot catalog v9 rows).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "trainfit/importer.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const std::string kRoot = TRAINFIT_SOURCE_DIR;
+
+// The real curated inputs, plus one rule for the made-up RTX 6000 Ada fixture row.
+ImportInputs fixture_inputs(const std::string& catalog_dir = kRoot + "/tests/fixtures/catalog") {
+  ImportInputs in;
+  in.gpus_json = read_text(kRoot + "/data/inputs/gpus.json");
+  in.providers_json = read_text(kRoot + "/data/inputs/providers.json");
+  auto fam = nlohmann::json::parse(read_text(kRoot + "/data/inputs/instance_families.json"));
+  nlohmann::json rule = nlohmann::json::object();
+  rule["provider"] = "lambda";
+  rule["match"] = "gpu_1x_rtx6000_ada";
+  rule["gpu"] = "rtx-6000-ada";
+  rule["intra_link"] = "none";
+  rule["intra_link_GBps"] = 0;
+  rule["inter_net"] = "none";
+  rule["inter_net_Gbps"] = 0;
+  rule["max_nodes"] = 1;
+  rule["source"] = "test fixture";
+  fam["families"].insert(fam["families"].begin(), rule);
+  in.families_json = fam.dump();
+  auto refs = list_catalog_files(in.providers_json);
+  EXPECT_TRUE(refs.ok());
+  for (const auto& r : refs.value()) in.catalogs.push_back({r, read_text(catalog_dir + "/" + r.path)});
+  return in;
+}
+
+class ImporterFixture : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto r = import_snapshot(fixture_inputs());
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    result_ = new ImportResult(std::move(r).value());
+  }
+  static void TearDownTestSuite() { delete result_; }
+  static const Offer& offer(const std::string& id) {
+    const int i = result_->snapshot.find_offer(id);
+    EXPECT_GE(i, 0) << "no offer " << id;
+    return result_->snapshot.offers.at(i < 0 ? 0 : i);
+  }
+  static std::string gpu_of(const std::string& id) { return result_->snapshot.gpus[offer(id).gpu].id; }
+  static bool has_note(const std::string& code, const std::string& subject) {
+    for (const auto& n : result_->notes)
+      if (n.code == code && n.field.find(subject) != std::string::npos) return true;
+    return false;
+  }
+  static ImportResult* result_;
+};
+ImportResult* ImporterFixture::result_ = nullptr;
+
+TEST_F(ImporterFixture, H100PcieAndSxmGetDifferentGpusFromInstanceTypeNotAcceleratorName) {
+  EXPECT_EQ(gpu_of("lambda/gpu_1x_h100_pcie/us-east-1"), "h100-pcie");
+  EXPECT_EQ(gpu_of("lambda/gpu_8x_h100_sxm5/us-east-1"), "h100-sxm");
+  EXPECT_EQ(gpu_of("aws/p5.48xlarge/us-east-1"), "h100-sxm");
+}
+
+TEST_F(ImporterFixture, A100FortyAndEightyGigabyteAreDistinctGpus) {
+  EXPECT_EQ(gpu_of("lambda/gpu_1x_a100/us-east-1"), "a100-pcie-40gb");
+  EXPECT_EQ(gpu_of("lambda/gpu_8x_a100_80gb_sxm4/us-east-1"), "a100-sxm-80gb");
+  EXPECT_EQ(gpu_of("aws/p4d.24xlarge/us-east-1"), "a100-sxm-40gb");
+  EXPECT_EQ(result_->snapshot.gpus[offer("lambda/gpu_1x_a100/us-east-1").gpu].memory_bytes, 40e9);
+}
+
+TEST_F(ImporterFixture, TuringQuadroRtx6000IsNotRtx6000Ada) {
+  EXPECT_EQ(gpu_of("lambda/gpu_1x_rtx6000/us-east-1"), "quadro-rtx-6000");
+  EXPECT_EQ(gpu_of("lambda/gpu_1x_rtx6000_ada/us-east-1"), "rtx-6000-ada");
+}
+
+TEST_F(ImporterFixture, GcpOfferIsHostRowPlusGpuRowOfTheSameZone) {
+  const Offer& o = offer("gcp/a3-highgpu-8g/us-central1");
+  // Cheapest zone is us-central1-a: host 9.46006 + GPU 33.60609 (zone b has GPU 34.0).
+  EXPECT_EQ(o.zone, "us-central1-a");
+  EXPECT_NEAR(o.price_usd_per_h, 9.46006 + 33.60609, 1e-9);
+  EXPECT_NEAR(o.host_usd_per_h, 9.46006, 1e-9);
+  EXPECT_NEAR(o.accel_usd_per_h, 33.60609, 1e-9);
+  EXPECT_EQ(o.gpu_count, 8);
+  EXPECT_EQ(o.zone_count, 2);
+  // Spot range over the two zones: 5.38 + 42.0 (b) .. 5.38 + 42.48592 (a).
+  EXPECT_NEAR(o.spot_usd_per_h, 5.38 + 42.0, 1e-9);
+  EXPECT_NEAR(o.spot_max_usd_per_h, 5.38 + 42.48592, 1e-9);
+  EXPECT_NEAR(price_per_gpu_usd_per_h(o), (9.46006 + 33.60609) / 8, 1e-9);
+}
+
+TEST_F(ImporterFixture, GcpSuspectGpuRowsCarryUnverifiedPriceAndSpotAboveOnDemand) {
+  const Offer& o = offer("gcp/a3-highgpu-8g/us-central1");
+  EXPECT_TRUE(o.flags & kFlagUnverifiedPrice);
+  EXPECT_TRUE(o.flags & kFlagSpotAboveOnDemand);  // 47.4 spot vs 43.07 on-demand
+}
+
+TEST_F(ImporterFixture, ZeroHostComponentIsFlaggedButTotalKept) {
+  const Offer& o = offer("gcp/a4-highgpu-8g/us-central1");
+  EXPECT_NEAR(o.price_usd_per_h, 90.216, 1e-9);
+  EXPECT_EQ(o.host_usd_per_h, 0.0);
+  EXPECT_TRUE(o.flags & kFlagZeroComponent);
+}
+
+TEST_F(ImporterFixture, GcpGpuRowsWithoutHostRowAreNotOffered) {
+  for (const auto& o : result_->snapshot.offers) EXPECT_NE(result_->snapshot.gpus[o.gpu].id, "t4") << o.id;
+  EXPECT_TRUE(has_note("gcp_accelerator_without_host", "T4x1"));
+  EXPECT_TRUE(has_note("gcp_host_without_gpu_row", "a2-highgpu-1g"));
+}
+
+TEST_F(ImporterFixture, CheapestZoneRepresentsRegionAndSpotRangeIsKept) {
+  const Offer& o = offer("aws/p5.48xlarge/us-east-1");
+  EXPECT_EQ(o.zone_count, 3);
+  EXPECT_EQ(o.zone, "use1-az1");  // all zones tie at 55.04: smallest zone name wins
+  EXPECT_NEAR(o.price_usd_per_h, 55.04, 1e-9);
+  EXPECT_NEAR(o.spot_usd_per_h, 16.95, 1e-9);
+  EXPECT_NEAR(o.spot_max_usd_per_h, 55.04, 1e-9);  // one zone's spot equals on-demand
+  EXPECT_NEAR(o.local_disk_bytes, 8 * 3800e9, 1);
+  EXPECT_NEAR(o.host_ram_bytes, 2048 * kGiB, 1);
+  EXPECT_EQ(o.intra_link, LinkClass::nvswitch);
+  EXPECT_EQ(o.inter_net, NetKind::efa);
+  EXPECT_EQ(o.inter_net_Gbps, 3200);
+}
+
+TEST_F(ImporterFixture, SpotDiscountBeyondEightyFivePercentIsFlagged) {
+  // p6-b300: 15.98 spot vs 142.416 on-demand = 88.8% off.
+  EXPECT_TRUE(offer("aws/p6-b300.48xlarge/us-west-2").flags & kFlagDeepSpotDiscount);
+  EXPECT_FALSE(offer("aws/p5.48xlarge/us-east-1").flags & kFlagDeepSpotDiscount);  // 69% off
+}
+
+TEST_F(ImporterFixture, MissingOnDemandPriceKeepsSpotOnlyOfferAndSkipsPricelessRow) {
+  const Offer& o = offer("aws/p5e.48xlarge/ap-southeast-2");
+  EXPECT_LT(o.price_usd_per_h, 0);
+  EXPECT_NEAR(o.spot_usd_per_h, 44.82, 1e-9);
+  EXPECT_LT(result_->snapshot.find_offer("aws/p5e.48xlarge/us-east-2"), 0);
+  EXPECT_TRUE(has_note("no_price", "p5e.48xlarge"));
+}
+
+TEST_F(ImporterFixture, RunPodMebibyteBugDoesNotChangeGpuMemory) {
+  const Offer& o = offer("runpod/1x_A100-80GB_SECURE/IN");
+  EXPECT_EQ(result_->snapshot.gpus[o.gpu].id, "a100-pcie-80gb");
+  EXPECT_EQ(result_->snapshot.gpus[o.gpu].memory_bytes, 80e9);
+  EXPECT_TRUE(has_note("catalog_gpu_memory_mismatch", "1x_A100-80GB_SECURE"));
+}
+
+TEST_F(ImporterFixture, UnmappedInstanceTypeIsSkippedWithANote) {
+  EXPECT_LT(result_->snapshot.find_offer("aws/zz9.large/us-east-1"), 0);
+  EXPECT_TRUE(has_note("unmapped_instance_type", "zz9.large"));
+}
+
+TEST_F(ImporterFixture, SingleGpuInstanceHasNoIntraNodeLink) {
+  EXPECT_EQ(offer("lambda/gpu_1x_h100_pcie/us-east-1").intra_link, LinkClass::none);
+}
+
+TEST_F(ImporterFixture, OciBareMetalKeepsItsHourMinimumRule) {
+  const auto& s = result_->snapshot;
+  const Provider& oci = s.providers[s.find_provider("oci")];
+  ASSERT_EQ(oci.billing_exceptions.size(), 1u);
+  EXPECT_EQ(oci.billing_exceptions[0].match, "BM.");
+  EXPECT_EQ(oci.billing_exceptions[0].minimum_s, 3600);
+  EXPECT_GE(s.find_offer("oci/BM.GPU.H100.8/eu-amsterdam-1"), 0);
+}
+
+TEST_F(ImporterFixture, OutputValidatesAndReserializesToTheSameBytes) {
+  SnapshotReport r;
+  auto s = load_snapshot_report(result_->json, SnapshotLoadOptions{}, &r);
+  ASSERT_TRUE(s.has_value()) << (r.errors.empty() ? "" : r.errors[0].to_string());
+  // Loading adds derived flags; serialising the importer-flag subset again must give the same bytes.
+  for (auto& o : s->offers) o.flags &= (kFlagUnverifiedPrice | kFlagSpecIncomplete);
+  EXPECT_EQ(snapshot_to_json(*s), result_->json);
+}
+
+TEST(Importer, IsDeterministic) {
+  auto a = import_snapshot(fixture_inputs());
+  auto b = import_snapshot(fixture_inputs());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.value().json, b.value().json);
+  EXPECT_EQ(a.value().snapshot.id, b.value().snapshot.id);
+}
+
+TEST(Importer, RefusesAFamilyRuleNamingAnUnknownGpu) {
+  ImportInputs in = fixture_inputs();
+  auto fam = nlohmann::json::parse(in.families_json);
+  fam["families"][0]["gpu"] = "h100-imaginary";
+  in.families_json = fam.dump();
+  auto r = import_snapshot(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("h100-imaginary"), std::string::npos);
+}
+
+TEST(Importer, RefusesRaggedCsvRows) {
+  ImportInputs in = fixture_inputs();
+  in.catalogs[0].text += "p5.48xlarge,H100,8.0\n";
+  EXPECT_FALSE(import_snapshot(in).ok());
+}
+
+// The bundled data/snapshot.json must be exactly what the importer makes from the shared catalog extract.
+TEST(Importer, BundledSnapshotIsReproducibleFromTheSharedCatalog) {
+  const std::string cat = kRoot + "/../shared/data/skypilot-catalog";
+  if (read_text(cat + "/v9/aws/vms.csv").empty()) GTEST_SKIP() << "shared catalog extract not present";
+  ImportInputs in;
+  in.gpus_json = read_text(kRoot + "/data/inputs/gpus.json");
+  in.providers_json = read_text(kRoot + "/data/inputs/providers.json");
+  in.families_json = read_text(kRoot + "/data/inputs/instance_families.json");
+  const auto refs = list_catalog_files(in.providers_json);
+  ASSERT_TRUE(refs.ok());
+  for (const auto& r : refs.value()) in.catalogs.push_back({r, read_text(cat + "/" + r.path)});
+  auto res = import_snapshot(in);
+  ASSERT_TRUE(res.ok()) << res.error().to_string();
+  EXPECT_EQ(res.value().json, read_text(kRoot + "/data/snapshot.json"));
+}
+
+TEST(Csv, HandlesQuotedCommasEscapedQuotesAndCrlf) {
+  auto r = parse_csv("a,b,c\r\n1,\"x, \"\"y\"\"\",\n,,\n");
+  ASSERT_TRUE(r.ok());
+  const auto& rows = r.value();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][1], "x, \"y\"");
+  EXPECT_EQ(rows[1][2], "");
+  EXPECT_EQ(rows[2].size(), 3u);
+  EXPECT_FALSE(parse_csv("a,\"unterminated\n").ok());
+}
+
+TEST(Glob, MatchesStarsAndLiterals) {
+  EXPECT_TRUE(glob_match("gpu_*_h100_sxm5", "gpu_8x_h100_sxm5"));
+  EXPECT_FALSE(glob_match("gpu_*_h100_sxm5", "gpu_1x_h100_pcie"));
+  EXPECT_TRUE(glob_match("*-a100-pci*", "epyc-genoa-a100-pcie_1x2v4gb"));
+  EXPECT_FALSE(glob_match("p5.48xlarge", "p5e.48xlarge"));
+  EXPECT_TRUE(glob_match("a3-edgegpu-8g*", "a3-edgegpu-8g-nolssd"));
+}
+
+}  // namespace
+}  // namespace trainfit
