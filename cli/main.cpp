@@ -11,6 +11,7 @@
 #include <string>
 
 #include "render.h"
+#include "snapshot_cmd.h"
 #include "trainfit/api.h"
 #include "trainfit/bundled.h"
 #include "trainfit/query.h"
@@ -187,6 +188,55 @@ int main(int argc, char** argv) {
   CLI::App* query = cli.add_subcommand("query", "normalise a query: print it in full as JSON and as a link hash");
   add_query_options(query, in, false);
   query->callback([&] { std::exit(run_verb("query", in, false)); });
+
+  auto add_offer_options = [&](CLI::App* sub) {
+    sub->add_option("--offer", in.offer, "offer id from `trainfit rank` (provider/instance/region)")->required();
+    sub->add_option("--nodes", in.nodes, "node count (default: the planner's choice)");
+  };
+  CLI::App* plan = cli.add_subcommand("plan", "the topology picker's plan and runners-up for one offer");
+  plan->footer("Example:\n  trainfit plan --model llama-3.1-70b --method full --offer aws/p5.48xlarge/us-east-1");
+  add_query_options(plan, in, true);
+  add_offer_options(plan);
+  plan->callback([&] { std::exit(run_verb("plan", in, true)); });
+
+  CLI::App* rank = cli.add_subcommand("rank", "rank every offer of the snapshot for the job");
+  rank->footer("Examples:\n  trainfit rank --model qwen2.5-7b --method lora --tokens 2e8 --top 10\n"
+               "  trainfit rank --hash '#model=llama-3.1-8b&method=qlora' --provider aws --provider lambda --format csv");
+  add_query_options(rank, in, true);
+  rank->add_option("--top", in.top, "show the first N rows");
+  rank->add_option("--sort", in.sort, "cost | time | usd_per_mtok | cost_under_deadline");
+  rank->add_option("--provider", in.providers, "only these providers (repeatable)");
+  rank->add_flag("--spot", in.spot_only, "spot / interruptible prices only");
+  rank->add_flag("--on-demand", in.on_demand_only, "on-demand prices only");
+  rank->callback([&] { std::exit(run_verb("rank", in, true)); });
+
+  CLI::App* cost = cli.add_subcommand("cost", "the billing timeline for one offer, on-demand and spot");
+  cost->footer("Example:\n  trainfit cost --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1");
+  add_query_options(cost, in, true);
+  add_offer_options(cost);
+  cost->callback([&] { std::exit(run_verb("cost", in, true)); });
+
+  CLI::App* validate = cli.add_subcommand("validate", "the validation report: every published reference, estimate, error");
+  validate->add_option("--format", in.format, "table | json | csv | markdown")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  validate->callback([&] { std::exit(run_verb("validate", in, false)); });
+
+  CLI::App* snapshot = cli.add_subcommand("snapshot", "check, describe or build a price snapshot");
+  snapshot->require_subcommand(1);
+  std::string snap_path, catalog_dir = "../shared/data/skypilot-catalog", inputs_dir = "data/inputs",
+                         out_path = "data/snapshot.json";
+  CLI::App* sv = snapshot->add_subcommand("validate", "check a snapshot and list every problem (JSON pointer + reason)");
+  sv->add_option("file", snap_path, "snapshot JSON")->required();
+  sv->add_option("--format", in.format, "table | json")->check(CLI::IsMember({"table", "json"}));
+  sv->callback([&] { std::exit(trainfit::snapshot_validate_cmd(snap_path, in.format, stdout)); });
+  CLI::App* si = snapshot->add_subcommand("info", "show a snapshot's sources, capture dates and age");
+  si->add_option("file", snap_path, "snapshot JSON")->required();
+  si->callback([&] { std::exit(trainfit::snapshot_info_cmd(snap_path, stdout)); });
+  CLI::App* sim = snapshot->add_subcommand("import", "build a snapshot from a SkyPilot catalog and data/inputs");
+  sim->add_option("--catalog", catalog_dir, "SkyPilot catalog checkout (folder with v8/ and v9/)");
+  sim->add_option("--inputs", inputs_dir, "curated inputs (gpus.json, providers.json, instance_families.json)");
+  sim->add_option("--out", out_path, "where to write the snapshot");
+  sim->callback([&] { std::exit(trainfit::snapshot_import_cmd(catalog_dir, inputs_dir, out_path, stdout)); });
 
   try {
     cli.parse(argc, argv);

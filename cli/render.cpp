@@ -138,6 +138,81 @@ Table estimate_table(const json& doc) {
   return t;
 }
 
+std::string hours(const json& v) {
+  if (!v.is_number()) return "-";
+  char b[64];
+  const double h = v.get<double>() / 3600.0;
+  std::snprintf(b, sizeof b, h < 10 ? "%.2f" : "%.1f", h);
+  return b;
+}
+
+std::string usd(const json& v) {
+  if (!v.is_number()) return "-";
+  char b[64];
+  const double d = v.get<double>();
+  std::snprintf(b, sizeof b, d < 100 ? "%.2f" : "%.0f", d);
+  return b;
+}
+
+Table rank_table(const json& doc) {
+  Table t{{"#", "provider", "instance", "region", "option", "GPUs", "GiB/GPU", "plan", "hours", "total $", "$ low-high",
+           "$/h", "$/Mtok", "headroom", "pareto"},
+          {},
+          {true, false, false, false, false, false, true, false, true, true, true, true, true, true, false}};
+  int i = 0;
+  for (const auto& r : doc["rows"]) {
+    ++i;
+    const bool ranked = r.value("state", "") == "ranked";
+    std::string gpus = std::to_string(r.value("gpus_per_node", 0)) + "x " + r.value("gpu", "");
+    if (r.value("nodes", 1) > 1) gpus = std::to_string(r.value("nodes", 1)) + " nodes x " + gpus;
+    char head[32];
+    std::snprintf(head, sizeof head, "%.0f%%", r.value("headroom", 0.0) * 100);
+    t.rows.push_back({std::to_string(i), r.value("provider", ""), r.value("instance_type", ""), r.value("region", ""),
+                      r.value("option", ""), gpus, gib(r["vram_per_gpu_bytes"]),
+                      ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
+                      hours(r.value("wall_s", json())), usd(r.value("total_usd", json())),
+                      ranked ? usd(r["total_low_usd"]) + "-" + usd(r["total_high_usd"]) : "-",
+                      usd(r["price_usd_per_h"]), usd(r.value("usd_per_mtok", json())), ranked ? head : "-",
+                      r.value("pareto", false) ? "*" : ""});
+  }
+  return t;
+}
+
+Table validate_table(const json& doc) {
+  Table t{{"kind", "reference", "metric", "published", "estimate", "error", "within", "source"}, {},
+          {false, false, false, true, true, true, false, false}};
+  for (const auto& r : doc["rows"]) {
+    char e[32];
+    std::snprintf(e, sizeof e, "%+.1f%%", r.value("rel_error", 0.0) * 100);
+    char tol[32];
+    const double tl = r.value("tolerance", 0.0);
+    std::snprintf(tol, sizeof tol, tl > 0 ? "±%.0f%% %s" : "info", tl * 100, r.value("pass", false) ? "yes" : "NO");
+    t.rows.push_back({r.value("kind", ""), r.value("name", ""), r.value("metric", ""), num(r["published"]),
+                      num(r["estimate"]), e, tol, r.value("source", "")});
+  }
+  return t;
+}
+
+std::string plan_text(const json& plan) {
+  std::string out;
+  if (!plan.value("fits", false)) return "does not fit: " + plan.value("why_not", "") + "\n";
+  const json& b = plan["best"];
+  out += "plan: " + b.value("summary", "") + " (" + b.value("topology", "") + ")\n";
+  out += "training time: " + hours(plan["time_s"]) + " h (" + hours(plan["time_low_s"]) + " - " +
+         hours(plan["time_high_s"]) + " h), " + num(b["tokens_per_s"], "%.0f") + " tokens/s, MFU " +
+         num(b["mfu"], "%.3f") + "\n";
+  const json& st = b["step"];
+  out += "step: compute " + num(st["compute_s"], "%.3f") + " s, recompute " + num(st["recompute_s"], "%.3f") +
+         " s, exposed comm " + num(st["exposed_comm_s"], "%.3f") + " s, bubble " + num(st["bubble_s"], "%.3f") +
+         " s, optimizer " + num(st["optimizer_s"], "%.3f") + " s, offload " + num(st["offload_s"], "%.3f") +
+         " s = " + num(st["total_s"], "%.3f") + " s\n";
+  out += "memory per GPU: " + gib(b["memory_bytes"]) + " GiB expected, " + gib(b["memory_high_bytes"]) +
+         " GiB high, limit " + gib(b["memory_limit_bytes"]) + " GiB\n";
+  for (const auto& r : plan["runners_up"]) out += "runner-up: " + r.value("summary", "") + ": " + r.value("why", "") + "\n";
+  for (const auto& w : plan["warnings"]) out += "warning: " + w.value("message", "") + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render(const std::string& verb, const json& doc, const std::string& format) {
@@ -154,6 +229,50 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     if (format == "table")
       for (const auto& n : doc["memory"]["notes"]) notes += "note: " + n.value("message", "") + "\n";
     return head + body + notes;
+  }
+  if (verb == "rank") {
+    std::string out = render_table(rank_table(doc), format);
+    if (format == "table") {
+      const json& c = doc["counts"];
+      out += "\n" + std::to_string(c.value("ranked", 0)) + " ranked, " + std::to_string(c.value("does_not_fit", 0)) +
+             " do not fit, " + std::to_string(c.value("filtered", 0)) + " filtered (snapshot " +
+             doc.value("snapshot", "") + "; * = on the time/cost Pareto frontier)\n";
+    }
+    return out;
+  }
+  if (verb == "validate") return render_table(validate_table(doc), format);
+  if (verb == "plan" || verb == "cost") {
+    if (format != "table") return doc.dump(2) + "\n";
+    std::string out = "offer " + doc.value("offer", "") + "\n";
+    if (doc.contains("plan")) out += plan_text(doc["plan"]);
+    else out += "no plan: " + doc.value("why_not", "") + "\n";
+    if (verb == "cost") {
+      for (const auto& c : doc["costs"]) {
+        out += "\n" + c.value("option", "") + ": ";
+        if (!c.contains("cost")) {
+          out += c.value("state", "") + " " + c.value("why_not", "") + c.value("error", "") + "\n";
+          continue;
+        }
+        const json& k = c["cost"];
+        const json& tl = k["timeline"];
+        out += "$" + usd(k["total_usd"]) + " total on " + std::to_string(c.value("nodes", 1)) + " node(s) at $" +
+               usd(k["price_usd_per_h"]) + "/h; band $" + usd(k["low"]["total_usd"]) + " - $" +
+               usd(k["high"]["total_usd"]) + "\n";
+        out += "  wall " + hours(tl["wall_s"]) + " h = provision " + num(tl["provision_s"], "%.0f") + " s + staging " +
+               num(tl["staging_s"], "%.0f") + " s + train " + hours(tl["train_s"]) + " h + checkpoints " +
+               num(tl["checkpoint_s"], "%.0f") + " s + restarts " + num(tl["restart_s"], "%.0f") + " s + lost work " +
+               num(tl["lost_work_s"], "%.0f") + " s\n";
+        out += "  compute $" + usd(k["compute_usd"]) + ", rounding waste $" + usd(k["rounding_waste_usd"]) +
+               " (increment " + num(k["billing_increment_s"], "%.0f") + " s, minimum " +
+               num(k["billing_minimum_s"], "%.0f") + " s), storage $" + usd(k["storage_usd"]) + ", egress $" +
+               usd(k["egress_usd"]) + "\n";
+        if (k["break_even"].value("available", false))
+          out += std::string("  spot ") + (k["break_even"].value("spot_pays_off", false) ? "pays off" : "does not pay off") +
+                 " vs on-demand $" + usd(k["break_even"]["on_demand_total_usd"]) + " (break-even spot price $" +
+                 usd(k["break_even"]["spot_price_usd_per_h"]) + "/h)\n";
+      }
+    }
+    return out;
   }
   if (verb == "query") return doc["query"].dump(2) + "\n#" + doc.value("hash", "") + "\n";
   return doc.dump(2) + "\n";

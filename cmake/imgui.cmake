@@ -7,7 +7,9 @@ if(NOT EXISTS "${IMGUI_SOURCE_DIR}/imgui.cpp")
 endif()
 add_library(imgui STATIC
   "${IMGUI_SOURCE_DIR}/imgui.cpp" "${IMGUI_SOURCE_DIR}/imgui_draw.cpp" "${IMGUI_SOURCE_DIR}/imgui_tables.cpp"
-  "${IMGUI_SOURCE_DIR}/imgui_widgets.cpp" "${IMGUI_SOURCE_DIR}/imgui_demo.cpp")
+  "${IMGUI_SOURCE_DIR}/imgui_widgets.cpp" "${IMGUI_SOURCE_DIR}/imgui_demo.cpp"
+  # The test-engine hooks imgui calls (IMGUI_ENABLE_TEST_ENGINE) live with imgui so every link resolves them.
+  "${CMAKE_SOURCE_DIR}/app/test_hooks.cpp")
 target_include_directories(imgui SYSTEM PUBLIC "${IMGUI_SOURCE_DIR}" "${IMGUI_SOURCE_DIR}/backends")
 target_include_directories(imgui PUBLIC "${CMAKE_SOURCE_DIR}/app/include")
 target_compile_definitions(imgui PUBLIC IMGUI_USER_CONFIG="trainfit/app/imconfig_trainfit.h")

@@ -7,7 +7,10 @@
 
 #include "trainfit/memory.h"
 #include "trainfit/model.h"
+#include "trainfit/planner.h"
 #include "trainfit/query.h"
+#include "trainfit/rank.h"
+#include "trainfit/validation.h"
 
 namespace trainfit {
 namespace {
@@ -71,6 +74,235 @@ json estimate(const Query& q) {
               {"memory", memory_doc(*m)}};
 }
 
+json step_doc(const StepTime& st) {
+  return json{{"compute_s", num(st.compute_s)},         {"recompute_s", num(st.recompute_s)},
+              {"exposed_comm_s", num(st.exposed_comm_s)}, {"bubble_s", num(st.bubble_s)},
+              {"optimizer_s", num(st.optimizer_s)},     {"offload_s", num(st.offload_s)},
+              {"total_s", num(st.total_s)},             {"tp_comm_s", num(st.tp_comm_s)},
+              {"pp_comm_s", num(st.pp_comm_s)},         {"dp_comm_s", num(st.dp_comm_s)},
+              {"memory_bound", st.memory_bound}};
+}
+
+json plan_doc(const Plan& p) {
+  const MemoryLayout& l = p.layout;
+  return json{{"summary", plan_summary(p)},
+              {"nodes", p.nodes},
+              {"gpus_per_node", p.gpus_per_node},
+              {"gpus", p.gpus},
+              {"tp", l.tp},
+              {"pp", l.pp},
+              {"dp", l.dp},
+              {"cp", l.cp},
+              {"zero", l.zero},
+              {"sequence_parallel", l.sequence_parallel},
+              {"offload_optimizer", l.offload_optimizer},
+              {"offload_params", l.offload_params},
+              {"recompute", to_string(l.recompute)},
+              {"micro_batch", l.micro_batch},
+              {"grad_accum", l.num_microbatches},
+              {"global_batch", p.global_batch},
+              {"step", step_doc(p.step)},
+              {"tokens_per_s", num(p.tokens_per_s)},
+              {"mfu", num(p.mfu)},
+              {"hfu", num(p.hfu)},
+              {"memory_bytes", num(p.memory_bytes)},
+              {"memory_high_bytes", num(p.memory_high_bytes)},
+              {"memory_limit_bytes", num(p.memory_limit_bytes)},
+              {"topology", topology_name(p.topology)},
+              {"why", p.why}};
+}
+
+json plan_result_doc(const PlanResult& r) {
+  json runners = json::array();
+  for (const auto& p : r.runners_up) runners.push_back(plan_doc(p));
+  json nodes = json::array();
+  for (const auto& p : r.by_nodes) nodes.push_back(plan_doc(p));
+  json warnings = json::array();
+  for (const auto& w : r.warnings) warnings.push_back({{"code", w.code}, {"field", w.field}, {"message", w.message}});
+  json doc{{"fits", r.fits},
+           {"why_not", r.why_not},
+           {"shortfall_bytes", num(r.shortfall_bytes)},
+           {"topology", topology_name(r.topology)},
+           {"tokens", {{"useful", num(r.tokens.useful)}, {"processed", num(r.tokens.processed)}}},
+           {"steps", num(r.steps)},
+           {"time_s", num(r.time_s)},
+           {"time_low_s", num(r.time_low_s)},
+           {"time_high_s", num(r.time_high_s)},
+           {"flops_per_token", {{"model", num(r.flops.model)}, {"hardware", num(r.flops.hardware)}}},
+           {"data_pipeline", {{"needed_Bps", num(r.data.needed_Bps)}, {"storage_Bps", num(r.data.storage_Bps)},
+                              {"storage_bound", r.data.storage_bound}}},
+           {"runners_up", runners},
+           {"by_nodes", nodes},
+           {"warnings", warnings}};
+  if (r.fits) {
+    doc["best"] = plan_doc(r.best);
+    doc["memory"] = memory_doc(r.memory);
+  }
+  return doc;
+}
+
+json cost_doc(const CostBreakdown& c) {
+  auto band = [](const CostBand& b) {
+    return json{{"interruptions", num(b.interruptions)}, {"wall_s", num(b.wall_s)},
+                {"billed_node_s", num(b.billed_node_s)}, {"total_usd", num(b.total_usd)}};
+  };
+  return json{{"option", c.option == PricingOption::spot ? "spot" : "on-demand"},
+              {"price_usd_per_h", num(c.price_usd_per_h)},
+              {"billing_increment_s", num(c.increment_s)},
+              {"billing_minimum_s", num(c.minimum_s)},
+              {"timeline", {{"provision_s", num(c.provision_s)}, {"staging_s", num(c.staging_s)},
+                            {"train_s", num(c.train_s)}, {"eval_s", num(c.eval_s)},
+                            {"checkpoint_s", num(c.checkpoint_s)}, {"restart_s", num(c.restart_s)},
+                            {"lost_work_s", num(c.lost_work_s)}, {"wall_s", num(c.wall_s)}}},
+              {"checkpoints", {{"count", num(c.checkpoints)}, {"interval_s", num(c.checkpoint_interval_s)},
+                               {"write_s", num(c.checkpoint_write_s)}, {"reload_s", num(c.checkpoint_reload_s)}}},
+              {"interruptions", {{"expected", num(c.expected_interruptions)}, {"p10", num(c.interruptions_p10)},
+                                 {"p90", num(c.interruptions_p90)}, {"mtbf_s", num(c.mtbf_s)}}},
+              {"billing", {{"segments", num(c.segments)}, {"billable_node_s", num(c.billable_node_s)},
+                           {"billed_node_s", num(c.billed_node_s)}}},
+              {"compute_usd", num(c.compute_usd)},
+              {"rounding_waste_usd", num(c.rounding_waste_usd)},
+              {"storage_usd", num(c.storage_usd)},
+              {"egress_usd", num(c.egress_usd)},
+              {"total_usd", num(c.total_usd)},
+              {"low", band(c.low)},
+              {"high", band(c.high)},
+              {"break_even", {{"available", c.has_break_even}, {"on_demand_total_usd", num(c.on_demand_total_usd)},
+                              {"spot_price_usd_per_h", num(c.break_even_spot_usd_per_h)},
+                              {"spot_pays_off", c.spot_pays_off}}}};
+}
+
+const char* option_name(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }
+
+json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
+  const Offer& o = s.offers[row.offer];
+  const GpuSpec& g = s.gpus[o.gpu];
+  json d{{"offer", o.id},
+         {"provider", s.providers[o.provider].id},
+         {"instance_type", o.instance_type},
+         {"region", o.region},
+         {"gpu", g.id},
+         {"gpu_name", g.name},
+         {"gpus_per_node", o.gpu_count},
+         {"vram_per_gpu_bytes", num(g.memory_bytes)},
+         {"interconnect", link_class_name(o.intra_link)},
+         {"option", option_name(row.option)},
+         {"price_usd_per_h", num(row.price_usd_per_h)},
+         {"state", row_state_name(row.state)},
+         {"flags", offer_flag_names(o.flags)}};
+  if (!row.why_not.empty()) d["why_not"] = row.why_not;
+  if (row.nodes > 0 && row.shape >= 0 && row.plan_index >= 0) {
+    const Plan& p = r.shapes[row.shape].plan.by_nodes[row.plan_index];
+    d["nodes"] = row.nodes;
+    d["plan"] = plan_summary(p);
+    d["topology"] = topology_name(p.topology);
+    d["mfu"] = num(p.mfu);
+    d["time_s"] = num(row.time_s);
+    d["time_low_s"] = num(row.time_low_s);
+    d["time_high_s"] = num(row.time_high_s);
+    d["wall_s"] = num(row.wall_s);
+    d["total_usd"] = num(row.total_usd);
+    d["total_low_usd"] = num(row.total_low_usd);
+    d["total_high_usd"] = num(row.total_high_usd);
+    d["rounding_waste_usd"] = num(row.rounding_waste_usd);
+    d["usd_per_mtok"] = num(row.usd_per_mtok);
+    d["memory_bytes"] = num(row.memory_bytes);
+    d["memory_high_bytes"] = num(row.memory_high_bytes);
+    d["headroom"] = num(row.headroom);
+    d["pareto"] = row.pareto;
+  }
+  return d;
+}
+
+json rank_doc(const Query& q, const Snapshot& s) {
+  Result<RankResult> r = rank_offers(q, s);
+  if (!r) return error_doc(r.error());
+  json rows = json::array();
+  int shown = 0;
+  int by_state[6] = {0, 0, 0, 0, 0, 0};
+  for (const auto& row : r->rows) {
+    ++by_state[static_cast<int>(row.state)];
+    const bool ranked = row.state == RowState::ranked;
+    if (!ranked && q.filters.must_fit) continue;
+    if (q.top > 0 && shown >= q.top) continue;
+    rows.push_back(row_doc(s, *r, row));
+    ++shown;
+  }
+  return json{{"ok", true},
+              {"matched", r->ranked > 0},
+              {"snapshot", s.id},
+              {"sort", to_string(q.sort)},
+              {"counts", {{"ranked", by_state[0]}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
+                          {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]}}},
+              {"useful_tokens", num(r->useful_tokens)},
+              {"checkpoint_bytes", num(r->checkpoint_bytes)},
+              {"shapes_planned", r->shapes_planned},
+              {"rows", rows}};
+}
+
+// plan / cost: one offer (target.offer), through the same ranking path so the numbers match `rank`.
+json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
+  if (q0.target.offer.empty()) return error_doc(Error{"target.offer", "name an offer id (see `trainfit rank`)"});
+  const int oi = s.find_offer(q0.target.offer);
+  if (oi < 0) return error_doc(Error{"target.offer", "no offer \"" + q0.target.offer + "\" in snapshot " + s.id});
+  Snapshot one = s;
+  one.offers = {s.offers[oi]};
+  Query q = q0;
+  q.filters = Filters{};
+  q.filters.max_nodes = q0.filters.max_nodes;
+  q.filters.must_fit = false;
+  Result<RankResult> r = rank_offers(q, one);
+  if (!r) return error_doc(r.error());
+  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}};
+  if (!r->shapes.empty() && r->shapes[0].ok) {
+    doc["plan"] = plan_result_doc(r->shapes[0].plan);
+    doc["matched"] = r->shapes[0].plan.fits;
+  } else {
+    doc["matched"] = false;
+    doc["why_not"] = r->shapes.empty() ? std::string("no plan") : r->shapes[0].error;
+  }
+  if (with_cost) {
+    json costs = json::array();
+    for (const auto& row : r->rows) {
+      if (q0.target.pricing == PricingFilter::spot && row.option != PricingOption::spot) continue;
+      if (q0.target.pricing == PricingFilter::on_demand && row.option != PricingOption::on_demand) continue;
+      json c{{"option", option_name(row.option)}, {"state", row_state_name(row.state)}};
+      if (!row.why_not.empty()) c["why_not"] = row.why_not;
+      if (row.nodes > 0) {
+        Result<CostBreakdown> cb = cost_for(q, one, *r, row, row.nodes);
+        c["nodes"] = row.nodes;
+        if (cb) c["cost"] = cost_doc(*cb);
+        else c["error"] = cb.error().to_string();
+      }
+      costs.push_back(c);
+    }
+    doc["costs"] = costs;
+  }
+  return doc;
+}
+
+json validate_doc() {
+  json rows = json::array();
+  Result<std::vector<ValidationRow>> mem = validation_report();
+  if (!mem) return error_doc(mem.error());
+  bool all_pass = true;
+  for (const auto& v : *mem) {
+    rows.push_back({{"kind", "memory"}, {"name", v.name}, {"source", v.source}, {"metric", v.metric},
+                    {"published", num(v.published)}, {"estimate", num(v.estimate)}, {"rel_error", num(v.rel_error)},
+                    {"tolerance", num(v.tolerance)}, {"pass", v.pass()}, {"note", v.note}});
+    all_pass = all_pass && v.pass();
+  }
+  for (const auto& t : time_validation_rows()) {
+    const bool pass = std::fabs(t.relative_error) <= kTimeBandHigh;
+    rows.push_back({{"kind", "time"}, {"name", t.name}, {"source", t.source}, {"metric", t.quantity},
+                    {"published", num(t.published)}, {"estimate", num(t.estimate)},
+                    {"rel_error", num(t.relative_error)}, {"tolerance", kTimeBandHigh}, {"pass", pass},
+                    {"note", t.calibration ? "used to calibrate the efficiency defaults" : "held out"}});
+    all_pass = all_pass && pass;
+  }
+  return json{{"ok", true}, {"matched", all_pass}, {"rows", rows}};
+}
+
 json models_doc() {
   json list = json::array();
   for (const auto& m : builtin_models()) {
@@ -99,7 +331,12 @@ std::string api_call(std::string_view verb, std::string_view query_json, const S
     if (!q) return error_doc(q.error()).dump();
     if (verb == "query") return json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}}.dump();
     if (verb == "estimate") return estimate(*q).dump();
-    (void)snapshot;
+    if (verb == "validate") return validate_doc().dump();
+    if (verb == "rank" || verb == "plan" || verb == "cost") {
+      if (!snapshot) return error_doc(Error{"snapshot", "no price snapshot is loaded"}).dump();
+      if (verb == "rank") return rank_doc(*q, *snapshot).dump();
+      return offer_doc(*q, *snapshot, verb == "cost").dump();
+    }
     return error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models or query"}).dump();
   } catch (const std::exception& e) {
     return error_doc(Error{"", std::string("internal error: ") + e.what()}).dump();

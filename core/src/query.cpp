@@ -320,10 +320,26 @@ const std::vector<Key>& keys() {
         num_key<double>("cost.eval_overhead", Kind::number, 0, 10, [](Query& q) -> double& { return q.cost.eval_overhead; }));
     t.push_back(num_key<double>("cost.volume_GB", Kind::number, 0, 1e7, [](Query& q) -> double& { return q.cost.volume_GB; }));
     t.push_back(num_key<double>("cost.egress_GB", Kind::number, 0, 1e7, [](Query& q) -> double& { return q.cost.egress_GB; }));
+    t.push_back(num_key<double>("cost.spot_interruption_rate_per_h", Kind::number, 0, 100,
+                                [](Query& q) -> double& { return q.cost.spot_interruption_rate_per_h; }));
     t.push_back(num_key<int>("cost.dev_runs", Kind::integer, 0, 100000, [](Query& q) -> int& { return q.cost.dev_runs; }));
     t.push_back(num_key<double>("cost.dev_run_minutes", Kind::number, 0, 1e5,
                                 [](Query& q) -> double& { return q.cost.dev_run_minutes; }));
 
+    t.push_back(make(
+        "target.offer", Kind::text, 0, 0, [](const Query& q) { return json(q.target.offer); },
+        [](Query& q, const json& v) -> std::string {
+          q.target.offer = v.get<std::string>();
+          return "";
+        }));
+    t.push_back(make(
+        "target.gpu", Kind::text, 0, 0, [](const Query& q) { return json(q.target.gpu); },
+        [](Query& q, const json& v) -> std::string {
+          q.target.gpu = v.get<std::string>();
+          return "";
+        }));
+    t.push_back(num_key<int>("target.nodes", Kind::integer, 0, 1024, [](Query& q) -> int& { return q.target.nodes; }));
+    t.push_back(enum_key("target.pricing", kPricings, [](Query& q) -> PricingFilter& { return q.target.pricing; }));
     t.push_back(enum_key("sort", kSortKeys, [](Query& q) -> SortKey& { return q.sort; }));
     t.push_back(num_key<int>("top", Kind::integer, 0, 1000000, [](Query& q) -> int& { return q.top; }));
     return t;
@@ -379,7 +395,8 @@ std::string apply_value(Query& q, const Key& k, const json& v) {
 // The order in which keys are applied matters for one thing: a preset `model` must be applied before
 // inline `model.*` overrides. JSON objects are applied in key-table order, not text order, for that reason.
 bool is_group(std::string_view path) {
-  return path == "model" || path == "parallel" || path == "dataset" || path == "filters" || path == "cost";
+  return path == "model" || path == "parallel" || path == "dataset" || path == "filters" || path == "cost" ||
+         path == "target";
 }
 
 std::string apply_object(Query& q, const json& obj, const std::string& prefix, std::string* bad_field) {
@@ -418,7 +435,7 @@ std::string apply_object(Query& q, const json& obj, const std::string& prefix, s
     }
   }
   if (!prefix.empty()) return "";
-  for (const char* group : {"model", "parallel", "dataset", "filters", "cost"}) {
+  for (const char* group : {"model", "parallel", "dataset", "filters", "cost", "target"}) {
     auto it = obj.find(group);
     if (it == obj.end() || !it->is_object()) continue;
     const std::string sub = group;

@@ -41,8 +41,17 @@ struct CostOptions {
   double eval_overhead = 0;             // fraction of training time spent in evaluation
   double volume_GB = 0;                 // persistent volume kept for the job's life (0 = checkpoints + dataset)
   double egress_GB = 0;                 // data taken out at the end (final weights, logs)
+  double spot_interruption_rate_per_h = 0;  // 0 = the snapshot's rate, or rank.h's assumption where it has none
   int dev_runs = 0;                     // development-cycle scenario: K runs ...
   double dev_run_minutes = 0;           // ... of T minutes each
+};
+
+// What `plan`, `cost` and `estimate` look at: one offer (and node count), or one GPU model.
+struct Target {
+  std::string offer;                    // offer id from the snapshot ("aws/p5.48xlarge/us-east-1")
+  std::string gpu;                      // GPU id for `estimate`'s fit check ("h100-sxm")
+  int nodes = 0;                        // 0 = let the planner choose
+  PricingFilter pricing = PricingFilter::any;
 };
 
 struct Query {
@@ -52,6 +61,7 @@ struct Query {
   Dataset dataset;
   Filters filters;
   CostOptions cost;
+  Target target;
   SortKey sort = SortKey::total_cost;
   int top = 0;                          // 0 = all rows
   double mfu = 0;                       // efficiency override (0 = calibrated default)

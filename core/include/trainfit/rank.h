@@ -1,0 +1,98 @@
+// trainfit core — the ranking engine: every offer of a snapshot (provider x instance type x region x pricing
+// option), planned and costed for one query, filtered, sorted, with the time/cost Pareto frontier.
+// Plans depend on the instance *shape* (GPU, GPU count, links, node limit), not on the region or price, so they
+// are computed once per shape and shared by every row of that shape (issue 9: ~40 shapes for ~2,400 offers).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trainfit/billing.h"
+#include "trainfit/common.h"
+#include "trainfit/planner.h"
+#include "trainfit/query.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+
+// One instance shape and its plan over node counts.
+struct ShapePlan {
+  int gpu = -1;
+  int gpu_count = 0;
+  LinkClass intra_link = LinkClass::none;
+  double intra_link_GBps = 0;
+  NetKind inter_net = NetKind::none;
+  double inter_net_Gbps = 0;
+  int max_nodes = 1;
+  double storage_read_MBps = 0;
+  bool ok = false;             // the planner ran (false: `error` says why, e.g. a GPU spec lacks BF16 figures)
+  std::string error;
+  PlanResult plan;
+};
+
+// ranked: costed and within every filter. does_not_fit: no layout fits the GPUs' memory. unsupported: the
+// instance cannot run the job as asked (e.g. bf16 on a GPU without BF16, a GPU figure missing from the
+// snapshot). filtered: excluded by a filter (why_not names it). error: costing failed (why_not says why).
+enum class RowState { ranked, does_not_fit, filtered, no_price, unsupported, error };
+
+// Assumptions for figures a snapshot leaves unknown (null). Each is deliberately middle-of-the-road and
+// overridable where it matters most (query cost.spot_interruption_rate_per_h):
+// - staging: ~1 Gbit/s effective download of the dataset onto a fresh instance;
+// - storage: 200 MB/s per node to a network volume (gp3's baseline is 125 MB/s, provisioned up to 1,000;
+//   AWS EBS docs), for checkpoint writes and reloads;
+// - $0.10 per GB-month of persistent volume (AWS gp3 $0.08, GCP pd-balanced $0.10: docs/pricing notes §3.1);
+// - no egress charge (most GPU clouds list none; hyperscalers charge ~$0.09/GB, set cost.egress_GB to see it);
+// - 5 minutes of provisioning + boot;
+// - 0.05 spot interruptions per instance-hour (one per 20 h): no GPU cloud publishes rates; AWS's Spot
+//   Instance Advisor buckets GPU families mostly above 10-20% per month of *launch* interruptions, and
+//   practitioner reports for H100/A100 spot range from hours to days, so this is a coarse middle value.
+inline constexpr double kAssumedStagingMBps = 125;
+inline constexpr double kAssumedStorageMBps = 200;
+inline constexpr double kAssumedStorageUsdPerGBMonth = 0.10;
+inline constexpr double kAssumedEgressUsdPerGB = 0;
+inline constexpr double kAssumedProvisionS = 300;
+inline constexpr double kAssumedSpotInterruptionsPerH = 0.05;
+const char* row_state_name(RowState s);
+
+struct RankRow {
+  int offer = -1;              // index into Snapshot::offers
+  PricingOption option = PricingOption::on_demand;
+  int shape = -1;              // index into RankResult::shapes
+  int nodes = 0;               // chosen node count (0 when none fits)
+  int plan_index = -1;         // index into shapes[shape].plan.by_nodes of the chosen node count
+  RowState state = RowState::ranked;
+  std::string why_not;         // does_not_fit / filtered / no_price / error: the reason, with numbers
+  double price_usd_per_h = 0;  // per instance, for `option`
+  double time_s = 0;           // training compute time (planner), expected
+  double time_low_s = 0, time_high_s = 0;
+  double wall_s = 0;           // whole job: provisioning, staging, checkpoints, restarts
+  double total_usd = 0;        // expected
+  double total_low_usd = 0, total_high_usd = 0;
+  double rounding_waste_usd = 0;
+  double usd_per_mtok = 0;     // total / (useful tokens / 1e6)
+  double memory_bytes = 0;     // per GPU, expected, of the chosen plan
+  double memory_high_bytes = 0;
+  double headroom = 0;         // 1 - memory_high / GPU memory
+  bool pareto = false;         // on the time/cost frontier of the ranked rows
+};
+
+struct RankResult {
+  std::vector<RankRow> rows;   // ranked rows first in sort order, then the others (does_not_fit, filtered, ...)
+  std::vector<ShapePlan> shapes;
+  int ranked = 0;              // rows in state `ranked`
+  double useful_tokens = 0;
+  double checkpoint_bytes = 0; // what one checkpoint writes
+  double dataset_bytes = 0;
+  int shapes_planned = 0;
+  int cost_evaluations = 0;
+};
+
+// Rank every offer of `snapshot` for query `q`. Errors only for a query that cannot be planned at all (its
+// dataset or model is unusable); per-offer problems stay on their rows.
+Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot);
+
+// The cost of one row for a given node count (for detail views): the full breakdown.
+Result<CostBreakdown> cost_for(const Query& q, const Snapshot& snapshot, const RankResult& r, const RankRow& row,
+                               int nodes);
+
+}  // namespace trainfit

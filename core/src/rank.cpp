@@ -1,0 +1,344 @@
+// trainfit core — the ranking engine (rank.h).
+// Pipeline per query: dataset tokens and checkpoint size once; a plan per instance shape (planner.h); per
+// offer and pricing option: filters, the node count that best serves the sort key within the deadline and
+// budget, the billed cost (billing.h); then sort, and mark the time/cost Pareto frontier.
+#include "trainfit/rank.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "trainfit/memory.h"
+
+namespace trainfit {
+namespace {
+
+std::string fmt(const char* f, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, a, b, c);
+  return buf;
+}
+
+bool has_prefix(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Filters that depend only on the offer (not on the plan). Returns the reason, or "" when it passes.
+std::string offer_filter(const Filters& f, const Snapshot& s, const Offer& o) {
+  const Provider& p = s.providers[o.provider];
+  const GpuSpec& g = s.gpus[o.gpu];
+  if (!f.providers.empty() && !contains(f.providers, p.id)) return "provider " + p.id + " not selected";
+  if (!f.regions.empty()) {
+    bool any = false;
+    for (const auto& r : f.regions) any = any || has_prefix(o.region, r);
+    if (!any) return "region " + o.region + " not selected";
+  }
+  if (!f.gpus.empty() && !contains(f.gpus, g.id)) return "GPU " + g.id + " not selected";
+  if (f.min_vram_GiB > 0 && g.memory_bytes < f.min_vram_GiB * kGiB)
+    return fmt("%.1f GiB per GPU, below the %.1f GiB minimum", g.memory_bytes / kGiB, f.min_vram_GiB);
+  if (f.min_gpus > 0 && o.gpu_count < f.min_gpus) return fmt("%.0f GPUs, below the minimum of %.0f", o.gpu_count, f.min_gpus);
+  if (f.max_gpus > 0 && o.gpu_count > f.max_gpus) return fmt("%.0f GPUs, above the maximum of %.0f", o.gpu_count, f.max_gpus);
+  switch (f.interconnect) {
+    case InterconnectFilter::any: break;
+    case InterconnectFilter::nvswitch:
+      if (o.intra_link != LinkClass::nvswitch) return std::string("interconnect is ") + link_class_name(o.intra_link) + ", not nvswitch";
+      break;
+    case InterconnectFilter::nvlink:
+      if (o.intra_link != LinkClass::nvswitch && o.intra_link != LinkClass::nvlink && o.intra_link != LinkClass::nvlink_bridge)
+        return std::string("interconnect is ") + link_class_name(o.intra_link) + ", not NVLink";
+      break;
+    case InterconnectFilter::pcie:
+      if (o.intra_link != LinkClass::pcie && o.intra_link != LinkClass::none)
+        return std::string("interconnect is ") + link_class_name(o.intra_link) + ", not PCIe";
+      break;
+  }
+  if (f.min_host_ram_GiB > 0 && o.host_ram_bytes < f.min_host_ram_GiB * kGiB)
+    return fmt("host RAM %.0f GiB, below the %.0f GiB minimum", o.host_ram_bytes / kGiB, f.min_host_ram_GiB);
+  if (f.hide_stale && (o.flags & kFlagStale)) return "stale price (captured " + o.capture_date + ")";
+  if (f.hide_flagged && (o.flags & ~static_cast<uint32_t>(kFlagStale)))
+    return "data-quality warning: " + offer_flag_names(o.flags).front();
+  return "";
+}
+
+bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
+  return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
+         a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
+         a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps;
+}
+
+double sort_value(SortKey k, const RankRow& r) {
+  switch (k) {
+    case SortKey::time: return r.wall_s;
+    case SortKey::usd_per_mtok: return r.usd_per_mtok;
+    case SortKey::total_cost:
+    case SortKey::cost_under_deadline: return r.total_usd;
+  }
+  return r.total_usd;
+}
+
+}  // namespace
+
+const char* row_state_name(RowState s) {
+  switch (s) {
+    case RowState::ranked: return "ranked";
+    case RowState::does_not_fit: return "does_not_fit";
+    case RowState::filtered: return "filtered";
+    case RowState::no_price: return "no_price";
+    case RowState::unsupported: return "unsupported";
+    case RowState::error: return "error";
+  }
+  return "?";
+}
+
+// The job-level inputs of one cost evaluation.
+static JobCostInput job_input(const Query& q, const RankResult& r, const Provider& p, const Offer& o,
+                              PricingOption option, int nodes, double train_s) {
+  JobCostInput in;
+  fill_job_cost_input(in, p, o, option);
+  in.train_time_s = train_s;
+  in.nodes = nodes;
+  in.dataset_bytes = r.dataset_bytes;
+  in.checkpoint_bytes = r.checkpoint_bytes;
+  // Every node writes and reads its shard of the checkpoint in parallel.
+  in.checkpoint_write_MBps = p.storage_write_MBps > 0 ? p.storage_write_MBps * nodes : 0;
+  in.checkpoint_read_MBps = p.storage_read_MBps > 0 ? p.storage_read_MBps * nodes : 0;
+  in.checkpoint_interval_s = q.cost.checkpoint_interval_s;
+  in.eval_fraction = q.cost.eval_overhead;
+  in.volume_GB = q.cost.volume_GB > 0 ? q.cost.volume_GB : (r.checkpoint_bytes + r.dataset_bytes) / kGB;
+  in.egress_GB = q.cost.egress_GB;
+  // Figures the snapshot does not know (null in JSON, < 0 here) get the documented assumptions of rank.h, so
+  // every offer is costed the same way; the row says which assumptions it used.
+  if (!(in.staging_MBps > 0)) in.staging_MBps = kAssumedStagingMBps;
+  if (!(in.checkpoint_write_MBps > 0)) in.checkpoint_write_MBps = kAssumedStorageMBps * nodes;
+  if (!(in.checkpoint_read_MBps > 0)) in.checkpoint_read_MBps = kAssumedStorageMBps * nodes;
+  if (!(in.storage_usd_per_GB_month >= 0)) in.storage_usd_per_GB_month = kAssumedStorageUsdPerGBMonth;
+  if (!(in.egress_usd_per_GB >= 0)) in.egress_usd_per_GB = kAssumedEgressUsdPerGB;
+  if (!(in.provision_s >= 0)) in.provision_s = kAssumedProvisionS;
+  if (option == PricingOption::spot && !(in.spot_interruption_rate_per_h >= 0))
+    in.spot_interruption_rate_per_h = q.cost.spot_interruption_rate_per_h > 0 ? q.cost.spot_interruption_rate_per_h
+                                                                                : kAssumedSpotInterruptionsPerH;
+  if (option == PricingOption::spot && q.cost.spot_interruption_rate_per_h > 0)
+    in.spot_interruption_rate_per_h = q.cost.spot_interruption_rate_per_h;
+  if (!(in.spot_interruption_rate_per_h >= 0)) in.spot_interruption_rate_per_h = 0;
+  return in;
+}
+
+Result<RankResult> rank_offers(const Query& q, const Snapshot& s) {
+  RankResult r;
+  Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
+  if (!tok) return tok.error();
+  r.useful_tokens = tok->useful;
+  // Checkpoint: what a resumable save writes (Megatron/DeepSpeed save model states; LoRA saves the adapter
+  // and its optimizer states only).
+  MemoryLayout unsharded;
+  Result<MemoryBreakdown> states = estimate_memory(q.model, q.train, unsharded);
+  if (!states) return states.error();
+  r.checkpoint_bytes = q.train.method == Method::full
+                           ? states->weights + states->master_weights + states->optimizer_states
+                           : states->lora_adapters;
+  r.dataset_bytes = q.dataset.size_bytes > 0 ? q.dataset.size_bytes : tok->useful * q.dataset.bytes_per_token;
+
+  TrainConfig train = q.train;
+  if (q.mfu > 0) train.compute_efficiency = q.mfu;
+  const Filters& f = q.filters;
+  r.rows.reserve(s.offers.size() * 2);
+
+  for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) {
+    const Offer& o = s.offers[i];
+    const Provider& p = s.providers[o.provider];
+    const std::string offer_reason = offer_filter(f, s, o);
+    for (PricingOption option : {PricingOption::on_demand, PricingOption::spot}) {
+      const double price = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
+      if (price < 0) continue;  // this offer has no such pricing option
+      RankRow row;
+      row.offer = i;
+      row.option = option;
+      row.price_usd_per_h = price;
+      if (!offer_reason.empty()) {
+        row.state = RowState::filtered;
+        row.why_not = offer_reason;
+      } else if (f.pricing == PricingFilter::spot && option != PricingOption::spot) {
+        row.state = RowState::filtered;
+        row.why_not = "on-demand price (only spot selected)";
+      } else if (f.pricing == PricingFilter::on_demand && option != PricingOption::on_demand) {
+        row.state = RowState::filtered;
+        row.why_not = "spot price (only on-demand selected)";
+      } else if (f.max_usd_per_h > 0 && price > f.max_usd_per_h) {
+        row.state = RowState::filtered;
+        row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", price, f.max_usd_per_h);
+      }
+      if (row.state == RowState::filtered) {  // filtered rows are not planned: the filter is their reason
+        r.rows.push_back(std::move(row));
+        continue;
+      }
+
+      // The plan of this offer's shape (computed once per shape).
+      const int max_nodes = std::max(1, std::min(o.max_nodes, f.max_nodes));
+      int sh = -1;
+      for (int k = 0; k < static_cast<int>(r.shapes.size()); ++k)
+        if (same_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) {
+          sh = k;
+          break;
+        }
+      if (sh < 0) {
+        ShapePlan shape;
+        shape.gpu = o.gpu;
+        shape.gpu_count = o.gpu_count;
+        shape.intra_link = o.intra_link;
+        shape.intra_link_GBps = o.intra_link_GBps;
+        shape.inter_net = o.inter_net;
+        shape.inter_net_Gbps = o.inter_net_Gbps;
+        shape.max_nodes = max_nodes;
+        shape.storage_read_MBps = p.storage_read_MBps;
+        PlanOptions popt;
+        popt.storage_read_MBps = p.storage_read_MBps;
+        popt.max_runners_up = 3;
+        Result<PlanResult> plan = plan_job(q.model, train, q.dataset, s.gpus[o.gpu], o, max_nodes, popt);
+        if (plan) {
+          shape.ok = true;
+          shape.plan = std::move(plan).value();
+        } else {
+          shape.error = plan.error().to_string();
+        }
+        r.shapes.push_back(std::move(shape));
+        sh = static_cast<int>(r.shapes.size()) - 1;
+        ++r.shapes_planned;
+      }
+      row.shape = sh;
+      const ShapePlan& shape = r.shapes[sh];
+      if (!shape.ok) {
+        if (row.state != RowState::filtered) {
+          row.state = RowState::unsupported;
+          row.why_not = shape.error;
+        }
+        r.rows.push_back(std::move(row));
+        continue;
+      }
+      if (!shape.plan.fits) {
+        if (row.state != RowState::filtered) {
+          row.state = RowState::does_not_fit;
+          row.why_not = shape.plan.why_not;
+        }
+        r.rows.push_back(std::move(row));
+        continue;
+      }
+
+      // Choose the node count: the best sort value among those within the deadline and the budget.
+      const GpuSpec& g = s.gpus[o.gpu];
+      const BillingRule& rule = billing_rule_for(p, o.instance_type);
+      bool have = false, have_any = false;
+      RankRow best, fastest;
+      std::string last_error;
+      const auto& by_nodes = shape.plan.by_nodes;
+      for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
+        const Plan& plan = by_nodes[k];
+        if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
+        if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
+        const double train_s = tok->processed / plan.tokens_per_s;
+        Result<CostBreakdown> c = compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule);
+        ++r.cost_evaluations;
+        if (!c) {
+          last_error = c.error().to_string();
+          continue;
+        }
+        RankRow cand = row;
+        cand.nodes = plan.nodes;
+        cand.plan_index = k;
+        cand.time_s = train_s;
+        cand.time_low_s = train_s * (1 - kTimeBandLow);
+        cand.time_high_s = train_s * (1 + kTimeBandHigh);
+        cand.wall_s = c->wall_s;
+        cand.total_usd = c->total_usd;
+        // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
+        const double compute_part = c->compute_usd + c->rounding_waste_usd;
+        cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
+        cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
+        cand.total_low_usd = std::max(0.0, cand.total_low_usd);
+        cand.rounding_waste_usd = c->rounding_waste_usd;
+        cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
+        cand.memory_bytes = plan.memory_bytes;
+        cand.memory_high_bytes = plan.memory_high_bytes;
+        cand.headroom = g.memory_bytes > 0 ? 1 - plan.memory_high_bytes / g.memory_bytes : 0;
+        if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
+        have_any = true;
+        const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
+        const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
+        if (!deadline_ok || !budget_ok) continue;
+        if (!have || sort_value(q.sort, cand) < sort_value(q.sort, best)) best = cand;
+        have = true;
+      }
+      if (have) {
+        if (row.state == RowState::filtered) best.state = RowState::filtered, best.why_not = row.why_not;
+        r.rows.push_back(std::move(best));
+      } else if (have_any) {
+        fastest.state = RowState::filtered;
+        if (row.state == RowState::filtered) fastest.why_not = row.why_not;
+        else if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
+          fastest.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
+                                f.deadline_h);
+        else
+          fastest.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
+        r.rows.push_back(std::move(fastest));
+      } else {
+        if (row.state != RowState::filtered) {
+          row.state = RowState::error;
+          row.why_not = last_error.empty() ? (q.target.nodes > 0 ? fmt("no plan on %.0f nodes", q.target.nodes)
+                                                                 : std::string("no plan could be costed"))
+                                           : last_error;
+        }
+        r.rows.push_back(std::move(row));
+      }
+    }
+  }
+
+  // Sort: ranked rows by the key (ties: offer id, then on-demand first) for byte-identical output; the rest
+  // after them in snapshot order.
+  auto rank_of = [](RowState st) { return st == RowState::ranked ? 0 : st == RowState::does_not_fit ? 1 : 2; };
+  std::stable_sort(r.rows.begin(), r.rows.end(), [&](const RankRow& a, const RankRow& b) {
+    const int ra = rank_of(a.state), rb = rank_of(b.state);
+    if (ra != rb) return ra < rb;
+    if (ra != 0) return false;
+    const double va = sort_value(q.sort, a), vb = sort_value(q.sort, b);
+    if (va != vb) return va < vb;
+    if (a.offer != b.offer) return s.offers[a.offer].id < s.offers[b.offer].id;
+    return a.option < b.option;
+  });
+  for (const auto& row : r.rows) r.ranked += row.state == RowState::ranked;
+
+  // Pareto frontier on (wall time, total cost): sweep by time, keep rows strictly cheaper than all faster ones.
+  std::vector<int> idx;
+  for (int i = 0; i < r.ranked; ++i) idx.push_back(i);
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) {
+    if (r.rows[a].wall_s != r.rows[b].wall_s) return r.rows[a].wall_s < r.rows[b].wall_s;
+    return r.rows[a].total_usd < r.rows[b].total_usd;
+  });
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int i : idx) {
+    if (r.rows[i].total_usd < best_cost) {
+      r.rows[i].pareto = true;
+      best_cost = r.rows[i].total_usd;
+    }
+  }
+  return r;
+}
+
+Result<CostBreakdown> cost_for(const Query& q, const Snapshot& s, const RankResult& r, const RankRow& row, int nodes) {
+  if (row.shape < 0 || row.shape >= static_cast<int>(r.shapes.size()) || !r.shapes[row.shape].ok)
+    return Error{"target.offer", "this offer has no plan"};
+  const auto& by_nodes = r.shapes[row.shape].plan.by_nodes;
+  for (const Plan& plan : by_nodes) {
+    if (plan.nodes != nodes || !plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
+    const Offer& o = s.offers[row.offer];
+    const Provider& p = s.providers[o.provider];
+    Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
+    if (!tok) return tok.error();
+    return compute_job_cost(job_input(q, r, p, o, row.option, nodes, tok->processed / plan.tokens_per_s),
+                            billing_rule_for(p, o.instance_type));
+  }
+  return Error{"target.nodes", fmt("no plan fits on %.0f nodes", nodes)};
+}
+
+}  // namespace trainfit
