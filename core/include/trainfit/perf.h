@@ -50,7 +50,7 @@ struct Efficiency {
   double value = 0;        // product of the factors below (or the user's override), in (0, 1]
   double generation = 0;   // ceiling by GPU generation and dtype, calibrated on published runs
   double width = 0;        // GEMM width factor d / (d + 512), d = hidden / tp
-  double tokens = 0;       // micro-batch factor t / (t + 256), t = tokens per micro-batch per GPU
+  double tokens = 0;       // micro-batch factor t / (t + 128), t = tokens per micro-batch per GPU
   double method = 0;       // LoRA / QLoRA kernel overhead factor
   bool overridden = false; // TrainConfig::compute_efficiency was set
   bool calibrated = false; // the generation ceiling comes from published runs (not an assumption)
@@ -62,7 +62,7 @@ Efficiency compute_efficiency(const GpuSpec& gpu, const ModelSpec& model, const 
 // The factors of Efficiency, exposed so the planner evaluates them without re-deriving the ceiling.
 double model_width(const ModelSpec& model);          // hidden size (params_only: estimated from the count)
 double gemm_width_factor(double hidden_per_tp);      // d / (d + 512)
-double microbatch_factor(double tokens_per_microbatch);  // t / (t + 256)
+double microbatch_factor(double tokens_per_microbatch);  // t / (t + 128)
 
 // Achievable HBM/GDDR bandwidth for the roofline floor, bytes/s.
 double achievable_memory_bandwidth(const GpuSpec& gpu);

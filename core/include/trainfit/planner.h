@@ -1,0 +1,139 @@
+// trainfit core — the topology picker: for one instance type (GpuSpec + Offer) and node counts 1..N, choose the
+// parallel layout (TP, PP, DP, ZeRO stage, recompute, CPU offload, micro-batch and gradient accumulation) that
+// fits in memory with headroom and trains fastest; predict step time, tokens/s, MFU/HFU and the training time
+// for the dataset with a low / expected / high band.
+// Memory comes from memory.h (estimate_memory), compute and communication from perf.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trainfit/common.h"
+#include "trainfit/job.h"
+#include "trainfit/memory.h"
+#include "trainfit/model.h"
+#include "trainfit/perf.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+
+// The seed's three topology classes.
+enum class Topology { single_gpu, multi_gpu_node, multi_node };
+const char* topology_name(Topology t);
+
+// Dataset -> tokens (issue 4 §5).
+struct DatasetTokens {
+  double useful = 0;     // tokens that carry data (examples x avg length x epochs, or tokens x epochs)
+  double processed = 0;  // tokens the GPUs run: equal with packing; with padding every example fills seq_len
+  double sequences = 0;  // processed / seq_len
+};
+Result<DatasetTokens> dataset_tokens(const Dataset& d, int64_t seq_len);
+
+// One optimizer step on one GPU, seconds. total = compute + recompute + exposed_comm + bubble + optimizer + offload.
+struct StepTime {
+  double compute_s = 0;        // model FLOPs of all micro-batches at the achievable rate (roofline floor applied)
+  double recompute_s = 0;      // recomputation FLOPs (and QLoRA dequantisation traffic)
+  double exposed_comm_s = 0;   // communication not hidden behind compute (tp + pp + dp below)
+  double bubble_s = 0;         // 1F1B pipeline fill and drain: (p-1) micro-batch stage times
+  double optimizer_s = 0;      // optimizer update (HBM-bound on GPU, host-bound when offloaded)
+  double offload_s = 0;        // exposed PCIe traffic of CPU offload
+  double total_s = 0;
+  // Communication detail (whole step, before / after overlap).
+  double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0;          // total time of each kind
+  double tp_exposed_s = 0, pp_exposed_s = 0, dp_exposed_s = 0;  // the part on the critical path
+  bool memory_bound = false;   // the HBM roofline, not the tensor peak, set the micro-batch time
+};
+
+struct Plan {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  int gpus = 1;                 // nodes * gpus_per_node (GPUs billed); tp * pp * dp of them work
+  MemoryLayout layout;          // resolved layout handed to estimate_memory
+  int64_t global_batch = 0;     // sequences per optimizer step
+  StepTime step;
+  double tokens_per_s = 0;      // whole job
+  double mfu = 0;               // model FLOPs / (gpus x dense peak)
+  double hfu = 0;               // hardware FLOPs (with recompute) / (gpus x dense peak)
+  double efficiency = 0;        // compute-phase fraction of peak used (perf.h Efficiency::value)
+  double memory_bytes = 0;      // expected peak per GPU
+  double memory_high_bytes = 0; // band high end: what "fits" is judged against
+  double memory_limit_bytes = 0;// GPU memory x (1 - headroom)
+  Topology topology = Topology::single_gpu;
+  std::string why;              // runner-up: why it lost; infeasible: why it does not run
+};
+
+// "2 nodes x 8 GPU: TP 8, PP 1, DP 2, ZeRO-1, selective recompute, micro-batch 4 x 16"
+std::string plan_summary(const Plan& plan);
+
+struct DataPipeline {
+  double needed_Bps = 0;        // tokens/s x bytes per token, per node
+  double storage_Bps = 0;       // storage read throughput per node (0 = unknown, not checked)
+  bool storage_bound = false;   // training would wait for storage; tokens/s was capped at the storage rate
+};
+
+struct PlanResult {
+  bool fits = false;            // a layout runs on this instance within max_nodes
+  Plan best;                    // valid when fits
+  Topology topology = Topology::single_gpu;
+  std::vector<Plan> runners_up; // best plan of other node counts / layouts, each with `why` it lost
+  std::vector<Plan> by_nodes;   // every node count tried, fastest fitting plan or `why` none fits (for cost ranking)
+  std::string why_not;          // when !fits: what is short and by how much
+  double shortfall_bytes = 0;   // when !fits: leanest layout's need minus the usable memory per GPU
+  DatasetTokens tokens;
+  double steps = 0;             // optimizer steps for the dataset
+  double time_s = 0;            // training time, expected
+  double time_low_s = 0;        // band from the validation errors (kTimeBandLow/High)
+  double time_high_s = 0;
+  double peak_flops_per_gpu = 0;
+  FlopsPerToken flops;
+  MemoryBreakdown memory;       // of the best plan
+  DataPipeline data;
+  int layouts_evaluated = 0;    // time model evaluations (for the benchmark note)
+  int memory_checks = 0;        // estimate_memory calls
+  std::vector<Warning> warnings;
+};
+
+struct PlanOptions {
+  double storage_read_MBps = 0;   // provider volume read throughput, 1e6 B/s per node; 0 = do not check
+  int max_runners_up = 4;
+  bool power_of_two_nodes = true; // node counts 1, 2, 4, ... plus max_nodes (false: every count)
+};
+
+// The time band: predicted training time / published time over time_validation_rows() lies within
+// [1 - kTimeBandLow, 1 + kTimeBandHigh]; planner_test checks the band covers every row.
+inline constexpr double kTimeBandLow = 0.20;
+inline constexpr double kTimeBandHigh = 0.15;
+
+// Plans on 1..max_nodes instances of `offer` (capped by offer.max_nodes). With train.parallel.automatic ==
+// false, evaluates exactly the user's layout (gpus, tp, pp, dp, zero, offload, micro_batch); with
+// train.recompute != automatic, only that recompute mode is tried.
+Result<PlanResult> plan_job(const ModelSpec& model, const TrainConfig& train, const Dataset& data, const GpuSpec& gpu,
+                            const Offer& offer, int max_nodes, const PlanOptions& options = {});
+
+// Time of one layout (no memory check, no search): the planner's inner model, exposed for tests and the UI.
+struct LayoutTiming {
+  StepTime step;
+  double tokens_per_s = 0;
+  double efficiency = 0;
+  std::string excluded;         // non-empty: this layout cannot run on the instance (e.g. TP across nodes)
+};
+Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
+                                 const Offer& offer, int nodes, const MemoryLayout& layout, int64_t global_batch);
+
+// Validation of the time model against published runs (perf_validation.cpp).
+struct TimeReference {
+  std::string name;        // "Llama 2 7B, 2T tokens, A100-80GB"
+  std::string source;      // paper / document with table or section
+  std::string quantity;    // "GPU-hours", "tokens/s/GPU", ...
+  double published = 0;
+  double estimate = 0;
+  double relative_error = 0;   // estimate / published - 1 (for times; for rates the time-equivalent error)
+  bool calibration = false;    // used to fit the efficiency defaults (the others are held out)
+  // Hardware, GPU count, model, sequence length and batch are published and the figure is steady-state training.
+  // Rows without (Llama 2: GPU count unpublished, GPU-hours include evaluation, checkpoints and restarts) are
+  // reported but held to a looser bound and left out of the time band.
+  bool fully_specified = true;
+};
+std::vector<TimeReference> time_validation_rows();
+
+}  // namespace trainfit

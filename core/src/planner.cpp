@@ -1,0 +1,1010 @@
+// trainfit core — topology picker: enumerate parallel layouts for one instance type, keep those that fit in
+// memory, pick the fastest. The time of a layout is the perf.h model: compute at the calibrated efficiency
+// with an HBM roofline floor, alpha-beta collectives with documented overlap, the 1F1B bubble, the optimizer
+// update and CPU-offload traffic.
+#include "trainfit/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace trainfit {
+
+const char* topology_name(Topology t) {
+  switch (t) {
+    case Topology::single_gpu: return "single_gpu";
+    case Topology::multi_gpu_node: return "multi_gpu_node";
+    case Topology::multi_node: return "multi_node";
+  }
+  return "?";
+}
+
+Result<DatasetTokens> dataset_tokens(const Dataset& d, int64_t seq_len) {
+  if (seq_len <= 0) return Error{"seq_len", "must be a positive number of tokens"};
+  if (!std::isfinite(d.epochs) || d.epochs <= 0) return Error{"dataset/epochs", "must be a positive number"};
+  const double s = static_cast<double>(seq_len);
+  DatasetTokens t;
+  if (d.tokens > 0) {
+    if (!std::isfinite(d.tokens)) return Error{"dataset/tokens", "must be a finite number"};
+    t.useful = d.tokens * d.epochs;
+    t.processed = t.useful;  // a token stream is packed by construction
+  } else if (d.examples > 0 && d.avg_tokens_per_example > 0) {
+    if (!std::isfinite(d.examples) || !std::isfinite(d.avg_tokens_per_example))
+      return Error{"dataset/examples", "examples and avg_tokens_per_example must be finite"};
+    t.useful = d.examples * d.avg_tokens_per_example * d.epochs;
+    // Packing concatenates examples into full sequences; padding gives each example whole sequences
+    // (longer examples are split into ceil(avg / seq_len) sequences).
+    t.processed = d.packing ? t.useful : d.examples * std::ceil(d.avg_tokens_per_example / s) * s * d.epochs;
+  } else {
+    return Error{"dataset", "give tokens, or examples with avg_tokens_per_example"};
+  }
+  t.sequences = t.processed / s;
+  return t;
+}
+
+namespace {
+
+// Fraction of a compute window in which a collective can run hidden (PyTorch DDP overlaps bucketed
+// all-reduce with backward, Li et al. 2020 VLDB §3.2.3; FSDP/ZeRO-3 prefetch the next all-gather). The rest of
+// the window is lost to SM and memory contention. Assumption, checked against the MosaicML FSDP rows.
+constexpr double kOverlap = 0.8;
+// DDP's default bucket: the last bucket's collective starts only after backward ends (Li et al. 2020 §3.2.3).
+constexpr double kBucketBytes = 25e6;
+// CPU offload: D2H gradient and H2D parameter copies overlap half with compute (ZeRO-Offload, Ren et al.
+// 2021 §4.2 one-step delayed update not assumed). Assumption.
+constexpr double kOffloadExposed = 0.5;
+// Korthikanti et al. 2022 Table 2: ~34 s*b*h bytes of activations per layer are written in forward and read in
+// backward; the roofline counts that traffic twice.
+constexpr double kActBytesPerTokenHidden = 34.0 * 2.0;
+
+int rc_index(Recompute r) { return r == Recompute::none ? 0 : (r == Recompute::selective ? 1 : 2); }
+constexpr Recompute kRcModes[3] = {Recompute::none, Recompute::selective, Recompute::full};
+
+struct Ctx {
+  const ModelSpec* model = nullptr;
+  const TrainConfig* train = nullptr;
+  const GpuSpec* gpu = nullptr;
+  const Offer* offer = nullptr;
+  ParamCounts params;
+  LoraParams lora;
+  FlopsPerToken flops[3];
+  bool flops_ok[3] = {false, false, false};
+  double peak = 0;
+  double hbm_Bps = 0;
+  Efficiency base_eff;
+  double width = 0;              // hidden size (estimated for params_only)
+  double layers = 0;             // layer count (estimated for params_only)
+  double seq = 0;
+  int g = 1;                     // GPUs per node
+  double act_bytes = 2;          // activation / TP message dtype
+  double weight_bytes = 2;       // bytes per base weight as stored (QLoRA: NF4 + constants)
+  double weight_read_bytes = 2;  // bytes per weight the matmuls read
+  double trainable = 0;
+  double grad_bytes = 2;         // gradient dtype on the wire
+  double opt_update_bytes = 0;   // HBM bytes per trainable parameter per optimizer step
+  double cpu_opt_bytes = 28;     // host bytes per parameter for CPU Adam (fp32 param, grad, m, v)
+  double host_Bps = 0;           // host memory bandwidth per node available to the CPU optimizer
+  double pcie_Bps = 0;           // GPU <-> host, per GPU
+};
+
+double optimizer_state_bytes(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return 8;       // m, v in fp32 (Loshchilov & Hutter 2019; ZeRO §3 K=12 incl. master)
+    case Optimizer::adamw_8bit: return 2;  // Dettmers et al. 2022: 8-bit block-wise m, v
+    case Optimizer::sgd: return 0;
+    case Optimizer::sgd_momentum: return 4;
+    case Optimizer::adafactor: return 0.1; // factored second moment (Shazeer & Stern 2018): O(rows + cols)
+    case Optimizer::lion: return 4;        // one momentum (Chen et al. 2023)
+  }
+  return 8;
+}
+
+bool is_mixed(Precision p) {
+  return p == Precision::bf16_mixed || p == Precision::fp16_mixed || p == Precision::fp8_mixed;
+}
+
+struct Links {
+  Link tp, dp, pp;
+  bool tp_over_pcie = false;
+  const char* excluded = nullptr;
+};
+
+Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp) {
+  Links l;
+  const int g = c.g;
+  if (tp > g || g % tp != 0) {
+    l.excluded = "tensor parallel across nodes is excluded: per-layer all-reduces need NVLink-class bandwidth";
+    return l;
+  }
+  // Rank order tp -> dp -> pp (Megatron-LM default): TP groups inside a node, then DP, then pipeline stages.
+  const int per_node_dp = std::min(dp, std::max(1, g / tp));
+  const int per_node_pp = std::min(pp, std::max(1, g / (tp * dp)));
+  l.tp = group_link(*c.offer, *c.gpu, tp, tp);
+  l.dp = group_link(*c.offer, *c.gpu, dp, per_node_dp);
+  l.pp = group_link(*c.offer, *c.gpu, pp, per_node_pp);
+  if (nodes > 1 && (!l.dp.usable || !l.pp.usable)) {
+    l.excluded = "the instance has no inter-node network";
+    return l;
+  }
+  if (tp > 1 && std::string_view(l.tp.kind) == "pcie") l.tp_over_pcie = true;
+  return l;
+}
+
+// The step time of one fully specified layout.
+void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
+               bool off_par, int64_t mb, int64_t m, StepTime& out, double& eff_out) {
+  out = StepTime{};
+  const TrainConfig& t = *c.train;
+  const FlopsPerToken& f = c.flops[rc_index(rc)];
+  const double shard = static_cast<double>(tp) * static_cast<double>(pp);
+  const double tok = static_cast<double>(mb) * c.seq;
+  const double mm = static_cast<double>(m);
+
+  double eff = c.base_eff.overridden
+                   ? c.base_eff.value
+                   : c.base_eff.generation * gemm_width_factor(c.width / tp) * microbatch_factor(tok) * c.base_eff.method;
+  eff = std::clamp(eff, 1e-3, 1.0);
+  eff_out = eff;
+  const double rate = c.peak * eff;
+
+  // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
+  // weight-grad, recomputed forward) plus activation traffic, at the achievable HBM bandwidth.
+  double t_model = f.model * tok / shard / rate;
+  double t_rc = f.recompute * tok / shard / rate;
+  const double passes = (t.method == Method::full ? 3.0 : 2.0) + (rc == Recompute::full ? 1.0 : 0.0);
+  const double base_params = c.params.total / shard;
+  const double bytes_mb = passes * base_params * c.weight_read_bytes +
+                          kActBytesPerTokenHidden * tok * c.width * c.layers / shard;
+  const double t_mem = bytes_mb / c.hbm_Bps;
+  if (t_mem > t_model + t_rc) {
+    const double scale = t_mem / std::max(1e-30, t_model + t_rc);  // HBM-bound: the floor sets the pace
+    t_model *= scale;
+    t_rc *= scale;
+    out.memory_bound = true;
+  }
+  // QLoRA dequantises every NF4 weight before each use: read 0.5 B, write 2 B (Dettmers et al. 2023 §3,
+  // bitsandbytes dequantize kernels are memory bound).
+  if (t.method == Method::qlora) t_rc += passes * base_params * (c.weight_bytes + 2.0) / c.hbm_Bps;
+
+  // Tensor parallel: Megatron's f/g operators all-reduce b*s*h activations twice per layer in forward and twice
+  // in backward (Narayanan et al. 2021 §2.3 / Shoeybi et al. 2019 Fig. 3); full recompute repeats the forward
+  // pair. Sequence parallel swaps each for reduce-scatter + all-gather of equal volume (Korthikanti §4.2.2).
+  // Synchronous: on the critical path.
+  double t_tp = 0;
+  if (tp > 1) {
+    const double n_ar = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
+    t_tp = n_ar * (c.layers / pp) *
+           collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
+  }
+  // Pipeline: one activation send forward and one gradient send backward per micro-batch per stage, split
+  // across the TP ranks (scatter/gather optimisation, Narayanan et al. 2021 §4.1).
+  double t_pp = 0;
+  if (pp > 1) t_pp = 2.0 * p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
+
+  const double t_work = t_model + t_rc;
+  const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
+  const double fwd_win = t_work * fwd_frac;
+  const double bwd_win = t_work - fwd_win;
+  const double t_stage = t_work + t_tp + t_pp;
+
+  out.compute_s = mm * t_model;
+  out.recompute_s = mm * t_rc;
+  out.tp_comm_s = out.tp_exposed_s = mm * t_tp;
+  out.pp_comm_s = out.pp_exposed_s = mm * t_pp;
+  // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
+  // (Narayanan et al. 2021 §2.2.1).
+  out.bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage : 0.0;
+
+  // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).
+  if (dp > 1) {
+    const double grads = c.trainable / shard * c.grad_bytes;
+    const double params = c.params.total / shard * c.weight_bytes;
+    const double updated = c.trainable / shard * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
+    const Link& L = links.dp;
+    if (zero <= 1) {
+      // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
+      // hidden behind the last micro-batch's backward except the last bucket.
+      const double ar = collective_time_s(Collective::all_reduce, grads, dp, L);
+      const double tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dp, L);
+      out.dp_comm_s = ar;
+      out.dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
+    } else if (zero == 2) {
+      // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
+      // parameters are all-gathered once per step, behind the next forward.
+      const double rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
+      const double tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dp, L);
+      const double ag = collective_time_s(Collective::all_gather, updated, dp, L);
+      out.dp_comm_s = mm * rs + ag;
+      out.dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
+    } else {
+      // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
+      // gradients, every micro-batch; prefetch hides them behind the layer computations.
+      const double ag = collective_time_s(Collective::all_gather, params, dp, L);
+      const double rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
+      const double tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dp, L);
+      out.dp_comm_s = mm * (2.0 * ag + rs);
+      out.dp_exposed_s =
+          mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
+    }
+  }
+
+  // Optimizer update: memory bound on the GPU; CPU Adam is host-memory bound (ZeRO-Offload, Ren et al. 2021
+  // §4.1), all GPUs of a node sharing the host bandwidth.
+  const double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dp) : 1.0);
+  if (!off_opt) {
+    out.optimizer_s = opt_params * c.opt_update_bytes / c.hbm_Bps;
+  } else {
+    const double gpus_on_node = std::min<double>(c.g, static_cast<double>(tp) * pp * dp);
+    out.optimizer_s = opt_params * c.cpu_opt_bytes * gpus_on_node / c.host_Bps;
+    const double pcie = opt_params * (c.grad_bytes + 2.0) / c.pcie_Bps;  // grads down, 16-bit params up
+    out.offload_s += kOffloadExposed * pcie;
+  }
+  if (off_par) {
+    // ZeRO-Infinity style: each GPU fetches its parameter partition from host memory for forward and backward.
+    const double fetch = 2.0 * base_params / static_cast<double>(dp) * c.weight_bytes / c.pcie_Bps;
+    out.offload_s += mm * std::max(0.0, fetch - kOverlap * t_work);
+  }
+
+  out.exposed_comm_s = out.tp_exposed_s + out.pp_exposed_s + out.dp_exposed_s;
+  out.total_s = out.compute_s + out.recompute_s + out.exposed_comm_s + out.bubble_s + out.optimizer_s + out.offload_s;
+}
+
+Result<Ctx> make_ctx(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu, const Offer& offer) {
+  Ctx c;
+  c.model = &model;
+  c.train = &train;
+  c.gpu = &gpu;
+  c.offer = &offer;
+  if (train.seq_len <= 0) return Error{"seq_len", "must be a positive number of tokens"};
+  if (train.micro_batch <= 0) return Error{"micro_batch", "must be at least 1"};
+  if (train.global_batch < 0) return Error{"global_batch", "must be 0 (micro_batch x dp) or positive"};
+  if (offer.gpu_count <= 0) return Error{"offer/gpu_count", "must be at least 1"};
+  if (!(gpu.memory_bytes > 0)) return Error{"gpu/memory_bytes", "GPU memory is unknown"};
+  if (!(gpu.mem_bandwidth_GBps > 0)) return Error{"gpu/mem_bandwidth_GBps", "GPU memory bandwidth is unknown"};
+  if (!(train.headroom >= 0 && train.headroom < 1)) return Error{"headroom", "must be in [0, 1)"};
+  if (train.compute_efficiency > 1 || (train.compute_efficiency == 0) || std::isnan(train.compute_efficiency))
+    return Error{"compute_efficiency", "must be in (0, 1], or negative for the calibrated default"};
+
+  Result<ParamCounts> pc = count_params(model);
+  if (!pc) return pc.error();
+  c.params = *pc;
+  if (!(c.params.total > 0)) c.params.total = model.params;
+  if (!(c.params.active > 0)) c.params.active = c.params.total;
+  if (!(c.params.total > 0) || !std::isfinite(c.params.total))
+    return Error{"model", "parameter count is unknown or not positive"};
+
+  for (int i = 0; i < 3; ++i) {
+    Result<FlopsPerToken> f = flops_per_token(model, c.params, train, kRcModes[i]);
+    if (!f) return f.error();
+    c.flops[i] = *f;
+    c.flops_ok[i] = true;
+  }
+  c.peak = dense_peak_flops(gpu, train.precision);
+  if (!(c.peak > 0)) {
+    std::string msg = gpu.name.empty() ? gpu.id : gpu.name;
+    msg += " has no dense ";
+    msg += compute_dtype_name(train.precision);
+    msg += " tensor throughput in the snapshot; choose another precision";
+    return Error{"precision", msg};
+  }
+  c.hbm_Bps = achievable_memory_bandwidth(gpu);
+  c.base_eff = compute_efficiency(gpu, model, train, 1, 1.0);
+  c.width = model_width(model);
+  c.layers = model.num_layers > 0 ? static_cast<double>(model.num_layers)
+                                  : std::max(1.0, c.params.total / (12.0 * c.width * c.width));
+  c.seq = static_cast<double>(train.seq_len);
+  c.g = offer.gpu_count;
+  c.act_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  c.weight_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  c.weight_read_bytes = c.weight_bytes;
+  if (train.method == Method::qlora) c.weight_bytes = 0.53;  // NF4 4 bits + double-quantised constants
+  c.lora = lora_adapter_params(model, train);
+  c.trainable = train.method == Method::full ? c.params.total : std::max(c.lora.total, 1.0);
+  c.grad_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  const double master = (is_mixed(train.precision) || train.precision == Precision::fp32) ? 4.0 : 2.0;
+  const double state = optimizer_state_bytes(train.optimizer);
+  c.opt_update_bytes = 2.0 * (master + state) + c.grad_bytes + (is_mixed(train.precision) ? 2.0 : 0.0);
+  // Host memory bandwidth for CPU Adam: ~1.5 GB/s per vCPU up to 150 GB/s per node (assumption: a two-socket
+  // DDR4/DDR5 server streams 150-300 GB/s; CPU Adam does not reach the full figure).
+  c.host_Bps = (offer.vcpus > 0 ? std::min(150.0, offer.vcpus * 1.5) : 50.0) * 1e9;
+  c.pcie_Bps = pcie_x16_GBps(gpu.pcie_gen) * 1e9 * 0.8;  // pinned-memory cudaMemcpy reaches ~80% of x16
+  return c;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Search bookkeeping.
+struct LayoutKey {
+  int nodes, tp, pp, dp;
+  int64_t global_batch;
+  int mb_begin, mb_count;  // slice of the micro-batch candidate list
+  Links links;
+  int lean_group = -1;     // the layout's leanest non-offload group (highest ZeRO, last recompute mode)
+  int group_begin = 0, group_count = 0;  // the layout's non-offload groups
+};
+
+struct Group {  // (layout, zero, recompute, offload): memory is monotone in the micro-batch within a group
+  int layout;
+  int zero;
+  Recompute rc;
+  bool off_opt, off_par;
+  int fit_upto = -2;  // -2 unknown, -1 nothing fits, else index (within the layout's mb slice) of the largest fit
+  int zi = 0, ri = 0;  // position in the layout's ZeRO x recompute block (leaner = higher); -1 for offload groups
+  int known_fit = -1;  // largest micro-batch index known to fit (from a leaner group's failure / a fatter fit)
+  int fail_from = 1 << 30;  // smallest micro-batch index known not to fit
+};
+
+struct Item {
+  double time_s;
+  int gpus;
+  int group;
+  int mb_index;
+};
+
+bool item_after(const Item& a, const Item& b) {  // heap comparator: smallest time on top, then fewer GPUs
+  if (a.time_s != b.time_s) return a.time_s > b.time_s;
+  return a.gpus > b.gpus;
+}
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / kGiB);
+  return buf;
+}
+
+}  // namespace
+
+std::string plan_summary(const Plan& p) {
+  char buf[200];
+  const MemoryLayout& l = p.layout;
+  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d, DP %d, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
+                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, l.dp, l.zero,
+                l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full"),
+                static_cast<long long>(l.micro_batch), static_cast<long long>(l.num_microbatches),
+                l.offload_optimizer ? ", optimizer offload" : "", l.offload_params ? ", parameter offload" : "");
+  return buf;
+}
+
+namespace {
+
+Topology topology_of(int nodes, int gpus) {
+  if (nodes > 1) return Topology::multi_node;
+  return gpus > 1 ? Topology::multi_gpu_node : Topology::single_gpu;
+}
+
+struct Searcher {
+  const Ctx& c;
+  const ModelSpec& model;
+  const TrainConfig& train;
+  double limit_bytes;  // usable memory per GPU
+  double host_limit_bytes;
+  std::vector<LayoutKey> layouts;
+  std::vector<int64_t> mbs;
+  std::vector<Group> groups;
+  std::vector<Item> items;
+  int memory_checks = 0;
+  int evaluated = 0;
+  double min_fail_need = 1e30;  // smallest judged need among layouts that did not fit
+
+  MemoryLayout memory_layout(const LayoutKey& L, const Group& gr, int64_t mb) const {
+    MemoryLayout m;
+    m.tp = L.tp;
+    m.pp = L.pp;
+    m.dp = L.dp;
+    m.zero = gr.zero;
+    m.sequence_parallel = L.tp > 1;
+    m.offload_optimizer = gr.off_opt;
+    m.offload_params = gr.off_par;
+    m.recompute = gr.rc;
+    m.micro_batch = mb;
+    m.num_microbatches = L.global_batch / (static_cast<int64_t>(L.dp) * mb);
+    m.gpus_per_node = c.g;
+    return m;
+  }
+
+  // Memory check; returns the breakdown's judged figure via `need`.
+  bool fits(const MemoryLayout& ml, double& need, MemoryBreakdown* keep = nullptr) {
+    ++memory_checks;
+    Result<MemoryBreakdown> r = estimate_memory(model, train, ml);
+    if (!r) {
+      need = 1e30;
+      return false;
+    }
+    need = r->total_high;
+    bool ok = r->total_high <= limit_bytes;
+    if (!ok) min_fail_need = std::min(min_fail_need, need);
+    if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params))
+      ok = r->host_ram_per_node_bytes <= host_limit_bytes;
+    if (keep) *keep = *r;
+    return ok;
+  }
+
+  // Largest fitting micro-batch index of a group (binary search; memory grows with the micro-batch).
+  void mark_fails_from(Group& gr, int k) {
+    gr.fail_from = std::min(gr.fail_from, k);
+    if (k == 0) gr.fit_upto = -1;
+    const LayoutKey& L = layouts[gr.layout];
+    if (gr.zi < 0) return;
+    for (int i = L.group_begin; i < L.group_begin + L.group_count; ++i) {
+      Group& o = groups[i];
+      if (o.zi <= gr.zi && o.ri <= gr.ri) {
+        o.fail_from = std::min(o.fail_from, k);
+        if (k == 0) o.fit_upto = -1;
+      }
+    }
+  }
+
+  // Memory is monotone: more ZeRO sharding or more recomputation never needs more, so a group that fits at a
+  // micro-batch tells every leaner group of the layout, and one that fails tells every fatter group.
+  int fit_upto(Group& gr) {
+    if (gr.fit_upto != -2) return gr.fit_upto;
+    const LayoutKey& L = layouts[gr.layout];
+    int lo = gr.known_fit + 1, hi = std::min(L.mb_count, gr.fail_from) - 1, best = gr.known_fit;
+    while (lo <= hi) {
+      const int mid = (lo + hi) / 2;
+      double need = 0;
+      if (fits(memory_layout(L, gr, mbs[L.mb_begin + mid]), need)) {
+        best = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    gr.fit_upto = best;
+    if (gr.zi >= 0 && L.group_count > 0) {
+      for (int k = L.group_begin; k < L.group_begin + L.group_count; ++k) {
+        Group& o = groups[k];
+        if (o.zi >= gr.zi && o.ri >= gr.ri) o.known_fit = std::max(o.known_fit, best);
+        if (o.zi <= gr.zi && o.ri <= gr.ri) o.fail_from = std::min(o.fail_from, best + 1);
+      }
+    }
+    return best;
+  }
+
+  Plan make_plan(const Item& it) {
+    const Group& gr = groups[it.group];
+    const LayoutKey& L = layouts[gr.layout];
+    const int64_t mb = mbs[L.mb_begin + it.mb_index];
+    Plan p;
+    p.nodes = L.nodes;
+    p.gpus_per_node = c.g;
+    p.gpus = L.nodes * c.g;
+    p.layout = memory_layout(L, gr, mb);
+    p.global_batch = L.global_batch;
+    double eff = 0;
+    step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
+              p.step, eff);
+    p.efficiency = eff;
+    p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
+    const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
+    p.mfu = utilisation(f.model, p.tokens_per_s, p.gpus, c.peak);
+    p.hfu = utilisation(f.hardware, p.tokens_per_s, p.gpus, c.peak);
+    p.memory_limit_bytes = limit_bytes;
+    p.topology = topology_of(p.nodes, p.gpus);
+    return p;
+  }
+};
+
+// Candidate micro-batches for `per_replica` sequences per data-parallel rank: powers of two that divide it,
+// plus the whole per-replica batch (<= 256), ascending.
+void micro_batches(int64_t per_replica, std::vector<int64_t>& out) {
+  for (int64_t b = 1; b <= per_replica && b <= 256; b *= 2)
+    if (per_replica % b == 0) out.push_back(b);
+  if (per_replica <= 256 && (out.empty() || out.back() != per_replica)) out.push_back(per_replica);
+}
+
+std::string percent_slower(double t, double best) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f%% slower", (t / best - 1.0) * 100.0);
+  return buf;
+}
+
+// Why `p` lost against `best`, in words: how much slower, and the part of its step that grew the most.
+std::string loss_reason(const Plan& p, const Plan& best) {
+  const double ratio = best.tokens_per_s / std::max(1e-30, p.tokens_per_s);
+  if (ratio <= 1.0 + 1e-9) return "as fast, but uses more GPUs";
+  std::string why;
+  char head[160];
+  if (ratio >= 2.0) {
+    std::snprintf(head, sizeof head, "%.1fx longer", ratio);
+    why = head;
+  } else {
+    why = percent_slower(ratio, 1.0);
+  }
+  if (p.gpus != best.gpus) {
+    // Per-GPU throughput decides cost: a smaller cluster can be slower yet cheaper.
+    const double per_gpu = (p.tokens_per_s / p.gpus) / (best.tokens_per_s / best.gpus) - 1.0;
+    std::snprintf(head, sizeof head, " on %d GPUs instead of %d (per-GPU throughput %+.0f%%)", p.gpus, best.gpus,
+                  100.0 * per_gpu);
+    why += head;
+  }
+  struct Part {
+    const char* name;
+    double a, b;
+  } parts[] = {
+      {"exposed communication", p.step.exposed_comm_s, best.step.exposed_comm_s},
+      {"pipeline bubble", p.step.bubble_s, best.step.bubble_s},
+      {"recomputation", p.step.recompute_s, best.step.recompute_s},
+      {"CPU offload", p.step.offload_s + (p.layout.offload_optimizer ? p.step.optimizer_s : 0.0),
+       best.step.offload_s + (best.layout.offload_optimizer ? best.step.optimizer_s : 0.0)},
+  };
+  double worst = 0, share = 0;
+  const char* name = nullptr;
+  for (const Part& part : parts) {
+    const double sa = part.a / std::max(1e-30, p.step.total_s);  // share of the step, loser vs winner
+    const double sb = part.b / std::max(1e-30, best.step.total_s);
+    if (sa - sb > worst) {
+      worst = sa - sb;
+      share = sa;
+      name = part.name;
+    }
+  }
+  char buf[128];
+  if (name && worst > 0.02) {
+    std::snprintf(buf, sizeof buf, ": %s takes %.0f%% of its step", name, 100.0 * share);
+    why += buf;
+  } else if (p.efficiency < best.efficiency * 0.97) {
+    why += ": smaller GEMMs per GPU (lower compute efficiency)";
+  }
+  return why;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
+                                 const Offer& offer, int nodes, const MemoryLayout& layout, int64_t global_batch) {
+  try {
+    Result<Ctx> cr = make_ctx(model, train, gpu, offer);
+    if (!cr) return cr.error();
+    const Ctx& c = *cr;
+    if (nodes < 1) return Error{"nodes", "must be at least 1"};
+    if (layout.tp < 1 || layout.pp < 1 || layout.dp < 1) return Error{"parallel", "tp, pp and dp must be >= 1"};
+    if (layout.recompute == Recompute::automatic) return Error{"recompute", "must be resolved"};
+    if (layout.micro_batch < 1 || layout.num_microbatches < 1)
+      return Error{"micro_batch", "micro_batch and num_microbatches must be >= 1"};
+    if (static_cast<int64_t>(layout.tp) * layout.pp * layout.dp > static_cast<int64_t>(nodes) * offer.gpu_count)
+      return Error{"parallel/gpus", "tp x pp x dp exceeds the GPUs of the nodes"};
+    LayoutTiming out;
+    const Links links = layout_links(c, nodes, layout.tp, layout.pp, layout.dp);
+    if (links.excluded) out.excluded = links.excluded;
+    double eff = 0;
+    step_time(c, links, layout.tp, layout.pp, layout.dp, layout.zero, layout.recompute, layout.offload_optimizer,
+              layout.offload_params, layout.micro_batch, layout.num_microbatches, out.step, eff);
+    const int64_t gb = global_batch > 0 ? global_batch : layout.micro_batch * layout.num_microbatches * layout.dp;
+    out.efficiency = eff;
+    out.tokens_per_s = static_cast<double>(gb) * c.seq / out.step.total_s;
+    return out;
+  } catch (const std::exception& e) {
+    return Error{"plan", e.what()};
+  }
+}
+
+namespace {
+
+Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, const Dataset& data,
+                             const GpuSpec& gpu, const Offer& offer, int max_nodes, const PlanOptions& opt) {
+  Result<Ctx> cr = make_ctx(model, train, gpu, offer);
+  if (!cr) return cr.error();
+  const Ctx& c = *cr;
+  Result<DatasetTokens> dt = dataset_tokens(data, train.seq_len);
+  if (!dt) return dt.error();
+  if (max_nodes < 1) return Error{"max_nodes", "must be at least 1"};
+
+  PlanResult res;
+  res.tokens = *dt;
+  res.peak_flops_per_gpu = c.peak;
+  const int g = c.g;
+  int cap = std::max(1, std::min(max_nodes, std::max(1, offer.max_nodes)));
+  if (cap > 1 && (offer.inter_net == NetKind::none || !(offer.inter_net_Gbps > 0))) {
+    cap = 1;
+    res.warnings.push_back({"offer/inter_net", "no_inter_node_network",
+                            "the instance lists no inter-node network; only single-node plans are considered"});
+  }
+
+  Searcher s{c, model, train, gpu.memory_bytes * (1.0 - train.headroom),
+             offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
+  s.layouts.reserve(64);
+  s.mbs.reserve(256);
+  s.groups.reserve(512);
+  s.items.reserve(2048);
+
+  // Node counts: 1, 2, 4, ... and the cap itself.
+  int node_counts[40];
+  int n_counts = 0;
+  if (!train.parallel.automatic) {
+    const int gpus = std::max(1, train.parallel.gpus);
+    node_counts[n_counts++] = (gpus + g - 1) / g;
+  } else {
+    for (int n = 1; n <= cap && n_counts < 38; n = opt.power_of_two_nodes ? n * 2 : n + 1) node_counts[n_counts++] = n;
+    if (node_counts[n_counts - 1] != cap) node_counts[n_counts++] = cap;
+  }
+
+  const bool fixed = !train.parallel.automatic;
+  if (fixed) {
+    const ParallelConfig& P = train.parallel;
+    const int64_t gpus = P.gpus > 0 ? P.gpus : static_cast<int64_t>(P.tp) * P.pp * P.dp;
+    if (P.tp < 1 || P.pp < 1 || P.dp < 1) return Error{"parallel", "tp, pp and dp must be at least 1"};
+    if (static_cast<int64_t>(P.tp) * P.pp * P.dp != gpus)
+      return Error{"parallel/dp", "tp x pp x dp must equal gpus"};
+    if (P.zero < 0 || P.zero > 3) return Error{"parallel/zero", "must be 0, 1, 2 or 3"};
+    if (node_counts[0] > cap) {
+      res.fits = false;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "the layout needs %d nodes of %d GPUs; this offer allows %d", node_counts[0], g,
+                    cap);
+      res.why_not = buf;
+      return res;
+    }
+  }
+
+  const int64_t heads = model.num_heads, kv = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_heads;
+  const int64_t layers = model.num_layers;
+  Recompute rc_list[3];
+  int n_rc = 0;
+  if (train.recompute == Recompute::automatic) {
+    for (Recompute r : kRcModes) rc_list[n_rc++] = r;
+  } else {
+    rc_list[n_rc++] = train.recompute;
+  }
+
+  for (int ni = 0; ni < n_counts; ++ni) {
+    const int nodes = node_counts[ni];
+    const int total = nodes * g;
+    int tps[16], n_tp = 0;
+    int pps[64], n_pp = 0;
+    if (fixed) {
+      tps[n_tp++] = train.parallel.tp;
+      pps[n_pp++] = train.parallel.pp;
+    } else {
+      for (int tp = 1; tp <= g && n_tp < 16; ++tp) {
+        if (g % tp) continue;
+        if (heads > 0 && (heads % tp || kv % tp)) continue;
+        if (heads <= 0 && tp > 1) continue;  // params_only: no head count to split
+        tps[n_tp++] = tp;
+      }
+      for (int pp = 1; pp <= total && n_pp < 64; ++pp) {
+        if (total % pp) continue;
+        if (pp > 1 && (layers <= 0 || layers % pp)) continue;
+        pps[n_pp++] = pp;
+      }
+    }
+    for (int a = 0; a < n_tp; ++a) {
+      for (int b = 0; b < n_pp; ++b) {
+        const int tp = tps[a], pp = pps[b];
+        const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp) : total;
+        if (used % (tp * pp)) continue;
+        const int dp = used / (tp * pp);
+        const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
+        if (gb % dp) continue;  // the global batch does not split over this DP degree
+        LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0};
+        L.links = layout_links(c, nodes, tp, pp, dp);
+        if (L.links.excluded) continue;
+        if (fixed) {
+          s.mbs.push_back(train.micro_batch);
+          if ((gb / dp) % train.micro_batch)
+            return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
+        } else {
+          micro_batches(gb / dp, s.mbs);
+          if (pp > 1) {
+            // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
+            while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
+          }
+        }
+        L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
+        if (L.mb_count <= 0) continue;
+        const int li = static_cast<int>(s.layouts.size());
+        s.layouts.push_back(L);
+
+        // ZeRO stages: ZeRO-1 dominates stage 0 (same traffic, sharded optimizer: less memory, faster update);
+        // DeepSpeed refuses stages 2-3 with pipeline parallelism.
+        int zeros[4], n_z = 0;
+        if (fixed) {
+          zeros[n_z++] = train.parallel.zero;
+        } else if (dp == 1) {
+          zeros[n_z++] = 0;
+        } else if (pp > 1) {
+          zeros[n_z++] = 1;
+        } else {
+          zeros[n_z++] = 1;
+          zeros[n_z++] = 2;
+          zeros[n_z++] = 3;
+        }
+        for (int zi = 0; zi < n_z; ++zi) {
+          for (int ri = 0; ri < n_rc; ++ri) {
+            const int gi = static_cast<int>(s.groups.size());
+            Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
+                     fixed && train.parallel.offload_params, -2, zi, ri};
+            if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
+            ++s.layouts[li].group_count;
+            s.groups.push_back(gr);
+            s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
+            for (int k = 0; k < L.mb_count; ++k) {
+              StepTime st;
+              double eff = 0;
+              const int64_t mb = s.mbs[L.mb_begin + k];
+              step_time(c, L.links, tp, pp, dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, gb / (dp * mb), st, eff);
+              ++s.evaluated;
+              s.items.push_back({st.total_s, total, gi, k});
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Per node count, check the leanest groups first (largest model-state sharding TP x PP x ZeRO-3 DP, full
+  // recompute, smallest micro-batch). If none fits, add CPU-offload variants (offload is never faster at equal
+  // layout; it exists to fit) and check the leanest of those; if that fails too, the node count is dead and its
+  // candidates are skipped without memory checks.
+  std::vector<char> alive(n_counts, 1);
+  int alive_count = n_counts;
+  if (!fixed) {
+    for (int ni = 0; ni < n_counts; ++ni) {
+      const int nodes = node_counts[ni];
+      int lean[3] = {-1, -1, -1};
+      double lean_score[3] = {-1, -1, -1};
+      for (size_t li = 0; li < s.layouts.size(); ++li) {
+        const LayoutKey& L = s.layouts[li];
+        if (L.nodes != nodes || L.lean_group < 0) continue;
+        const Group& gr = s.groups[L.lean_group];
+        const double score = static_cast<double>(L.tp) * L.pp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp;
+        for (int k = 0; k < 3; ++k) {
+          if (score > lean_score[k]) {
+            for (int j = 2; j > k; --j) {
+              lean_score[j] = lean_score[j - 1];
+              lean[j] = lean[j - 1];
+            }
+            lean_score[k] = score;
+            lean[k] = static_cast<int>(li);
+            break;
+          }
+        }
+      }
+      bool any = false;
+      for (int k = 0; k < 3 && !any && lean[k] >= 0; ++k) {
+        const LayoutKey& L = s.layouts[lean[k]];
+        Group& gr = s.groups[L.lean_group];
+        double need = 0;
+        if (s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need)) {
+          any = true;
+          gr.known_fit = std::max(gr.known_fit, 0);
+        } else {
+          s.mark_fails_from(gr, 0);
+        }
+      }
+      if (any) continue;
+      // Leanest optimizer-only and optimizer+parameter offload groups: the second needs less GPU memory but more
+      // host RAM, so either can be the one that fits.
+      int lean_off[2] = {-1, -1};
+      double lean_off_score[2] = {-1, -1};
+      const size_t n_groups = s.groups.size();
+      for (size_t gi = 0; gi < n_groups; ++gi) {
+        const Group base = s.groups[gi];
+        const LayoutKey L = s.layouts[base.layout];
+        if (L.nodes != nodes || base.off_opt || base.off_par) continue;
+        if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
+        const bool z3 = base.zero == 3 || (L.dp == 1 && base.zero == 0);
+        const bool z2 = base.zero == 2 || (L.dp == 1 && base.zero == 0);
+        for (int v = 0; v < 2; ++v) {
+          Group gr = base;
+          gr.fit_upto = -2;
+          gr.zi = gr.ri = -1;
+          gr.known_fit = -1;
+          gr.fail_from = 1 << 30;
+          if (v == 0) {
+            if (!z2) continue;
+            gr.zero = 2;
+            gr.off_opt = true;
+          } else {
+            if (!z3) continue;
+            gr.zero = 3;
+            gr.off_opt = true;
+            gr.off_par = true;
+          }
+          const int ngi = static_cast<int>(s.groups.size());
+          s.groups.push_back(gr);
+          const double score = static_cast<double>(L.tp) * (gr.zero == 3 ? L.dp : 1) + rc_index(gr.rc) * 1e-3;
+          if (score > lean_off_score[v]) {
+            lean_off_score[v] = score;
+            lean_off[v] = ngi;
+          }
+          for (int k = 0; k < L.mb_count; ++k) {
+            StepTime st;
+            double eff = 0;
+            const int64_t mb = s.mbs[L.mb_begin + k];
+            step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
+                      L.global_batch / (L.dp * mb), st, eff);
+            ++s.evaluated;
+            s.items.push_back({st.total_s, nodes * g, ngi, k});
+          }
+        }
+      }
+      bool off_fits = false;
+      for (int v = 1; v >= 0 && !off_fits; --v) {
+        if (lean_off[v] < 0) continue;
+        Group& gr = s.groups[lean_off[v]];
+        const LayoutKey& L = s.layouts[gr.layout];
+        double need = 0;
+        off_fits = s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need);
+        if (!off_fits) gr.fit_upto = -1;
+      }
+      if (!off_fits) {
+        alive[ni] = 0;
+        --alive_count;
+      }
+    }
+  }
+
+  // Best-first over all candidates: the first item that fits is the fastest plan. Then keep popping until every
+  // live node count has its fastest plan and two distinct alternatives on the winner's node count are known
+  // (bounded, so a plan stays well under a millisecond).
+  std::make_heap(s.items.begin(), s.items.end(), item_after);
+  std::vector<Plan> by_node(n_counts);
+  std::vector<char> have(n_counts, 0);
+  int have_count = 0;
+  bool found = false;
+  Plan best;
+  int alternatives = 0;
+  int pops_after_best = 0;
+  std::vector<Plan> alts;
+  size_t remaining = s.items.size();
+  while (remaining > 0 && alive_count > 0) {
+    std::pop_heap(s.items.begin(), s.items.begin() + static_cast<std::ptrdiff_t>(remaining), item_after);
+    --remaining;
+    const Item it = s.items[remaining];
+    Group& gr = s.groups[it.group];
+    const LayoutKey& L = s.layouts[gr.layout];
+    int ni = 0;
+    while (ni < n_counts && node_counts[ni] != L.nodes) ++ni;
+    if (ni >= n_counts || !alive[ni]) continue;
+    if (found && ++pops_after_best > 400 && have_count >= alive_count) break;
+    const bool want_alt = found && L.nodes == best.nodes && alternatives < 2;
+    if (have[ni] && !want_alt) continue;
+    if (want_alt && have[ni]) {
+      // only layouts that differ from the winner and the alternatives in TP / PP / ZeRO are worth a check
+      bool distinct = !(L.tp == best.layout.tp && L.pp == best.layout.pp && gr.zero == best.layout.zero);
+      for (const Plan& a : alts)
+        if (a.layout.tp == L.tp && a.layout.pp == L.pp && a.layout.zero == gr.zero) distinct = false;
+      if (!distinct) continue;
+    }
+    if (it.mb_index > s.fit_upto(gr)) continue;
+    Plan p = s.make_plan(it);
+    if (!found) {
+      found = true;
+      best = p;
+    } else if (have[ni]) {
+      alts.push_back(p);
+      ++alternatives;
+    }
+    if (!have[ni]) {
+      have[ni] = 1;
+      ++have_count;
+      by_node[ni] = p;
+    }
+    if (have_count >= alive_count && alternatives >= 2) break;
+    if (fixed && found) break;
+  }
+  for (int ni = 0; ni < n_counts; ++ni)
+    if (alive[ni] && !have[ni]) alive[ni] = 0;  // every candidate failed its memory check
+  res.layouts_evaluated = s.evaluated;
+
+  if (!found) {
+    res.fits = false;
+    // Shortfall of the leanest layout tried.
+    double need = s.min_fail_need;
+    if (need >= 1e29) {
+      // no layout passed the structural checks (e.g. global batch not divisible)
+      res.why_not = s.layouts.empty() ? "no parallel layout matches the model's heads/layers and the global batch "
+                                        "on this instance"
+                                      : "no layout fits in GPU memory";
+    } else {
+      res.shortfall_bytes = std::max(0.0, need - s.limit_bytes);
+      res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU, " + gib(s.limit_bytes) +
+                    " usable (short by " + gib(res.shortfall_bytes) + ")";
+    }
+    res.memory_checks = s.memory_checks;
+    return res;
+  }
+
+  // Memory of the winner (one more call: keeps the breakdown).
+  double need = 0;
+  MemoryBreakdown mem;
+  s.fits(best.layout, need, &mem);
+  best.memory_bytes = mem.total;
+  best.memory_high_bytes = mem.total_high;
+  res.memory = mem;
+
+  // Data pipeline (issue 4 §6): every node reads its share of the tokens from storage.
+  if (opt.storage_read_MBps > 0) {
+    res.data.storage_Bps = opt.storage_read_MBps * 1e6;
+    res.data.needed_Bps = best.tokens_per_s / best.nodes * data.bytes_per_token;
+    if (res.data.needed_Bps > res.data.storage_Bps) {
+      res.data.storage_bound = true;
+      const double capped = res.data.storage_Bps * best.nodes / std::max(1e-9, data.bytes_per_token);
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "storage reads %.0f MB/s per node but training needs %.0f MB/s; tokens/s capped at %.0f",
+                    res.data.storage_Bps / 1e6, res.data.needed_Bps / 1e6, capped);
+      res.warnings.push_back({"storage_read_MBps", "storage_bound", buf});
+      best.tokens_per_s = capped;
+      best.mfu = utilisation(c.flops[rc_index(best.layout.recompute)].model, capped, best.gpus, c.peak);
+      best.hfu = utilisation(c.flops[rc_index(best.layout.recompute)].hardware, capped, best.gpus, c.peak);
+    }
+  } else {
+    res.data.needed_Bps = best.tokens_per_s / best.nodes * data.bytes_per_token;
+  }
+
+  res.fits = true;
+  res.best = best;
+  res.topology = best.topology;
+  res.flops = c.flops[rc_index(best.layout.recompute)];
+  const double seqs_per_step = static_cast<double>(best.global_batch);
+  res.steps = std::ceil(res.tokens.sequences / seqs_per_step);
+  res.time_s = res.tokens.processed / best.tokens_per_s;
+  // Band: the validation rows put estimate/published - 1 within [-kTimeBandLow, +kTimeBandHigh], so the real time
+  // lies within [expected / (1 + high), expected / (1 - low)].
+  res.time_low_s = res.time_s / (1.0 + kTimeBandHigh);
+  res.time_high_s = res.time_s / (1.0 - kTimeBandLow);
+
+  // Runners-up: best of every other node count, then alternatives on the winner's node count.
+  for (int ni = 0; ni < n_counts; ++ni) {
+    Plan p;
+    if (node_counts[ni] == best.nodes) {
+      res.by_nodes.push_back(best);
+      continue;
+    }
+    if (have[ni]) {
+      p = by_node[ni];
+      p.why = loss_reason(p, best);
+    } else {
+      p.nodes = node_counts[ni];
+      p.gpus_per_node = g;
+      p.gpus = p.nodes * g;
+      p.topology = topology_of(p.nodes, p.gpus);
+      p.why = "no layout fits in GPU memory on " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
+    }
+    res.by_nodes.push_back(p);
+    if (static_cast<int>(res.runners_up.size()) < opt.max_runners_up) res.runners_up.push_back(p);
+  }
+  for (Plan& a : alts) {
+    if (static_cast<int>(res.runners_up.size()) >= opt.max_runners_up) break;
+    a.why = loss_reason(a, best);
+    res.runners_up.push_back(a);
+  }
+
+  // Caveats.
+  if (!c.base_eff.calibrated && !c.base_eff.overridden)
+    res.warnings.push_back({"gpu", "efficiency_uncalibrated",
+                            std::string("compute efficiency for this GPU is an assumption (") + c.base_eff.basis +
+                                "); set compute_efficiency from a measured run to tighten the estimate"});
+  if (!c.flops[0].attention_known)
+    res.warnings.push_back({"model", "params_only_flops",
+                            "only a parameter count is known: FLOPs are 6N without attention or logits terms"});
+  {
+    const LayoutKey* lk = nullptr;
+    for (const LayoutKey& L : s.layouts)
+      if (L.nodes == best.nodes && L.tp == best.layout.tp && L.pp == best.layout.pp) lk = &L;
+    if (lk && lk->links.tp_over_pcie)
+      res.warnings.push_back({"parallel/tp", "tp_over_pcie",
+                              "tensor parallel runs over PCIe on this instance: its per-layer all-reduces are slow"});
+  }
+  if (best.step.memory_bound)
+    res.warnings.push_back({"micro_batch", "memory_bound",
+                            "the micro-batch is small enough that HBM bandwidth, not tensor throughput, sets the pace"});
+  res.memory_checks = s.memory_checks;
+  return res;
+}
+
+}  // namespace
+
+Result<PlanResult> plan_job(const ModelSpec& model, const TrainConfig& train, const Dataset& data, const GpuSpec& gpu,
+                            const Offer& offer, int max_nodes, const PlanOptions& options) {
+  try {
+    return plan_impl(model, train, data, gpu, offer, max_nodes, options);
+  } catch (const std::exception& e) {
+    return Error{"plan", e.what()};
+  }
+}
+
+}  // namespace trainfit

@@ -1,0 +1,387 @@
+// Topology picker: dataset tokens, layout timing, the search, and validation against published runs.
+#include "trainfit/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace trainfit {
+namespace {
+
+ModelSpec llama(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t inter, int64_t vocab = 32000) {
+  ModelSpec m;
+  m.id = "custom";
+  m.arch = Arch::llama;
+  m.hidden_size = h;
+  m.num_layers = layers;
+  m.num_heads = heads;
+  m.num_kv_heads = kv;
+  m.intermediate_size = inter;
+  m.vocab_size = vocab;
+  m.max_position_embeddings = 4096;
+  return m;
+}
+ModelSpec llama2_7b() { return llama(4096, 32, 32, 32, 11008); }
+ModelSpec llama2_70b() { return llama(8192, 80, 64, 8, 28672); }
+ModelSpec small_1b() { return llama(2048, 16, 32, 8, 8192, 128256); }  // Llama-3.2-1B shape
+
+GpuSpec h100() {
+  GpuSpec g;
+  g.id = "h100-sxm";
+  g.name = "H100 SXM5";
+  g.arch = "Hopper";
+  g.memory_bytes = 80e9;
+  g.mem_bandwidth_GBps = 3350;
+  g.tflops_fp32 = 66.9;
+  g.tflops_bf16 = 989.4;
+  g.tflops_fp16 = 989.4;
+  g.tflops_fp8 = 1978.9;
+  g.nvlink_GBps = 900;
+  g.pcie_gen = 5;
+  return g;
+}
+
+GpuSpec l40s() {
+  GpuSpec g;
+  g.id = "l40s";
+  g.name = "L40S";
+  g.arch = "Ada";
+  g.memory_bytes = 48e9;
+  g.mem_bandwidth_GBps = 864;
+  g.tflops_fp32 = 91.6;
+  g.tflops_bf16 = 362;
+  g.tflops_fp16 = 362;
+  g.tflops_fp8 = 733;
+  g.pcie_gen = 4;
+  return g;
+}
+
+Offer node(int gpus, LinkClass link, double link_GBps, NetKind net, double net_Gbps, int max_nodes) {
+  Offer o;
+  o.id = "test";
+  o.gpu_count = gpus;
+  o.vcpus = 192;
+  o.host_ram_bytes = 2e12;
+  o.intra_link = link;
+  o.intra_link_GBps = link_GBps;
+  o.inter_net = net;
+  o.inter_net_Gbps = net_Gbps;
+  o.max_nodes = max_nodes;
+  return o;
+}
+Offer p5(int max_nodes = 16) { return node(8, LinkClass::nvswitch, 900, NetKind::efa, 3200, max_nodes); }
+
+Dataset tokens(double n) {
+  Dataset d;
+  d.tokens = n;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+TEST(DatasetTokens, PackingKeepsTokensAndPaddingFillsWholeSequences) {
+  Dataset d;
+  d.examples = 1000;
+  d.avg_tokens_per_example = 300;
+  d.epochs = 3;
+  auto packed = dataset_tokens(d, 1024);
+  ASSERT_TRUE(packed.ok());
+  EXPECT_DOUBLE_EQ(packed->useful, 1000 * 300 * 3.0);
+  EXPECT_DOUBLE_EQ(packed->processed, packed->useful);
+  d.packing = false;
+  auto padded = dataset_tokens(d, 1024);
+  ASSERT_TRUE(padded.ok());
+  EXPECT_DOUBLE_EQ(padded->processed, 1000 * 1024 * 3.0);
+  EXPECT_DOUBLE_EQ(padded->sequences, 3000.0);
+}
+
+TEST(DatasetTokens, TokensWinAndMissingSizeIsAnError) {
+  Dataset d;
+  d.tokens = 5e9;
+  d.examples = 10;
+  d.avg_tokens_per_example = 10;
+  auto t = dataset_tokens(d, 2048);
+  ASSERT_TRUE(t.ok());
+  EXPECT_DOUBLE_EQ(t->processed, 5e9);
+  Dataset empty;
+  auto e = dataset_tokens(empty, 2048);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().field, "dataset");
+  d.epochs = 0;
+  EXPECT_FALSE(dataset_tokens(d, 2048).ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+MemoryLayout layout(int tp, int pp, int dp, int zero, Recompute rc, int64_t mb, int64_t m) {
+  MemoryLayout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.dp = dp;
+  l.zero = zero;
+  l.recompute = rc;
+  l.micro_batch = mb;
+  l.num_microbatches = m;
+  l.gpus_per_node = 8;
+  return l;
+}
+
+TEST(LayoutTiming, OneFOneBBubbleIsPMinusOneOverMPlusPMinusOne) {
+  // Narayanan et al. 2021 §2.2.1: bubble fraction (p-1)/(m+p-1) of the pipeline's time.
+  TrainConfig t;
+  t.seq_len = 2048;
+  const int p = 4, m = 8;
+  auto r = time_layout(llama2_7b(), t, h100(), p5(), 1, layout(1, p, 1, 0, Recompute::none, 1, m), m);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const StepTime& s = r->step;
+  const double pipeline = s.compute_s + s.recompute_s + s.tp_exposed_s + s.pp_exposed_s + s.bubble_s;
+  EXPECT_NEAR(s.bubble_s / pipeline, double(p - 1) / (m + p - 1), 1e-9);
+}
+
+TEST(LayoutTiming, TensorParallelOverPcieCostsFarMoreThanOverNvSwitch) {
+  TrainConfig t;
+  t.seq_len = 4096;
+  const MemoryLayout l = layout(8, 1, 1, 0, Recompute::none, 1, 8);
+  Offer pcie = node(8, LinkClass::pcie, 0, NetKind::none, 0, 1);
+  GpuSpec g = h100();
+  auto over_pcie = time_layout(llama2_7b(), t, g, pcie, 1, l, 8);
+  auto over_nvs = time_layout(llama2_7b(), t, g, p5(), 1, l, 8);
+  ASSERT_TRUE(over_pcie.ok() && over_nvs.ok());
+  EXPECT_GT(over_pcie->step.tp_exposed_s, 5.0 * over_nvs->step.tp_exposed_s);
+}
+
+TEST(LayoutTiming, TensorParallelAcrossNodesIsExcludedWithAReason) {
+  TrainConfig t;
+  auto r = time_layout(llama2_7b(), t, h100(), p5(), 2, layout(16, 1, 1, 0, Recompute::none, 1, 1), 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->excluded.find("tensor parallel across nodes"), std::string::npos);
+}
+
+TEST(LayoutTiming, SlowNetworkExposesZero3Traffic) {
+  // Same ZeRO-3 layout over 2 nodes: 100 Gb/s Ethernet vs 3200 Gb/s EFA.
+  TrainConfig t;
+  t.seq_len = 4096;
+  const MemoryLayout l = layout(1, 1, 16, 3, Recompute::none, 1, 4);
+  auto fast = time_layout(llama2_7b(), t, h100(), p5(), 2, l, 64);
+  auto slow = time_layout(llama2_7b(), t, h100(), node(8, LinkClass::nvswitch, 900, NetKind::ethernet, 100, 16), 2,
+                          l, 64);
+  ASSERT_TRUE(fast.ok() && slow.ok());
+  EXPECT_GT(slow->step.dp_exposed_s, 10.0 * fast->step.dp_exposed_s + 1e-3);
+  EXPECT_LT(slow->tokens_per_s, 0.5 * fast->tokens_per_s);
+}
+
+TEST(LayoutTiming, FullRecomputeCostsAboutAThirdMore) {
+  TrainConfig t;
+  t.seq_len = 4096;
+  auto none = time_layout(llama2_7b(), t, h100(), p5(), 1, layout(1, 1, 8, 3, Recompute::none, 4, 2), 64);
+  auto full = time_layout(llama2_7b(), t, h100(), p5(), 1, layout(1, 1, 8, 3, Recompute::full, 4, 2), 64);
+  ASSERT_TRUE(none.ok() && full.ok());
+  const double ratio = none->tokens_per_s / full->tokens_per_s;
+  EXPECT_GT(ratio, 1.2);
+  EXPECT_LT(ratio, 1.4);
+  EXPECT_GT(full->step.recompute_s, 0.0);
+  EXPECT_DOUBLE_EQ(none->step.recompute_s, 0.0);
+}
+
+TEST(LayoutTiming, TinyBatchesHitTheHbmRoofline) {
+  TrainConfig t;
+  t.seq_len = 16;
+  auto r = time_layout(llama2_7b(), t, h100(), p5(), 1, layout(1, 1, 1, 0, Recompute::none, 1, 1), 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->step.memory_bound);
+}
+
+// ---------------------------------------------------------------------------------------------
+TEST(Planner, SmallLoraJobStaysOnOneGpuInstance) {
+  TrainConfig t;
+  t.method = Method::lora;
+  t.seq_len = 2048;
+  t.micro_batch = 4;
+  t.global_batch = 16;
+  Offer one = node(1, LinkClass::none, 0, NetKind::none, 0, 1);
+  auto r = plan_job(llama2_7b(), t, tokens(1e8), h100(), one, 1);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_EQ(r->topology, Topology::single_gpu);
+  EXPECT_EQ(r->best.gpus, 1);
+  EXPECT_GT(r->best.mfu, 0.0);
+  EXPECT_GE(r->best.hfu, r->best.mfu);
+  EXPECT_LE(r->time_low_s, r->time_s);
+  EXPECT_GE(r->time_high_s, r->time_s);
+  EXPECT_LE(r->best.memory_high_bytes, r->best.memory_limit_bytes);
+}
+
+TEST(Planner, SeventyBillionFullFineTuneNeedsShardingAcrossAnNvSwitchNode) {
+  TrainConfig t;
+  t.seq_len = 4096;
+  t.global_batch = 64;
+  auto r = plan_job(llama2_70b(), t, tokens(1e9), h100(), p5(1), 1);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_EQ(r->topology, Topology::multi_gpu_node);
+  const MemoryLayout& l = r->best.layout;
+  EXPECT_TRUE(l.zero == 3 || l.tp * l.pp > 1 || l.offload_optimizer) << plan_summary(r->best);
+  const StepTime& s = r->best.step;
+  EXPECT_NEAR(s.total_s, s.compute_s + s.recompute_s + s.exposed_comm_s + s.bubble_s + s.optimizer_s + s.offload_s,
+              1e-9 * s.total_s);
+}
+
+TEST(Planner, DoesNotFitSaysByHowMuch) {
+  TrainConfig t;
+  t.seq_len = 4096;
+  Offer one = node(1, LinkClass::none, 0, NetKind::none, 0, 1);
+  GpuSpec small = l40s();
+  auto r = plan_job(llama2_70b(), t, tokens(1e9), small, one, 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->fits);
+  EXPECT_GT(r->shortfall_bytes, 0.0);
+  EXPECT_NE(r->why_not.find("short by"), std::string::npos) << r->why_not;
+}
+
+TEST(Planner, MoreNodesHelpOnFastFabricAndRunnersUpSayWhyTheyLost) {
+  TrainConfig t;
+  t.seq_len = 4096;
+  t.global_batch = 512;
+  auto r = plan_job(llama2_7b(), t, tokens(1e11), h100(), p5(8), 8);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_EQ(r->topology, Topology::multi_node);
+  ASSERT_FALSE(r->runners_up.empty());
+  for (const Plan& p : r->runners_up) EXPECT_FALSE(p.why.empty()) << plan_summary(p);
+  ASSERT_EQ(r->by_nodes.size(), 4u);  // 1, 2, 4, 8 nodes
+  EXPECT_LT(r->by_nodes[0].tokens_per_s, r->best.tokens_per_s);
+}
+
+TEST(Planner, SlowInterconnectKeepsTheJobOnOneNode) {
+  // The seed: "a slow fabric can cancel the benefit of more hardware". 10 Gb/s Ethernet between nodes.
+  TrainConfig t;
+  t.seq_len = 4096;
+  t.global_batch = 64;
+  Offer slow = node(8, LinkClass::nvswitch, 900, NetKind::ethernet, 10, 8);
+  auto r = plan_job(llama2_7b(), t, tokens(1e10), h100(), slow, 8);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_EQ(r->best.nodes, 1) << plan_summary(r->best);
+}
+
+TEST(Planner, FixedLayoutIsEvaluatedExactly) {
+  TrainConfig t;
+  t.seq_len = 2048;
+  t.micro_batch = 2;
+  t.global_batch = 64;
+  t.recompute = Recompute::selective;
+  t.parallel.automatic = false;
+  t.parallel.gpus = 8;
+  t.parallel.tp = 2;
+  t.parallel.pp = 1;
+  t.parallel.dp = 4;
+  t.parallel.zero = 1;
+  auto r = plan_job(llama2_7b(), t, tokens(1e9), h100(), p5(), 4);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  const MemoryLayout& l = r->best.layout;
+  EXPECT_EQ(l.tp, 2);
+  EXPECT_EQ(l.dp, 4);
+  EXPECT_EQ(l.zero, 1);
+  EXPECT_EQ(l.recompute, Recompute::selective);
+  EXPECT_EQ(l.micro_batch, 2);
+  EXPECT_EQ(l.num_microbatches, 8);
+  t.parallel.dp = 3;
+  auto bad = plan_job(llama2_7b(), t, tokens(1e9), h100(), p5(), 4);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "parallel/dp");
+}
+
+TEST(Planner, UserRecomputeChoiceIsRespected) {
+  TrainConfig t;
+  t.seq_len = 2048;
+  t.global_batch = 64;
+  t.recompute = Recompute::full;
+  auto r = plan_job(small_1b(), t, tokens(1e9), h100(), p5(1), 1);
+  ASSERT_TRUE(r.ok() && r->fits);
+  EXPECT_EQ(r->best.layout.recompute, Recompute::full);
+  EXPECT_GT(r->best.hfu, r->best.mfu);
+}
+
+TEST(Planner, StorageThatCannotFeedTheGpusIsWarnedAndBoundsTime) {
+  TrainConfig t;
+  t.seq_len = 2048;
+  t.global_batch = 64;
+  PlanOptions o;
+  o.storage_read_MBps = 0.05;  // 50 kB/s
+  auto r = plan_job(small_1b(), t, tokens(1e9), h100(), p5(1), 1, o);
+  ASSERT_TRUE(r.ok() && r->fits);
+  EXPECT_TRUE(r->data.storage_bound);
+  bool warned = false;
+  for (const Warning& w : r->warnings) warned |= w.code == "storage_bound";
+  EXPECT_TRUE(warned);
+  EXPECT_NEAR(r->best.tokens_per_s, 0.05e6 / 4.0, 1e-6);
+}
+
+TEST(Planner, PrecisionTheGpuLacksIsAnError) {
+  TrainConfig t;
+  t.precision = Precision::fp8_mixed;
+  GpuSpec a = h100();
+  a.tflops_fp8 = 0;
+  auto r = plan_job(small_1b(), t, tokens(1e9), a, p5(1), 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "precision");
+}
+
+TEST(Planner, NoNanOnDegenerateInputs) {
+  TrainConfig t;
+  t.seq_len = 0;
+  EXPECT_FALSE(plan_job(small_1b(), t, tokens(1e9), h100(), p5(1), 1).ok());
+  t.seq_len = 2048;
+  t.compute_efficiency = 2.0;
+  EXPECT_FALSE(plan_job(small_1b(), t, tokens(1e9), h100(), p5(1), 1).ok());
+  t.compute_efficiency = -1;
+  Dataset inf;
+  inf.tokens = INFINITY;
+  EXPECT_FALSE(plan_job(small_1b(), t, inf, h100(), p5(1), 1).ok());
+}
+
+TEST(Planner, OneInstanceOverAllNodeCountsPlansInUnderAMillisecond) {
+  // Issue 4 "done when": one instance type over all node counts in < 1 ms natively (Release build; the
+  // bound is loosened 20x here because unit tests run in Debug and under sanitizers).
+  TrainConfig t;
+  t.seq_len = 4096;
+  t.global_batch = 1024;
+  const auto start = std::chrono::steady_clock::now();
+  const int reps = 20;
+  for (int i = 0; i < reps; ++i) {
+    auto r = plan_job(llama2_70b(), t, tokens(1e12), h100(), p5(16), 16);
+    ASSERT_TRUE(r.ok() && r->fits);
+  }
+  const double per_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / reps;
+  std::printf("plan_job 70B on p5 x1..16: %.3f ms per plan (this build)\n", per_ms);
+  EXPECT_LT(per_ms, 20.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+TEST(TimeValidation, PublishedRunsArePredictedWithinTwentyFivePercent) {
+  // Sources are cited per row in perf_validation.cpp (Llama 2 Table 2 GPU-hours, Megatron-LM Table 1 and §5.1,
+  // MosaicML llm-foundry benchmark tables).
+  const std::vector<TimeReference> rows = time_validation_rows();
+  ASSERT_GE(rows.size(), 15u);
+  for (const TimeReference& r : rows) {
+    std::printf("%-55s %-18s published %12.1f estimate %12.1f error %+6.1f%%%s%s\n", r.name.c_str(),
+                r.quantity.c_str(), r.published, r.estimate, 100 * r.relative_error,
+                r.calibration ? " (calibration)" : "", r.fully_specified ? "" : " (not fully specified)");
+    // Issue 4: fully specified runs within 25%. Llama 2's GPU-hours (GPU count unpublished; the figure includes
+    // evaluation, checkpointing and failures) are held to 40%.
+    EXPECT_LT(std::fabs(r.relative_error), r.fully_specified ? 0.25 : 0.40) << r.name << " — " << r.source;
+  }
+}
+
+TEST(TimeValidation, TheTimeBandCoversEveryFullySpecifiedValidationError) {
+  for (const TimeReference& r : time_validation_rows()) {
+    if (!r.fully_specified) continue;
+    EXPECT_GE(r.relative_error, -kTimeBandLow) << r.name;
+    EXPECT_LE(r.relative_error, kTimeBandHigh) << r.name;
+  }
+}
+
+}  // namespace
+}  // namespace trainfit
