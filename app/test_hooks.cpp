@@ -48,6 +48,12 @@ void record_item_rects(bool on) {
   }
 }
 
+void mark_last_item(std::string_view label) {
+  ImGuiContext* g = ImGui::GetCurrentContext();
+  if (!g || !g->TestEngineHookItems) return;
+  rects().by_label[std::string(label)] = g->LastItemData.Rect;
+}
+
 bool item_rect(std::string_view label, float* x, float* y, float* w, float* h) {
   auto it = rects().by_label.find(std::string(label));
   if (it == rects().by_label.end()) return false;

@@ -185,7 +185,9 @@ void App::frame() {
   const auto& models = builtin_models();
   const char* current = s.query.model.name.empty() ? s.query.model_id.c_str() : s.query.model.name.c_str();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
-  if (ImGui::BeginCombo("Model", current)) {
+  const bool model_open = ImGui::BeginCombo("Model", current);
+  mark_last_item("Model");  // right after BeginCombo: LastItemData is the combo frame
+  if (model_open) {
     for (const auto& m : models) {
       if (ImGui::Selectable(m.name.c_str(), m.id == s.query.model_id)) {
         s.query.model = m;
@@ -195,11 +197,16 @@ void App::frame() {
     }
     ImGui::EndCombo();
   }
-  int method = static_cast<int>(s.query.train.method);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
-  if (ImGui::Combo("Method", &method, "full\0lora\0qlora\0")) {
-    s.query.train.method = static_cast<Method>(method);
-    ++s.query_version;
+  const bool method_open = ImGui::BeginCombo("Method", to_string(s.query.train.method));
+  mark_last_item("Method");
+  if (method_open) {
+    for (Method m : {Method::full, Method::lora, Method::qlora})
+      if (ImGui::Selectable(to_string(m), m == s.query.train.method)) {
+        s.query.train.method = m;
+        ++s.query_version;
+      }
+    ImGui::EndCombo();
   }
   if (ImGui::Button("Copy link")) s.clipboard = "#" + query_to_hash(s.query);
 

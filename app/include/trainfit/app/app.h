@@ -60,5 +60,8 @@ class App {
 // pixels: lets tests click a widget by its label. Returns false when no widget had that label.
 void record_item_rects(bool on);
 bool item_rect(std::string_view label, float* x, float* y, float* w, float* h);
+// Widgets that imgui 1.86 does not label through the hooks (combos, custom-drawn items): call right after
+// the widget to record its rectangle under `label`.
+void mark_last_item(std::string_view label);
 
 }  // namespace trainfit::app
