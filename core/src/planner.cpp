@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace trainfit {
 
@@ -357,6 +358,10 @@ std::string gib(double bytes) {
 std::string plan_summary(const Plan& p) {
   char buf[200];
   const MemoryLayout& l = p.layout;
+  if (!(p.tokens_per_s > 0)) {  // a node count where nothing fits: no layout to describe
+    std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d, DP %d, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
                 p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, l.dp, l.zero,
                 l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full"),
@@ -385,6 +390,7 @@ struct Searcher {
   int memory_checks = 0;
   int evaluated = 0;
   double min_fail_need = 1e30;  // smallest judged need among layouts that did not fit
+  double min_fail_host = 1e30;  // smallest host RAM need among offload layouts that fit the GPU but not the host
 
   MemoryLayout memory_layout(const LayoutKey& L, const Group& gr, int64_t mb) const {
     MemoryLayout m;
@@ -413,8 +419,10 @@ struct Searcher {
     need = r->total_high;
     bool ok = r->total_high <= limit_bytes;
     if (!ok) min_fail_need = std::min(min_fail_need, need);
-    if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params))
+    if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params)) {
       ok = r->host_ram_per_node_bytes <= host_limit_bytes;
+      if (!ok) min_fail_host = std::min(min_fail_host, r->host_ram_per_node_bytes);
+    }
     if (keep) *keep = *r;
     return ok;
   }
@@ -459,6 +467,53 @@ struct Searcher {
       }
     }
     return best;
+  }
+
+  double exact_time(const Group& gr, int k) {
+    const LayoutKey& L = layouts[gr.layout];
+    const int64_t mb = mbs[L.mb_begin + k];
+    StepTime st;
+    double eff = 0;
+    step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, L.global_batch / (L.dp * mb),
+              st, eff);
+    ++evaluated;
+    return st.total_s;
+  }
+
+  // Lazy candidate: one item per group whose time is a lower bound over its micro-batches: the largest
+  // micro-batch is the most efficient and has the fewest per-micro-batch collectives; the pipeline bubble (which
+  // shrinks with smaller micro-batches) is left out. Popping it resolves the group's memory fit and pushes exact
+  // items (see expand).
+  void push_group(int gi) {
+    const Group& gr = groups[gi];
+    const LayoutKey& L = layouts[gr.layout];
+    const int k = L.mb_count - 1;
+    const int64_t mb = mbs[L.mb_begin + k];
+    StepTime st;
+    double eff = 0;
+    step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, L.global_batch / (L.dp * mb),
+              st, eff);
+    ++evaluated;
+    items.push_back({st.total_s - st.bubble_s, L.nodes * c.g, gi, -1});
+  }
+
+  // Exact items of a group whose fit is known: without pipeline the largest fitting micro-batch is the fastest;
+  // with pipeline every fitting micro-batch competes (bubble vs efficiency).
+  void expand(int gi, size_t& heap_size) {
+    const Group& gr = groups[gi];
+    const LayoutKey& L = layouts[gr.layout];
+    const int fu = gr.fit_upto;
+    const int first = L.pp > 1 ? 0 : fu;
+    for (int k = first; k <= fu; ++k) {
+      const Item it{exact_time(gr, k), L.nodes * c.g, gi, k};
+      if (heap_size < items.size()) {
+        items[heap_size] = it;
+      } else {
+        items.push_back(it);
+      }
+      ++heap_size;
+      std::push_heap(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(heap_size), item_after);
+    }
   }
 
   Plan make_plan(const Item& it) {
@@ -719,14 +774,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
             ++s.layouts[li].group_count;
             s.groups.push_back(gr);
             s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
-            for (int k = 0; k < L.mb_count; ++k) {
-              StepTime st;
-              double eff = 0;
-              const int64_t mb = s.mbs[L.mb_begin + k];
-              step_time(c, L.links, tp, pp, dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, gb / (dp * mb), st, eff);
-              ++s.evaluated;
-              s.items.push_back({st.total_s, total, gi, k});
-            }
+            s.push_group(gi);
           }
         }
       }
@@ -809,15 +857,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
             lean_off_score[v] = score;
             lean_off[v] = ngi;
           }
-          for (int k = 0; k < L.mb_count; ++k) {
-            StepTime st;
-            double eff = 0;
-            const int64_t mb = s.mbs[L.mb_begin + k];
-            step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
-                      L.global_batch / (L.dp * mb), st, eff);
-            ++s.evaluated;
-            s.items.push_back({st.total_s, nodes * g, ngi, k});
-          }
+          s.push_group(ngi);
         }
       }
       bool off_fits = false;
@@ -868,6 +908,10 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
         if (a.layout.tp == L.tp && a.layout.pp == L.pp && a.layout.zero == gr.zero) distinct = false;
       if (!distinct) continue;
     }
+    if (it.mb_index < 0) {
+      if (s.fit_upto(gr) >= 0) s.expand(it.group, remaining);
+      continue;
+    }
     if (it.mb_index > s.fit_upto(gr)) continue;
     Plan p = s.make_plan(it);
     if (!found) {
@@ -891,6 +935,15 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
 
   if (!found) {
     res.fits = false;
+    for (int ni = 0; ni < n_counts; ++ni) {
+      Plan p;
+      p.nodes = node_counts[ni];
+      p.gpus_per_node = g;
+      p.gpus = p.nodes * g;
+      p.topology = topology_of(p.nodes, p.gpus);
+      p.why = "no layout fits in GPU memory on " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
+      res.by_nodes.push_back(p);
+    }
     // Shortfall of the leanest layout tried.
     double need = s.min_fail_need;
     if (need >= 1e29) {
@@ -902,18 +955,24 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
       res.shortfall_bytes = std::max(0.0, need - s.limit_bytes);
       res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU, " + gib(s.limit_bytes) +
                     " usable (short by " + gib(res.shortfall_bytes) + ")";
+      if (s.min_fail_host < 1e29)
+        res.why_not += "; with CPU offload the GPU part fits but needs " + gib(s.min_fail_host) +
+                       " of host RAM per node, " + gib(s.host_limit_bytes) + " usable";
     }
     res.memory_checks = s.memory_checks;
     return res;
   }
 
-  // Memory of the winner (one more call: keeps the breakdown).
-  double need = 0;
-  MemoryBreakdown mem;
-  s.fits(best.layout, need, &mem);
-  best.memory_bytes = mem.total;
-  best.memory_high_bytes = mem.total_high;
-  res.memory = mem;
+  // Memory of the reported plans (one call each: keeps the breakdown of the winner).
+  auto fill_memory = [&](Plan& p, MemoryBreakdown* keep) {
+    double need = 0;
+    MemoryBreakdown mem;
+    s.fits(p.layout, need, &mem);
+    p.memory_bytes = mem.total;
+    p.memory_high_bytes = mem.total_high;
+    if (keep) *keep = std::move(mem);
+  };
+  fill_memory(best, &res.memory);
 
   // Data pipeline (issue 4 §6): every node reads its share of the tokens from storage.
   if (opt.storage_read_MBps > 0) {
@@ -942,10 +1001,10 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
   const double seqs_per_step = static_cast<double>(best.global_batch);
   res.steps = std::ceil(res.tokens.sequences / seqs_per_step);
   res.time_s = res.tokens.processed / best.tokens_per_s;
-  // Band: the validation rows put estimate/published - 1 within [-kTimeBandLow, +kTimeBandHigh], so the real time
-  // lies within [expected / (1 + high), expected / (1 - low)].
-  res.time_low_s = res.time_s / (1.0 + kTimeBandHigh);
-  res.time_high_s = res.time_s / (1.0 - kTimeBandLow);
+  // Band: over the fully specified validation runs, published time / predicted time lies within
+  // [1 - kTimeBandLow, 1 + kTimeBandHigh].
+  res.time_low_s = res.time_s * (1.0 - kTimeBandLow);
+  res.time_high_s = res.time_s * (1.0 + kTimeBandHigh);
 
   // Runners-up: best of every other node count, then alternatives on the winner's node count.
   for (int ni = 0; ni < n_counts; ++ni) {
@@ -956,7 +1015,11 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
     }
     if (have[ni]) {
       p = by_node[ni];
+      fill_memory(p, nullptr);
+      res.by_nodes.push_back(p);  // fitting: no `why` (the cost ranking picks among these)
       p.why = loss_reason(p, best);
+      if (static_cast<int>(res.runners_up.size()) < opt.max_runners_up) res.runners_up.push_back(p);
+      continue;
     } else {
       p.nodes = node_counts[ni];
       p.gpus_per_node = g;
@@ -970,6 +1033,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
   for (Plan& a : alts) {
     if (static_cast<int>(res.runners_up.size()) >= opt.max_runners_up) break;
     a.why = loss_reason(a, best);
+    fill_memory(a, nullptr);
     res.runners_up.push_back(a);
   }
 
