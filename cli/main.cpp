@@ -183,7 +183,9 @@ int main(int argc, char** argv) {
   estimate->footer("Examples:\n  trainfit estimate --model llama-3.1-8b --method qlora --seq-len 4096\n"
                    "  trainfit estimate --query job.json --format json");
   add_query_options(estimate, in, false);
-  estimate->callback([&] { std::exit(run_verb("estimate", in, false)); });
+  estimate->add_option("--gpu", in.gpu, "check the fit on this GPU (snapshot GPU id, e.g. h100-sxm, a100-sxm-80gb)");
+  estimate->add_option("--snapshot", in.snapshot_file, "price snapshot JSON for GPU specs (default: the bundled one)");
+  estimate->callback([&] { std::exit(run_verb("estimate", in, !in.gpu.empty())); });
 
   CLI::App* query = cli.add_subcommand("query", "normalise a query: print it in full as JSON and as a link hash");
   add_query_options(query, in, false);

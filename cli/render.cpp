@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainfit::cli {
@@ -80,7 +81,12 @@ std::string render_table(const Table& t, const std::string& format) {
 std::string num(const json& v, const char* fmt = "%.6g") {
   if (!v.is_number()) return "-";
   char b[64];
-  std::snprintf(b, sizeof b, fmt, v.get<double>());
+  const double d = v.get<double>();
+  // Whole numbers (parameter counts, bytes) are printed exactly: they are checked digit by digit.
+  if (std::string_view(fmt) == "%.6g" && d == std::floor(d) && std::fabs(d) < 1e15 && std::fabs(d) >= 1e6)
+    std::snprintf(b, sizeof b, "%.0f", d);
+  else
+    std::snprintf(b, sizeof b, fmt, d);
   return b;
 }
 
@@ -226,8 +232,26 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     }
     std::string body = render_table(estimate_table(doc), format);
     std::string notes;
-    if (format == "table")
+    if (format == "table") {
+      notes += "recompute: " + doc.value("recompute", "") + "\n";
+      if (doc.contains("fit")) {
+        const json& f = doc["fit"];
+        char b[320];
+        const double need = doc["memory"].value("total_high_bytes", 0.0) / 1073741824.0;
+        if (f.value("fits", false))
+          std::snprintf(b, sizeof b, "FITS on %s (%.1f GiB, %.1f GiB usable): %.1f GiB at the band's high end, %.0f%% headroom\n",
+                        f.value("gpu_name", "").c_str(), f.value("gpu_memory_bytes", 0.0) / 1073741824.0,
+                        f.value("usable_bytes", 0.0) / 1073741824.0, need, f.value("headroom", 0.0) * 100);
+        else
+          std::snprintf(b, sizeof b, "DOES NOT FIT on %s (%.1f GiB, %.1f GiB usable): needs %.1f GiB per GPU at the band's high end\n",
+                        f.value("gpu_name", "").c_str(), f.value("gpu_memory_bytes", 0.0) / 1073741824.0,
+                        f.value("usable_bytes", 0.0) / 1073741824.0, need);
+        notes += b;
+        notes += "largest micro-batch that fits: " + num(f["max_micro_batch"], "%.0f") +
+                 "; longest sequence that fits: " + num(f["max_seq_len"], "%.0f") + " tokens\n";
+      }
       for (const auto& n : doc["memory"]["notes"]) notes += "note: " + n.value("message", "") + "\n";
+    }
     return head + body + notes;
   }
   if (verb == "rank") {

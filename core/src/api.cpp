@@ -49,7 +49,10 @@ json memory_doc(const MemoryBreakdown& m) {
               {"notes", notes}};
 }
 
-json estimate(const Query& q) {
+// estimate: the memory breakdown for the query's layout. With target.gpu, also the fit against that GPU (judged
+// on the band's high end with the query's headroom), the recompute mode "auto" resolves to the least
+// recomputation that fits, and the inverse questions are answered (largest micro-batch, longest sequence).
+json estimate(const Query& q, const Snapshot* snapshot) {
   Result<ParamCounts> p = count_params(q.model);
   if (!p) return error_doc(p.error());
   MemoryLayout layout;
@@ -65,13 +68,49 @@ json estimate(const Query& q) {
     layout.offload_params = par.offload_params;
   }
   layout.micro_batch = q.train.micro_batch;
-  layout.recompute = q.train.recompute == Recompute::automatic ? Recompute::none : q.train.recompute;
-  Result<MemoryBreakdown> m = estimate_memory(q.model, q.train, layout);
-  if (!m) return error_doc(m.error());
-  return json{{"ok", true},
-              {"model", {{"id", q.model_id}, {"name", q.model.name}, {"arch", to_string(q.model.arch)}}},
-              {"params", params_doc(m->params)},
-              {"memory", memory_doc(*m)}};
+  const GpuSpec* gpu = nullptr;
+  if (!q.target.gpu.empty()) {
+    if (!snapshot) return error_doc(Error{"target.gpu", "a price snapshot is needed to look up GPUs"});
+    const int gi = snapshot->find_gpu(q.target.gpu);
+    if (gi < 0) {
+      std::string ids;
+      for (const auto& g : snapshot->gpus) ids += (ids.empty() ? "" : ", ") + g.id;
+      return error_doc(Error{"target.gpu", "unknown GPU \"" + q.target.gpu + "\"; the snapshot has: " + ids});
+    }
+    gpu = &snapshot->gpus[gi];
+  }
+  std::vector<Recompute> modes;
+  if (q.train.recompute != Recompute::automatic) modes = {q.train.recompute};
+  else if (gpu) modes = {Recompute::none, Recompute::selective, Recompute::full};
+  else modes = {Recompute::none};
+  Result<MemoryBreakdown> m = Error{"", "no recompute mode"};
+  for (Recompute r : modes) {
+    layout.recompute = r;
+    m = estimate_memory(q.model, q.train, layout);
+    if (!m) return error_doc(m.error());
+    if (!gpu || fits(*m, gpu->memory_bytes, q.train.headroom)) break;
+  }
+  json doc{{"ok", true},
+           {"model", {{"id", q.model_id}, {"name", q.model.name}, {"arch", to_string(q.model.arch)}}},
+           {"recompute", to_string(layout.recompute)},
+           {"params", params_doc(m->params)},
+           {"memory", memory_doc(*m)},
+           {"matched", true}};
+  if (gpu) {
+    const bool ok = fits(*m, gpu->memory_bytes, q.train.headroom);
+    Result<int64_t> mb = max_micro_batch(q.model, q.train, layout, gpu->memory_bytes, q.train.headroom);
+    Result<int64_t> sl = max_seq_len(q.model, q.train, layout, gpu->memory_bytes, q.train.headroom);
+    doc["fit"] = {{"gpu", gpu->id},
+                  {"gpu_name", gpu->name},
+                  {"gpu_memory_bytes", num(gpu->memory_bytes)},
+                  {"usable_bytes", num(gpu->memory_bytes * (1 - q.train.headroom))},
+                  {"fits", ok},
+                  {"headroom", num(1 - m->total_high / gpu->memory_bytes)},
+                  {"max_micro_batch", mb ? json(*mb) : json(nullptr)},
+                  {"max_seq_len", sl ? json(*sl) : json(nullptr)}};
+    doc["matched"] = ok;
+  }
+  return doc;
 }
 
 json step_doc(const StepTime& st) {
@@ -330,7 +369,7 @@ std::string api_call(std::string_view verb, std::string_view query_json, const S
     Result<Query> q = parse_query_json(query_json.empty() ? std::string_view("{}") : query_json);
     if (!q) return error_doc(q.error()).dump();
     if (verb == "query") return json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}}.dump();
-    if (verb == "estimate") return estimate(*q).dump();
+    if (verb == "estimate") return estimate(*q, snapshot).dump();
     if (verb == "validate") return validate_doc().dump();
     if (verb == "rank" || verb == "plan" || verb == "cost") {
       if (!snapshot) return error_doc(Error{"snapshot", "no price snapshot is loaded"}).dump();
