@@ -763,7 +763,8 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
         } else {
           zeros[n_z++] = 1;
           zeros[n_z++] = 2;
-          zeros[n_z++] = 3;
+          // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
+          if (train.method != Method::qlora) zeros[n_z++] = 3;
         }
         for (int zi = 0; zi < n_z; ++zi) {
           for (int ri = 0; ri < n_rc; ++ri) {
@@ -832,7 +833,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
         const LayoutKey L = s.layouts[base.layout];
         if (L.nodes != nodes || base.off_opt || base.off_par) continue;
         if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
-        const bool z3 = base.zero == 3 || (L.dp == 1 && base.zero == 0);
+        const bool z3 = train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0));
         const bool z2 = base.zero == 2 || (L.dp == 1 && base.zero == 0);
         for (int v = 0; v < 2; ++v) {
           Group gr = base;

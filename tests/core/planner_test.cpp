@@ -226,6 +226,21 @@ TEST(Planner, SeventyBillionFullFineTuneNeedsShardingAcrossAnNvSwitchNode) {
               1e-9 * s.total_s);
 }
 
+TEST(Planner, QloraIsNeverShardedWithZero3) {
+  // memory.cpp refuses ZeRO-3 for QLoRA's NF4 base; the planner must not offer it (nor parameter offload).
+  TrainConfig t;
+  t.method = Method::qlora;
+  t.seq_len = 4096;
+  t.global_batch = 256;
+  auto r = plan_job(llama2_70b(), t, tokens(1e9), h100(), p5(8), 8);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  for (const Plan& p : r->by_nodes) {
+    EXPECT_LT(p.layout.zero, 3) << plan_summary(p);
+    EXPECT_FALSE(p.layout.offload_params) << plan_summary(p);
+  }
+}
+
 TEST(Planner, DoesNotFitSaysByHowMuch) {
   TrainConfig t;
   t.seq_len = 4096;
