@@ -201,7 +201,7 @@ Table validate_table(const json& doc) {
 
 std::string plan_text(const json& plan) {
   std::string out;
-  if (!plan.value("fits", false)) return "does not fit: " + plan.value("why_not", "") + "\n";
+  if (!plan.value("fits", false)) return plan.value("why_not", "") + "\n";
   const json& b = plan["best"];
   out += "plan: " + b.value("summary", "") + " (" + b.value("topology", "") + ")\n";
   out += "training time: " + hours(plan["time_s"]) + " h (" + hours(plan["time_low_s"]) + " - " +

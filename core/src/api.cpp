@@ -332,11 +332,14 @@ json validate_doc() {
     all_pass = all_pass && v.pass();
   }
   for (const auto& t : time_validation_rows()) {
-    const bool pass = std::fabs(t.relative_error) <= kTimeBandHigh;
+    // Issue 4's bar: fully specified published runs within 25%; the others are informative.
+    const double tol = t.fully_specified ? 0.25 : 0.0;
+    const bool pass = !t.fully_specified || std::fabs(t.relative_error) <= tol;
+    std::string note = t.calibration ? "used to calibrate the efficiency defaults" : "held out";
+    if (!t.fully_specified) note += "; not fully specified (informative)";
     rows.push_back({{"kind", "time"}, {"name", t.name}, {"source", t.source}, {"metric", t.quantity},
                     {"published", num(t.published)}, {"estimate", num(t.estimate)},
-                    {"rel_error", num(t.relative_error)}, {"tolerance", kTimeBandHigh}, {"pass", pass},
-                    {"note", t.calibration ? "used to calibrate the efficiency defaults" : "held out"}});
+                    {"rel_error", num(t.relative_error)}, {"tolerance", tol}, {"pass", pass}, {"note", note}});
     all_pass = all_pass && pass;
   }
   return json{{"ok", true}, {"matched", all_pass}, {"rows", rows}};

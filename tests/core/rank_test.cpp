@@ -1,0 +1,186 @@
+// Tests of the ranking engine: the seed's central claim, filters with reasons, determinism, Pareto frontier.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trainfit/api.h"
+#include "trainfit/bundled.h"
+#include "trainfit/query.h"
+#include "trainfit/rank.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+
+Snapshot bundled() {
+  Result<Snapshot> s = load_snapshot(embedded_snapshot_json());
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
+  return s.ok() ? std::move(s).value() : Snapshot{};
+}
+
+Query query(const char* json) {
+  Result<Query> q = parse_query_json(json);
+  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().to_string());
+  return q.ok() ? std::move(q).value() : Query{};
+}
+
+// Two offers on the bundled GPU specs and AWS billing: a dear 8x H100 SXM NVSwitch node (p5.48xlarge) and a
+// cheap 4x L40S PCIe instance with 384 GiB of host RAM (g6e.12xlarge), where a 14B full fine-tune only fits
+// by offloading optimizer states to the CPU.
+Snapshot two_offers(double big_usd_per_h, double cheap_usd_per_h) {
+  Snapshot s = bundled();
+  Offer big;
+  big.id = "test/8xh100/r";
+  big.provider = s.find_provider("aws");
+  big.instance_type = "p5.48xlarge";
+  big.region = "r";
+  big.gpu = s.find_gpu("h100-sxm");
+  big.gpu_count = 8;
+  big.host_ram_bytes = 2048 * kGiB;
+  big.intra_link = LinkClass::nvswitch;
+  big.intra_link_GBps = 900;
+  big.inter_net = NetKind::efa;
+  big.inter_net_Gbps = 3200;
+  big.price_usd_per_h = big_usd_per_h;
+  big.max_nodes = 1;
+  Offer cheap = big;
+  cheap.id = "test/4xl40s/r";
+  cheap.instance_type = "g6e.12xlarge";
+  cheap.gpu = s.find_gpu("l40s");
+  cheap.gpu_count = 4;
+  cheap.host_ram_bytes = 384 * kGiB;
+  cheap.intra_link = LinkClass::pcie;
+  cheap.intra_link_GBps = 64;
+  cheap.inter_net = NetKind::ethernet;
+  cheap.inter_net_Gbps = 100;
+  cheap.price_usd_per_h = cheap_usd_per_h;
+  s.offers = {big, cheap};
+  return s;
+}
+
+}  // namespace
+
+// The seed's point, as a test: a dearer instance with more VRAM and NVLink finishes sooner AND costs less in
+// total than a cheap card that can only run the job by offloading to the CPU over PCIe.
+// Prices: AWS p5.48xlarge $55.04/h and g6e.12xlarge $10.49264/h on demand (bundled snapshot, us-east-1).
+TEST(Ranking, DearerNvlinkNodeFinishesSoonerAndCheaperThanCheapCardForcedToOffload) {
+  const Snapshot s = two_offers(55.04, 10.49264);
+  ASSERT_GE(s.offers[0].gpu, 0);
+  ASSERT_GE(s.offers[1].gpu, 0);
+  const Query q = query(R"({"model":"qwen2.5-14b","method":"full","optimizer":"adamw","seq_len":2048,
+                            "global_batch":64,"dataset":{"tokens":1e9},"filters":{"pricing":"on-demand"}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->ranked, 2) << "both offers must run the job";
+  const RankRow& first = r->rows[0];
+  const RankRow& second = r->rows[1];
+  EXPECT_EQ(s.offers[first.offer].id, "test/8xh100/r");
+  EXPECT_GT(first.price_usd_per_h, 5 * second.price_usd_per_h) << "the winner is the far dearer instance";
+  EXPECT_LT(first.total_usd, second.total_usd);
+  EXPECT_LT(first.wall_s * 5, second.wall_s) << "the NVLink node should be more than 5x faster";
+  const Plan& cheap_plan = r->shapes[second.shape].plan.by_nodes[second.plan_index];
+  EXPECT_TRUE(cheap_plan.layout.offload_optimizer) << plan_summary(cheap_plan);
+  EXPECT_GT(cheap_plan.step.offload_s, 0);
+}
+
+TEST(Ranking, FilteredRowsKeepTheirReason) {
+  const Snapshot s = bundled();
+  const Query q = query(R"({"filters":{"providers":["lambda"],"min_vram_GiB":70}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GT(r->ranked, 0);
+  int filtered = 0;
+  for (const auto& row : r->rows) {
+    if (row.state == RowState::ranked) {
+      EXPECT_EQ(s.providers[s.offers[row.offer].provider].id, "lambda");
+      EXPECT_GE(s.gpus[s.offers[row.offer].gpu].memory_bytes, 70 * kGiB);
+    } else if (row.state == RowState::filtered) {
+      ++filtered;
+      EXPECT_FALSE(row.why_not.empty());
+    }
+  }
+  EXPECT_GT(filtered, 100);
+}
+
+TEST(Ranking, DoesNotFitRowsSayByHowMuch) {
+  const Snapshot s = bundled();
+  const Query q = query(R"({"model":"llama-3.1-70b","method":"full","filters":{"gpus":["l4"],"max_nodes":1}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ranked, 0);
+  bool saw = false;
+  for (const auto& row : r->rows)
+    if (row.state == RowState::does_not_fit) {
+      saw = true;
+      EXPECT_NE(row.why_not.find("GiB"), std::string::npos) << row.why_not;
+    }
+  EXPECT_TRUE(saw);
+}
+
+TEST(Ranking, RowsAreSortedAndTheParetoFrontierIsNonDominated) {
+  const Snapshot s = bundled();
+  const Query q = query(R"({"model":"qwen2.5-7b","method":"lora","dataset":{"tokens":3e8}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GT(r->ranked, 10);
+  int pareto = 0;
+  for (int i = 0; i < r->ranked; ++i) {
+    if (i > 0) EXPECT_LE(r->rows[i - 1].total_usd, r->rows[i].total_usd);
+    if (!r->rows[i].pareto) continue;
+    ++pareto;
+    for (int j = 0; j < r->ranked; ++j) {
+      const bool dominates = r->rows[j].wall_s < r->rows[i].wall_s && r->rows[j].total_usd < r->rows[i].total_usd;
+      EXPECT_FALSE(dominates) << "row " << j << " dominates frontier row " << i;
+    }
+  }
+  EXPECT_GE(pareto, 2);
+  EXPECT_TRUE(r->rows[0].pareto) << "the cheapest row is always on the frontier";
+}
+
+TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
+  const Snapshot s = bundled();
+  Result<RankResult> r = rank_offers(default_query(), s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(r->shapes_planned, 120) << "~1,000 offers share far fewer shapes";
+  EXPECT_GT(r->ranked, 100);
+}
+
+TEST(Ranking, SameQueryAndSnapshotGiveByteIdenticalJson) {
+  const Snapshot s = bundled();
+  const std::string q = R"({"model":"mistral-7b-v0.1","method":"qlora","top":50})";
+  const std::string a = api_call("rank", q, &s);
+  const std::string b = api_call("rank", q, &s);
+  EXPECT_EQ(a, b);
+  auto doc = nlohmann::json::parse(a);
+  EXPECT_TRUE(doc["ok"].get<bool>());
+  EXPECT_EQ(doc["rows"].size(), 50u);
+}
+
+TEST(Ranking, DeadlineExcludesSlowOffersWithTheReason) {
+  const Snapshot s = bundled();
+  const Query q = query(R"({"model":"llama-3.1-8b","method":"full","dataset":{"tokens":2e9},
+                            "filters":{"deadline_h":12}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok());
+  for (int i = 0; i < r->ranked; ++i) EXPECT_LE(r->rows[i].wall_s, 12 * kHour_s);
+  bool saw = false;
+  for (const auto& row : r->rows)
+    if (row.state == RowState::filtered && row.why_not.rfind("deadline", 0) == 0) saw = true;
+  EXPECT_TRUE(saw);
+}
+
+TEST(Ranking, SpotRowsCarryABandAroundTheExpectedCost) {
+  const Snapshot s = bundled();
+  const Query q = query(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"spot"}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GT(r->ranked, 0);
+  for (int i = 0; i < r->ranked; ++i) {
+    const RankRow& row = r->rows[i];
+    EXPECT_EQ(row.option, PricingOption::spot);
+    EXPECT_LE(row.total_low_usd, row.total_usd);
+    EXPECT_GE(row.total_high_usd, row.total_usd);
+  }
+}
+
+}  // namespace trainfit
