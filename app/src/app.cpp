@@ -1,21 +1,23 @@
 // trainfit — the application state and its frame. One App serves the web page and the desktop window.
 //
-// [SECTION] State
-// [SECTION] Query and snapshot
-// [SECTION] Frame
+// [SECTION] State: commit, ranking cache, selection
+// [SECTION] Query and snapshot (public API)
+// [SECTION] Shell hooks: fonts, theme, requests, ui.* verbs
+// [SECTION] Frame: the layout (full and embed)
 #include "trainfit/app/app.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "app_impl.h"
 #include "imgui.h"
 #include "trainfit/api.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/query.h"
-#include "trainfit/snapshot.h"
 
 namespace trainfit {
 std::string_view embedded_ui_font();  // app/CMakeLists.txt: DejaVu Sans subset
@@ -23,55 +25,157 @@ std::string_view embedded_ui_font();  // app/CMakeLists.txt: DejaVu Sans subset
 
 namespace trainfit::app {
 
+namespace {
+std::string utc_today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+#if defined(_WIN32)
+  gmtime_s(&tm, &t);
+#else
+  gmtime_r(&t, &tm);
+#endif
+  char b[16];
+  std::strftime(b, sizeof b, "%Y-%m-%d", &tm);
+  return b;
+}
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
 // ------------------------------------------------------------------------------------------------------
 // [SECTION] State
-struct App::Impl {
-  AppOptions opts;
-  Query query = default_query();
-  uint64_t query_version = 1;
-  std::string query_error;      // last rejected query (shown; the previous query stays)
-  Snapshot snapshot;
-  bool has_snapshot = false;
-  std::string snapshot_origin;
-  std::string snapshot_error;   // last rejected snapshot
-  std::string banner;           // shell-level error
-  std::string clipboard;
-  uint64_t frames = 0;
-  float scale = 1.0f;
-  bool fonts_dirty = true;
-
-  // Derived results, recomputed only when the query version changes.
-  uint64_t computed_version = 0;
-  Result<ParamCounts> params = Error{"", "not computed"};
-  Result<MemoryBreakdown> memory = Error{"", "not computed"};
-
-  void recompute() {
-    if (computed_version == query_version) return;
-    computed_version = query_version;
-    params = count_params(query.model);
-    MemoryLayout layout;
-    layout.micro_batch = query.train.micro_batch;
-    layout.recompute = query.train.recompute == Recompute::automatic ? Recompute::none : query.train.recompute;
-    memory = estimate_memory(query.model, query.train, layout);
+void App::Impl::commit() {
+  // The draft goes through the same parser as a URL hash: what the core refuses is shown, never ranked.
+  std::string name = custom_name;
+  if (draft.model_id == "custom" && !name.empty()) draft.model.name = name;
+  Result<Query> q = parse_query_json(query_to_json(draft));
+  if (!q) {
+    query_error = q.error().to_string();
+    return;
   }
-};
+  query = std::move(q).value();
+  query_error.clear();
+  ++query_version;
+}
 
-App::App(AppOptions opts) : impl_(std::make_unique<Impl>()) { impl_->opts = opts; }
-App::~App() = default;
+const RankRow* App::Impl::selected_row() const {
+  if (!rank || selected < 0 || selected >= static_cast<int>(rank->rows.size())) return nullptr;
+  return &rank->rows[selected];
+}
+
+const Plan* App::Impl::row_plan(const RankRow& r) const {
+  if (!rank || r.shape < 0 || r.plan_index < 0 || r.nodes <= 0) return nullptr;
+  const ShapePlan& sh = rank->shapes[r.shape];
+  if (!sh.ok || r.plan_index >= static_cast<int>(sh.plan.by_nodes.size())) return nullptr;
+  return &sh.plan.by_nodes[r.plan_index];
+}
+
+static const char* recompute_abbrev(Recompute r) {
+  return r == Recompute::none ? "no-rc" : r == Recompute::selective ? "sel-rc" : "full-rc";
+}
+
+void App::Impl::recompute() {
+  if (seen_version == query_version) return;
+  seen_version = query_version;
+  params = count_params(query.model);
+  MemoryLayout layout;
+  layout.micro_batch = query.train.micro_batch;
+  layout.recompute = query.train.recompute == Recompute::automatic ? Recompute::none : query.train.recompute;
+  memory = estimate_memory(query.model, query.train, layout);
+  if (!has_snapshot) return;
+
+  // Re-rank only when something the ranking reads changed: the selected row (target.offer / target.pricing)
+  // and "show rows that do not fit" (filters.must_fit) only change what is shown.
+  Query k = query;
+  k.target.offer.clear();
+  k.target.pricing = PricingFilter::any;
+  k.filters.must_fit = true;
+  std::string key = query_to_json(k) + "|" + std::to_string(snapshot_version);
+  view_dirty = true;
+  if (key != rank_key) {
+    rank_key = std::move(key);
+    const double t0 = now_ms();
+    rank = rank_offers(query, snapshot);
+    rank_ms = now_ms() - t0;
+    ++rank_count;
+    ++rank_version;
+    ranked = true;
+    row_text.clear();
+    if (rank) {
+      row_text.resize(rank->rows.size());
+      for (size_t i = 0; i < rank->rows.size(); ++i) {
+        const RankRow& r = rank->rows[i];
+        const Offer& o = snapshot.offers[r.offer];
+        RowText& t = row_text[i];
+        std::snprintf(t.gpus, sizeof t.gpus, "%d x %s", o.gpu_count, snapshot.gpus[o.gpu].name.c_str());
+        if (const Plan* p = row_plan(r)) {
+          const MemoryLayout& l = p->layout;
+          std::snprintf(t.plan, sizeof t.plan, "%dx%d TP%d PP%d DP%d Z%d %s mb%lld%s", p->nodes, p->gpus_per_node, l.tp,
+                        l.pp, l.dp, l.zero, recompute_abbrev(l.recompute), static_cast<long long>(l.micro_batch),
+                        l.offload_optimizer || l.offload_params ? " offload" : "");
+        } else {
+          std::snprintf(t.plan, sizeof t.plan, "-");
+        }
+      }
+    }
+    detail_key = ~0ull;
+    chart_key = ~0ull;
+  }
+  // The selection follows target.offer; without one, the best row is shown (not written into the query).
+  selected = -1;
+  if (rank) {
+    const bool want_spot = query.target.pricing == PricingFilter::spot;
+    for (size_t i = 0; i < rank->rows.size() && !query.target.offer.empty(); ++i) {
+      const RankRow& r = rank->rows[i];
+      if (snapshot.offers[r.offer].id != query.target.offer) continue;
+      if (query.target.pricing != PricingFilter::any && (r.option == PricingOption::spot) != want_spot) continue;
+      selected = static_cast<int>(i);
+      break;
+    }
+    if (selected < 0 && rank->ranked > 0) selected = 0;
+  }
+}
+
+void App::Impl::select_row(int row) {
+  if (!rank || row < 0 || row >= static_cast<int>(rank->rows.size())) return;
+  const RankRow& r = rank->rows[row];
+  query.target.offer = snapshot.offers[r.offer].id;
+  query.target.pricing = r.option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+  draft.target = query.target;
+  ++query_version;
+  selected = row;
+}
 
 // ------------------------------------------------------------------------------------------------------
 // [SECTION] Query and snapshot
+App::App(AppOptions opts) : impl_(std::make_unique<Impl>()) {
+  impl_->opts = opts;
+  impl_->dark = opts.dark;
+  impl_->today = opts.today.empty() ? utc_today() : opts.today;
+}
+App::~App() = default;
+
 std::string App::load_snapshot(std::string_view text, std::string_view origin) {
-  Result<Snapshot> loaded = trainfit::load_snapshot(text);
+  Impl& s = *impl_;
+  // The loader's validation, with today's date so stale captures are flagged (filters.hide_stale).
+  SnapshotLoadOptions opt;
+  opt.today = s.today;
+  std::vector<Warning> warnings;
+  Result<Snapshot> loaded = trainfit::load_snapshot(text, opt, &warnings);
   if (!loaded) {
-    impl_->snapshot_error = std::string(origin) + ": " + loaded.error().to_string();
-    return impl_->snapshot_error;
+    s.snapshot_error = std::string(origin) + ": " + loaded.error().to_string();
+    return s.snapshot_error;
   }
-  impl_->snapshot = std::move(loaded).value();
-  impl_->has_snapshot = true;
-  impl_->snapshot_origin = std::string(origin);
-  impl_->snapshot_error.clear();
-  ++impl_->query_version;  // results depend on the snapshot too
+  s.snapshot = std::move(loaded).value();
+  s.snapshot_warnings = std::move(warnings);
+  s.has_snapshot = true;
+  s.snapshot_origin = std::string(origin);
+  s.snapshot_error.clear();
+  ++s.snapshot_version;
+  ++s.query_version;  // results depend on the snapshot too
   return "";
 }
 bool App::has_snapshot() const { return impl_->has_snapshot; }
@@ -80,6 +184,7 @@ std::string App::set_query_json(std::string_view text) {
   Result<Query> q = parse_query_json(text);
   if (!q) return impl_->query_error = q.error().to_string();
   impl_->query = std::move(q).value();
+  impl_->draft = impl_->query;
   impl_->query_error.clear();
   ++impl_->query_version;
   return "";
@@ -88,6 +193,7 @@ std::string App::set_query_hash(std::string_view hash) {
   Result<Query> q = parse_query_hash(hash);
   if (!q) return impl_->query_error = q.error().to_string();
   impl_->query = std::move(q).value();
+  impl_->draft = impl_->query;
   impl_->query_error.clear();
   ++impl_->query_version;
   return "";
@@ -96,36 +202,121 @@ std::string App::query_json() const { return query_to_json(impl_->query); }
 std::string App::query_hash() const { return query_to_hash(impl_->query); }
 uint64_t App::query_version() const { return impl_->query_version; }
 
+namespace {
+void put_num(std::string& s, const char* key, double v) {
+  char buf[96];
+  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, ",\"%s\":%.17g", key, v);
+  else std::snprintf(buf, sizeof buf, ",\"%s\":null", key);
+  s += buf;
+}
+}  // namespace
 
 std::string App::state_json() const {
-  impl_->recompute();
-  std::string s = "{\"query\":" + query_json() + ",\"hash\":\"" + json_escape(query_hash()) + "\"";
-  char buf[256];
-  std::snprintf(buf, sizeof buf, ",\"frames\":%llu,\"ui_scale\":%.3g", static_cast<unsigned long long>(impl_->frames),
-                impl_->scale);
-  s += buf;
-  if (impl_->params) {
-    std::snprintf(buf, sizeof buf, ",\"params_total\":%.17g,\"params_active\":%.17g", impl_->params->total,
-                  impl_->params->active);
-    s += buf;
+  Impl& s = *impl_;
+  s.recompute();
+  std::string out = "{\"query\":" + query_json() + ",\"hash\":\"" + json_escape(query_hash()) + "\"";
+  put_num(out, "frames", static_cast<double>(s.frames));
+  put_num(out, "ui_scale", s.scale);
+  put_num(out, "frame_ms", s.frame_ms);
+  put_num(out, "frame_ms_avg", s.frame_ms_avg);
+  if (s.params) {
+    put_num(out, "params_total", s.params->total);
+    put_num(out, "params_active", s.params->active);
   }
-  if (impl_->memory) {
-    std::snprintf(buf, sizeof buf, ",\"memory_total_bytes\":%.17g", impl_->memory->total);
-    s += buf;
+  if (s.memory) put_num(out, "memory_total_bytes", s.memory->total);
+  out += ",\"theme\":\"";
+  out += s.dark ? "dark" : "light";
+  out += "\",\"embed\":";
+  out += s.opts.embed ? "true" : "false";
+  out += ",\"snapshot\":";
+  out += s.has_snapshot ? "\"" + json_escape(s.snapshot.id) + "\"" : std::string("null");
+  out += ",\"snapshot_origin\":\"" + json_escape(s.snapshot_origin) + "\"";
+  if (s.has_snapshot) put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
+  // The UI's own cached ranking: tests compare these numbers with `trainfit rank --format json`.
+  if (s.rank) {
+    put_num(out, "ranked", s.rank->ranked);
+    put_num(out, "rows_total", static_cast<double>(s.rank->rows.size()));
+    put_num(out, "rows_shown", static_cast<double>(s.view.size()));
+    put_num(out, "rank_ms", s.rank_ms);
+    put_num(out, "rank_count", static_cast<double>(s.rank_count));
+    if (const RankRow* r = s.selected_row()) {
+      out += ",\"selected\":{\"offer\":\"" + json_escape(s.snapshot.offers[r->offer].id) + "\",\"option\":\"" +
+             option_label(r->option) + "\",\"state\":\"" + row_state_name(r->state) + "\"";
+      put_num(out, "total_usd", r->total_usd);
+      put_num(out, "wall_s", r->wall_s);
+      put_num(out, "nodes", r->nodes);
+      out += "}";
+    }
+  } else if (s.has_snapshot) {
+    out += ",\"rank_error\":\"" + json_escape(s.rank.error().to_string()) + "\"";
   }
-  s += ",\"snapshot\":";
-  s += impl_->has_snapshot ? "\"" + json_escape(impl_->snapshot.id) + "\"" : std::string("null");
-  s += ",\"snapshot_origin\":\"" + json_escape(impl_->snapshot_origin) + "\"";
-  s += ",\"errors\":{\"query\":\"" + json_escape(impl_->query_error) + "\",\"snapshot\":\"" +
-       json_escape(impl_->snapshot_error) + "\",\"banner\":\"" + json_escape(impl_->banner) + "\"}}";
-  return s;
+  const char* tabs[] = {"detail", "chart", "memory", "accuracy", "snapshot"};
+  out += ",\"tab\":\"";
+  out += tabs[static_cast<int>(s.tab)];
+  out += "\",\"errors\":{\"query\":\"" + json_escape(s.query_error) + "\",\"snapshot\":\"" +
+         json_escape(s.snapshot_error) + "\",\"banner\":\"" + json_escape(s.banner) + "\"}}";
+  return out;
 }
 
 std::string App::results_json() const { return api_call("rank", query_json()); }
+
 std::string App::api_call(std::string_view verb, std::string_view query_json) const {
-  return trainfit::api_call(verb, query_json, impl_->has_snapshot ? &impl_->snapshot : nullptr);
+  Impl& s = *impl_;
+  if (verb.substr(0, 3) == "ui.") {
+    if (verb == "ui.requests") return const_cast<App*>(this)->take_shell_requests();
+    if (verb == "ui.theme") {
+      if (query_json != "dark" && query_json != "light")
+        return "{\"ok\":false,\"error\":{\"field\":\"theme\",\"message\":\"must be dark or light\"}}";
+      const_cast<App*>(this)->set_dark(query_json == "dark");
+      return "{\"ok\":true}";
+    }
+    if (verb == "ui.embed") {
+      const_cast<App*>(this)->set_embed(query_json == "1" || query_json == "true");
+      return "{\"ok\":true}";
+    }
+    if (verb == "ui.view") {
+      // The rows the table shows, in its order, with the numbers it prints (for tests and scripts).
+      s.recompute();
+      if (s.view_dirty) s.rebuild_view();
+      std::string out = "{\"ok\":true,\"rows\":[";
+      if (s.rank) {
+        const int limit = std::min<int>(static_cast<int>(s.view.size()), 200);
+        for (int i = 0; i < limit; ++i) {
+          const RankRow& r = s.rank->rows[s.view[i]];
+          if (i) out += ",";
+          out += "{\"offer\":\"" + json_escape(s.snapshot.offers[r.offer].id) + "\",\"option\":\"" +
+                 option_label(r.option) + "\",\"state\":\"" + row_state_name(r.state) + "\"";
+          put_num(out, "total_usd", r.total_usd);
+          put_num(out, "wall_s", r.wall_s);
+          put_num(out, "usd_per_mtok", r.usd_per_mtok);
+          put_num(out, "price_usd_per_h", r.price_usd_per_h);
+          put_num(out, "nodes", r.nodes);
+          out += ",\"pareto\":";
+          out += r.pareto ? "true" : "false";
+          if (!r.why_not.empty()) out += ",\"why_not\":\"" + json_escape(r.why_not) + "\"";
+          out += "}";
+        }
+      }
+      out += "],\"shown\":" + std::to_string(s.view.size()) + ",\"sort_column\":" + std::to_string(s.sort_col) +
+             ",\"descending\":" + (s.sort_desc ? "true" : "false") + "}";
+      return out;
+    }
+    if (verb == "ui.select") {
+      s.recompute();
+      if (s.view_dirty) s.rebuild_view();
+      const int i = std::atoi(std::string(query_json).c_str());
+      if (i < 0 || i >= static_cast<int>(s.view.size()))
+        return "{\"ok\":false,\"error\":{\"field\":\"row\",\"message\":\"no such row in the table\"}}";
+      s.select_row(s.view[i]);
+      return "{\"ok\":true}";
+    }
+    return "{\"ok\":false,\"error\":{\"field\":\"verb\",\"message\":\"unknown ui verb\"}}";
+  }
+  return trainfit::api_call(verb, query_json, s.has_snapshot ? &s.snapshot : nullptr);
 }
 
+// ------------------------------------------------------------------------------------------------------
+// [SECTION] Shell hooks
 uint64_t App::frames() const { return impl_->frames; }
 void App::set_ui_scale(float scale) {
   if (!(scale > 0.25f && scale < 8.0f)) scale = 1.0f;
@@ -137,6 +328,24 @@ float App::ui_scale() const { return impl_->scale; }
 bool App::fonts_dirty() const { return impl_->fonts_dirty; }
 void App::set_error_banner(std::string message) { impl_->banner = std::move(message); }
 std::string App::take_clipboard_request() { return std::exchange(impl_->clipboard, std::string()); }
+std::string App::take_shell_requests() {
+  std::string out = "[";
+  for (size_t i = 0; i < impl_->requests.size(); ++i) {
+    if (i) out += ",";
+    out += "\"" + json_escape(impl_->requests[i]) + "\"";
+  }
+  impl_->requests.clear();
+  return out + "]";
+}
+void App::set_dark(bool dark) {
+  if (impl_->dark == dark) return;
+  impl_->dark = dark;
+  impl_->fonts_dirty = true;  // the style is rebuilt with the fonts, outside the frame
+}
+bool App::dark() const { return impl_->dark; }
+void App::set_embed(bool embed) { impl_->opts.embed = embed; }
+double App::frame_ms() const { return impl_->frame_ms; }
+double App::frame_ms_avg() const { return impl_->frame_ms_avg; }
 
 void App::rebuild_fonts() {
   ImGuiIO& io = ImGui::GetIO();
@@ -150,9 +359,19 @@ void App::rebuild_fonts() {
                                  io.Fonts->GetGlyphRangesDefault());
   io.Fonts->Build();
   ImGuiStyle style;
-  if (impl_->opts.dark) ImGui::StyleColorsDark(&style); else ImGui::StyleColorsLight(&style);
-  style.WindowRounding = 4.0f;
+  if (impl_->dark) {
+    ImGui::StyleColorsDark(&style);
+    style.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.09f, 0.11f, 1.0f);
+    style.Colors[ImGuiCol_ChildBg] = ImVec4(0.11f, 0.11f, 0.13f, 1.0f);
+  } else {
+    ImGui::StyleColorsLight(&style);
+    style.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.98f, 1.0f);
+    style.Colors[ImGuiCol_ChildBg] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+  }
+  style.WindowRounding = 0.0f;
+  style.ChildRounding = 4.0f;
   style.FrameRounding = 3.0f;
+  style.ItemSpacing.y = 5.0f;
   style.ScaleAllSizes(impl_->scale);
   ImGui::GetStyle() = style;
   impl_->fonts_dirty = false;
@@ -160,17 +379,97 @@ void App::rebuild_fonts() {
 
 // ------------------------------------------------------------------------------------------------------
 // [SECTION] Frame
-static std::string fmt_count(double v) {
-  char b[64];
-  if (v >= 1e9) std::snprintf(b, sizeof b, "%.2f B", v / 1e9);
-  else if (v >= 1e6) std::snprintf(b, sizeof b, "%.1f M", v / 1e6);
-  else std::snprintf(b, sizeof b, "%.0f", v);
-  return b;
+namespace {
+
+// The header line: what the tool is, the snapshot's age, theme and link.
+void draw_header(App::Impl& s) {
+  ImGui::TextUnformatted("trainfit");
+  ImGui::SameLine();
+  ImGui::TextDisabled("which GPU instance to train on");
+  if (s.has_snapshot) {
+    ImGui::SameLine();
+    const auto age = days_between(s.snapshot.created, s.today);
+    char b[160];
+    std::snprintf(b, sizeof b, "  Prices: %s, %zu offers%s", s.snapshot.created.c_str(), s.snapshot.offers.size(),
+                  age && *age > 90 ? " (STALE)" : "");
+    if (age && *age > 90) ImGui::TextColored(warn_color(), "%s", b);
+    else ImGui::TextDisabled("%s", b);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Snapshot %s from %s", s.snapshot.id.c_str(), s.snapshot_origin.c_str());
+  }
+  const float fs = ImGui::GetFontSize();
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - fs * 17.5f);
+  if (ImGui::Button(s.dark ? "Light theme" : "Dark theme")) {
+    s.dark = !s.dark;
+    s.fonts_dirty = true;
+    s.request(s.dark ? "theme:dark" : "theme:light");
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Copy link")) s.clipboard = "#" + query_to_hash(s.query);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every input is in the link: it reproduces this ranking.");
+  ImGui::SameLine();
+  if (ImGui::Button("Load prices...")) s.request("open_file");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load another snapshot (or drop a .json file on the window).");
 }
+
+void draw_messages(App::Impl& s) {
+  if (!s.query_error.empty()) ImGui::TextColored(error_color(), "Input refused: %s (the previous inputs stay in use)", s.query_error.c_str());
+  if (!s.snapshot_error.empty()) {
+    ImGui::TextColored(error_color(), "Snapshot refused: %s", s.snapshot_error.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(kept: %s)", s.has_snapshot ? s.snapshot.id.c_str() : "none");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Dismiss")) s.snapshot_error.clear();
+  }
+  if (!s.banner.empty()) ImGui::TextColored(warn_color(), "%s", s.banner.c_str());
+  if (s.has_snapshot && !s.rank) ImGui::TextColored(error_color(), "%s", s.rank.error().to_string().c_str());
+}
+
+void draw_result_summary(App::Impl& s) {
+  char a[32], b[32];
+  if (s.params)
+    ImGui::Text("%s: %s params (%s active)", s.query.model.name.empty() ? s.query.model_id.c_str() : s.query.model.name.c_str(),
+                fmt_count(a, sizeof a, s.params->total), fmt_count(b, sizeof b, s.params->active));
+  else
+    ImGui::TextColored(error_color(), "%s", s.params.error().to_string().c_str());
+  if (s.rank) {
+    ImGui::SameLine();
+    ImGui::TextDisabled(" |  %d of %zu offer x pricing rows fit and pass the filters  |  ranked in %.1f ms", s.rank->ranked,
+                        s.rank->rows.size(), s.rank_ms);
+  }
+}
+
+void draw_tabs(App::Impl& s) {
+  if (!ImGui::BeginTabBar("views")) return;
+  struct T { const char* label; Tab tab; };
+  const T tabs[] = {{"Detail", Tab::detail}, {"Cost vs time", Tab::chart}, {"Memory curves", Tab::memory},
+                    {"Accuracy", Tab::accuracy}, {"Snapshot", Tab::snapshot}};
+  for (const T& t : tabs) {
+    ImGuiTabItemFlags flags = (s.want_tab && s.tab == t.tab) ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem(t.label, nullptr, flags)) {
+      if (!s.want_tab) s.tab = t.tab;
+      ImGui::BeginChild("tab_body", ImVec2(0, 0), false);
+      switch (t.tab) {
+        case Tab::detail: draw_detail(s); break;
+        case Tab::chart: draw_cost_time_chart(s); break;
+        case Tab::memory: draw_memory_curves(s); break;
+        case Tab::accuracy: draw_accuracy(s); break;
+        case Tab::snapshot: draw_snapshot_info(s); break;
+      }
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+  }
+  s.want_tab = false;
+  ImGui::EndTabBar();
+}
+
+}  // namespace
 
 void App::frame() {
   Impl& s = *impl_;
+  const double t0 = now_ms();
   s.recompute();
+  if (s.view_dirty) s.rebuild_view();
   ++s.frames;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -178,59 +477,43 @@ void App::frame() {
   ImGui::Begin("trainfit", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
-  ImGui::TextUnformatted("trainfit: which GPU instance to train on");
-  ImGui::Separator();
+  const float fs = ImGui::GetFontSize();
 
-  // Model picker: every preset of the bundled catalog.
-  const auto& models = builtin_models();
-  const char* current = s.query.model.name.empty() ? s.query.model_id.c_str() : s.query.model.name.c_str();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
-  const bool model_open = ImGui::BeginCombo("Model", current);
-  mark_last_item("Model");  // right after BeginCombo: LastItemData is the combo frame
-  if (model_open) {
-    for (const auto& m : models) {
-      if (ImGui::Selectable(m.name.c_str(), m.id == s.query.model_id)) {
-        s.query.model = m;
-        s.query.model_id = m.id;
-        ++s.query_version;
-      }
-    }
-    ImGui::EndCombo();
-  }
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
-  const bool method_open = ImGui::BeginCombo("Method", to_string(s.query.train.method));
-  mark_last_item("Method");
-  if (method_open) {
-    for (Method m : {Method::full, Method::lora, Method::qlora})
-      if (ImGui::Selectable(to_string(m), m == s.query.train.method)) {
-        s.query.train.method = m;
-        ++s.query_version;
-      }
-    ImGui::EndCombo();
-  }
-  if (ImGui::Button("Copy link")) s.clipboard = "#" + query_to_hash(s.query);
-
-  ImGui::Separator();
-  if (s.params) {
-    ImGui::Text("Parameters: %s total, %s active per token", fmt_count(s.params->total).c_str(),
-                fmt_count(s.params->active).c_str());
+  if (s.opts.embed) {
+    // Compact: the job is fixed by the embedding page's hash; a link opens the full calculator.
+    char a[32];
+    ImGui::Text("%s, %s, %s tokens, seq %lld", s.query.model.name.c_str(), to_string(s.query.train.method),
+                fmt_count(a, sizeof a, s.rank ? s.rank->useful_tokens : s.query.dataset.tokens),
+                static_cast<long long>(s.query.train.seq_len));
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - fs * 14);
+    if (ImGui::Button("Open full calculator")) s.request("open_full_app");
+    draw_messages(s);
+    if (!s.has_snapshot) ImGui::TextDisabled("Loading prices...");
+    const float avail = ImGui::GetContentRegionAvail().y;
+    draw_results_table(s, std::max(fs * 8, avail * 0.5f));
+    draw_tabs(s);
   } else {
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s.params.error().to_string().c_str());
+    draw_header(s);
+    ImGui::Separator();
+    // Left: the job and the constraints. Right: the ranking and the views of the selected row.
+    const float left_w = std::min(fs * 23, ImGui::GetContentRegionAvail().x * 0.4f);
+    ImGui::BeginChild("inputs", ImVec2(left_w, 0), true);
+    draw_job_panel(s);
+    draw_constraints_panel(s);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("outputs", ImVec2(0, 0), false);
+    draw_result_summary(s);
+    draw_messages(s);
+    if (!s.has_snapshot) ImGui::TextDisabled("Loading prices...");
+    const float avail = ImGui::GetContentRegionAvail().y;
+    draw_results_table(s, std::max(fs * 8, avail * 0.45f));
+    draw_tabs(s);
+    ImGui::EndChild();
   }
-  if (s.memory) {
-    ImGui::Text("Training memory per GPU: %.2f GiB (%.2f - %.2f GiB)", s.memory->total / kGiB,
-                s.memory->total_low / kGiB, s.memory->total_high / kGiB);
-  } else {
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s.memory.error().to_string().c_str());
-  }
-  if (!s.query_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "Query: %s", s.query_error.c_str());
-  if (!s.snapshot_error.empty())
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "Snapshot refused: %s", s.snapshot_error.c_str());
-  if (!s.banner.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1), "%s", s.banner.c_str());
-  if (s.has_snapshot)
-    ImGui::TextDisabled("Prices: snapshot %s (%s), %zu offers", s.snapshot.id.c_str(), s.snapshot_origin.c_str(),
-                        s.snapshot.offers.size());
   ImGui::End();
+  s.frame_ms = now_ms() - t0;
+  s.frame_ms_avg = s.frames <= 1 ? s.frame_ms : s.frame_ms_avg * 0.9 + s.frame_ms * 0.1;
 }
 
 }  // namespace trainfit::app

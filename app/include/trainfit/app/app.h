@@ -12,6 +12,7 @@ namespace trainfit::app {
 struct AppOptions {
   bool embed = false;   // compact layout for documentation iframes (?embed=1)
   bool dark = true;
+  std::string today;    // ISO date for the snapshot's age ("" = the system clock's UTC date)
 };
 
 class App {
@@ -37,7 +38,10 @@ class App {
   std::string state_json() const;
   // The results of the current query as JSON: the same document as `trainfit rank --format json`.
   std::string results_json() const;
-  // The core's JSON facade (api.h) on the loaded snapshot: what the JS API's tf_call returns.
+  // The core's JSON facade (api.h) on the loaded snapshot: what the JS API's tf_call returns. Verbs starting
+  // with "ui." talk to the UI instead: "ui.requests" (take_shell_requests), "ui.theme" ("dark" | "light"),
+  // "ui.embed" ("1" | "0"), "ui.view" (rows shown in the table, in order, with their numbers),
+  // "ui.select" (select the table row at index N of the view).
   std::string api_call(std::string_view verb, std::string_view query_json) const;
 
   void frame();                        // draw one frame of UI
@@ -51,8 +55,22 @@ class App {
   // Clipboard text the UI asked to copy (the web shell forwards it to navigator.clipboard).
   std::string take_clipboard_request();
 
+  // Things only the shell can do, asked for by the UI, as a JSON array of strings, cleared on read:
+  // "open_file" (pick a snapshot file), "open_full_app" (embed mode's link out), "theme:dark|light" (remember
+  // the theme). The web page reads them through tf_call("ui.requests"); the desktop shell calls this.
+  std::string take_shell_requests();
+
+  // View settings that are not part of the query (they do not change any number): theme and embed mode.
+  void set_dark(bool dark);
+  bool dark() const;
+  void set_embed(bool embed);
+  // CPU time of the last App::frame() and its moving average, milliseconds (the issue 9 UI figure).
+  double frame_ms() const;
+  double frame_ms_avg() const;
+
+  struct Impl;  // opaque to users; defined in app/src/app_impl.h for the UI files
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,150 @@
+// trainfit — the application's private state, shared by the UI files (app.cpp owns it; ui_*.cpp draw it).
+// Rule for every ui_*.cpp: widgets edit `draft`; commit() validates the draft through the same parser the URL
+// hash and the JS API use, so a value the core would refuse never reaches the ranking (it is shown instead).
+// Derived results are recomputed only when their inputs change (query version, snapshot version, selection).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "imgui.h"
+#include "trainfit/app/app.h"
+#include "trainfit/billing.h"
+#include "trainfit/memory.h"
+#include "trainfit/model.h"
+#include "trainfit/planner.h"
+#include "trainfit/query.h"
+#include "trainfit/rank.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit::app {
+
+// Result table columns, in display order.
+enum Col : int {
+  kColRank, kColInstance, kColProvider, kColRegion, kColOption, kColGpus, kColVram, kColPlan, kColTime, kColCost,
+  kColPrice, kColPerMtok, kColHeadroom, kColState, kColCount
+};
+
+// Text of one result row that is not already a C string in the snapshot: built once per ranking, so the
+// table does not allocate while it draws (issue 9).
+struct RowText {
+  char gpus[48];    // "8 x H100 SXM"
+  char plan[64];    // "2x8 TP8 PP1 DP2 Z1 sel mb4"
+};
+
+// One validation row for the Accuracy view (from api_call("validate")).
+struct ValRow {
+  std::string kind, name, source, metric, note;
+  double published = 0, estimate = 0, rel_error = 0, tolerance = 0;
+  bool pass = true;
+};
+
+// A point series for the memory curves.
+struct Curve {
+  std::vector<double> x, expected, high;
+};
+
+enum class Tab { detail, chart, memory, accuracy, snapshot };
+
+struct App::Impl {
+  AppOptions opts;
+  Query query = default_query();  // committed: what the ranking and the hash show
+  Query draft = query;            // what the widgets edit
+  uint64_t query_version = 1;
+  std::string query_error;        // the draft (or a hash / JSON) the core refused; the previous query stays
+  Snapshot snapshot;
+  bool has_snapshot = false;
+  uint64_t snapshot_version = 0;
+  std::string snapshot_origin;
+  std::string snapshot_error;     // last refused snapshot (the current one stays)
+  std::vector<Warning> snapshot_warnings;
+  std::string banner;             // shell-level error
+  std::string clipboard;
+  std::vector<std::string> requests;  // for the shell: "open_file", "open_full_app", "theme:dark", ...
+  uint64_t frames = 0;
+  float scale = 1.0f;
+  bool fonts_dirty = true;
+  bool dark = true;
+  std::string today;              // ISO date, for the snapshot's age
+
+  // ---- ranking cache: re-ranked only when the query (minus view-only keys) or the snapshot changes
+  uint64_t seen_version = 0;
+  std::string rank_key;
+  Result<ParamCounts> params = Error{"", "not computed"};
+  Result<MemoryBreakdown> memory = Error{"", "not computed"};  // one GPU, no sharding: the headline figure
+  bool ranked = false;
+  Result<RankResult> rank = Error{"", "no snapshot loaded yet"};
+  double rank_ms = 0;
+  uint64_t rank_count = 0;        // how many times the ranking ran (tests pin the cache with it)
+  uint64_t rank_version = 0;      // bumps with each new ranking
+  std::vector<RowText> row_text;
+  std::vector<int> view;          // rows shown, in display order (indices into rank->rows)
+  bool view_dirty = true;
+  int sort_col = kColRank;        // kColRank = the core's order (the query's `sort` key)
+  bool sort_desc = false;
+  int synced_sort = -1;           // query.sort the table header last showed
+  int selected = -1;              // index into rank->rows
+  Tab tab = Tab::detail;
+  bool want_tab = false;
+
+  // ---- detail cache (selected row)
+  uint64_t detail_key = ~0ull;
+  Result<CostBreakdown> cost = Error{"", "no row selected"};
+  int other_row = -1;             // the same offer under the other pricing option
+  Result<CostBreakdown> other_cost = Error{"", "none"};
+  Result<MemoryBreakdown> row_memory = Error{"", "none"};
+  // memory curves for the selected row's GPU and layout
+  Curve by_micro_batch, by_seq_len;
+  int64_t max_mb = 0, max_seq = 0;
+
+  // ---- chart cache (ranked rows)
+  uint64_t chart_key = ~0ull;
+  double t_min = 1, t_max = 2, c_min = 1, c_max = 2;  // wall hours, USD
+  std::vector<int> pareto;        // row indices on the frontier, by time
+
+  // ---- accuracy
+  bool validation_loaded = false;
+  std::vector<ValRow> validation;
+  std::string validation_error;
+
+  // ---- text inputs (ImGui 1.86 without imgui_stdlib: fixed buffers)
+  char model_search[64] = "";
+  char regions_text[256] = "";
+  char custom_name[128] = "Custom model";
+
+  // ---- timing
+  double frame_ms = 0, frame_ms_avg = 0;
+
+  void commit();                        // validate draft -> query
+  void recompute();                     // ranking + headline figures when stale
+  void rebuild_view();
+  void select_row(int row);             // sets target.offer / target.pricing (in the hash)
+  void update_detail();
+  const RankRow* selected_row() const;
+  const Plan* row_plan(const RankRow& r) const;
+  void request(std::string r) { requests.push_back(std::move(r)); }
+};
+
+// ---- UI pieces (one file each)
+void draw_job_panel(App::Impl& s);          // ui_job.cpp
+void draw_constraints_panel(App::Impl& s);  // ui_constraints.cpp
+void draw_results_table(App::Impl& s, float height);  // ui_results.cpp
+void draw_detail(App::Impl& s);             // ui_detail.cpp
+void draw_cost_time_chart(App::Impl& s);    // ui_charts.cpp
+void draw_memory_curves(App::Impl& s);      // ui_charts.cpp
+void draw_accuracy(App::Impl& s);           // ui_info.cpp
+void draw_snapshot_info(App::Impl& s);      // ui_info.cpp
+std::string results_text(const App::Impl& s, bool markdown);  // ui_results.cpp (copy as CSV / Markdown)
+
+// ---- formatting helpers (ui_format.cpp): snprintf into the caller's buffer, never allocate
+const char* fmt_duration(char* buf, size_t n, double seconds);   // "3.2 h", "45 min", "2.1 d"
+const char* fmt_usd(char* buf, size_t n, double usd);            // "$1,234", "$12.30", "$0.042"
+const char* fmt_bytes_gib(char* buf, size_t n, double bytes);    // "74.3 GiB"
+const char* fmt_count(char* buf, size_t n, double v);            // "8.03 B", "124 M"
+const char* option_label(PricingOption o);
+ImU32 state_color(RowState st, bool dark);
+void help_marker(const char* text);          // "(?)" with a tooltip
+ImVec4 error_color();
+ImVec4 warn_color();
+
+}  // namespace trainfit::app

@@ -1,0 +1,441 @@
+// trainfit — the detail view of the selected row: memory stacked bar against the GPU's VRAM line, the plan
+// drawn as nodes x GPUs with TP / PP / DP groups, the step-time breakdown and the job timeline, the cost
+// breakdown with billing rounding waste, spot vs on-demand side by side, the planner's runners-up and the
+// development-cycle scenario. Everything here is computed once per (ranking, selection): update_detail().
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app_impl.h"
+
+namespace trainfit::app {
+
+void App::Impl::update_detail() {
+  const uint64_t key = rank_version * 1000003ull + static_cast<uint64_t>(selected + 1);
+  if (key == detail_key) return;
+  detail_key = key;
+  cost = Error{"", "no row selected"};
+  other_cost = Error{"", "none"};
+  row_memory = Error{"", "none"};
+  other_row = -1;
+  by_micro_batch = Curve{};
+  by_seq_len = Curve{};
+  max_mb = max_seq = 0;
+  const RankRow* r = selected_row();
+  if (!r) return;
+  if (r->nodes > 0) cost = cost_for(query, snapshot, *rank, *r, r->nodes);
+  for (int i = 0; i < static_cast<int>(rank->rows.size()); ++i) {
+    const RankRow& o = rank->rows[i];
+    if (o.offer == r->offer && o.option != r->option) {
+      other_row = i;
+      if (o.nodes > 0) other_cost = cost_for(query, snapshot, *rank, o, o.nodes);
+      break;
+    }
+  }
+  const Plan* p = row_plan(*r);
+  if (!p) return;
+  TrainConfig train = query.train;
+  row_memory = estimate_memory(query.model, train, p->layout);
+  // Memory against micro-batch and sequence length for this GPU and layout (the inverse questions of issue 3).
+  const GpuSpec& g = snapshot.gpus[snapshot.offers[r->offer].gpu];
+  const double cap = g.memory_bytes * 2;
+  MemoryLayout l = p->layout;
+  for (int64_t mb = 1; mb <= 1024; mb *= 2) {
+    l.micro_batch = mb;
+    Result<MemoryBreakdown> m = estimate_memory(query.model, train, l);
+    if (!m) break;
+    by_micro_batch.x.push_back(static_cast<double>(mb));
+    by_micro_batch.expected.push_back(m->total);
+    by_micro_batch.high.push_back(m->total_high);
+    if (m->total_high > cap) break;
+  }
+  l = p->layout;
+  for (int64_t sl = 256; sl <= (int64_t(1) << 20); sl *= 2) {
+    train.seq_len = sl;
+    Result<MemoryBreakdown> m = estimate_memory(query.model, train, l);
+    if (!m) break;
+    by_seq_len.x.push_back(static_cast<double>(sl));
+    by_seq_len.expected.push_back(m->total);
+    by_seq_len.high.push_back(m->total_high);
+    if (m->total_high > cap) break;
+  }
+  train.seq_len = query.train.seq_len;
+  if (Result<int64_t> v = max_micro_batch(query.model, train, p->layout, g.memory_bytes, train.headroom)) max_mb = *v;
+  if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, g.memory_bytes, train.headroom)) max_seq = *v;
+}
+
+namespace {
+
+struct Seg {
+  const char* name;
+  double bytes;
+  ImU32 color;
+};
+
+void heading(const char* text) {
+  ImGui::Spacing();
+  ImGui::TextUnformatted(text);
+  ImGui::Separator();
+}
+
+// Memory stacked bar: one segment per component, the VRAM line, the usable limit and the band whisker.
+void memory_bar(const MemoryBreakdown& m, double vram_bytes, double headroom) {
+  const Seg segs[] = {
+      {"weights", m.weights, IM_COL32(66, 135, 245, 255)},
+      {"master weights", m.master_weights, IM_COL32(90, 170, 250, 255)},
+      {"gradients", m.gradients, IM_COL32(250, 160, 60, 255)},
+      {"optimizer states", m.optimizer_states, IM_COL32(230, 90, 80, 255)},
+      {"activations", m.activations, IM_COL32(90, 190, 110, 255)},
+      {"logits + loss", m.logits, IM_COL32(150, 210, 90, 255)},
+      {"LoRA adapters", m.lora_adapters, IM_COL32(180, 120, 230, 255)},
+      {"quantization", m.quantization, IM_COL32(210, 150, 230, 255)},
+      {"ZeRO-3 gathered", m.zero3_gathered, IM_COL32(120, 200, 210, 255)},
+      {"CUDA/NCCL overhead", m.overhead, IM_COL32(150, 150, 150, 255)},
+      {"fragmentation", m.fragmentation, IM_COL32(110, 110, 120, 255)},
+  };
+  const float fs = ImGui::GetFontSize();
+  const float w = ImGui::GetContentRegionAvail().x;
+  const float h = fs * 1.6f;
+  const double scale_max = std::max({vram_bytes, m.total_high, 1.0}) * 1.04;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("membar", ImVec2(w, h + fs * 1.2f));
+  const bool hovered = ImGui::IsItemHovered();
+  const float mx = ImGui::GetIO().MousePos.x;
+  dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+  double acc = 0;
+  const Seg* hover_seg = nullptr;
+  for (const Seg& s : segs) {
+    if (!(s.bytes > 0)) continue;
+    const float x0 = p0.x + static_cast<float>(acc / scale_max * w);
+    acc += s.bytes;
+    const float x1 = p0.x + static_cast<float>(acc / scale_max * w);
+    dl->AddRectFilled(ImVec2(x0, p0.y), ImVec2(std::max(x1, x0 + 1), p0.y + h), s.color);
+    if (hovered && mx >= x0 && mx < x1) hover_seg = &s;
+  }
+  // Band: expected total with its low / high whisker.
+  const float xl = p0.x + static_cast<float>(m.total_low / scale_max * w);
+  const float xh = p0.x + static_cast<float>(m.total_high / scale_max * w);
+  const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  dl->AddLine(ImVec2(xl, p0.y + h * 0.5f), ImVec2(xh, p0.y + h * 0.5f), ink, 1.5f);
+  dl->AddLine(ImVec2(xl, p0.y + h * 0.25f), ImVec2(xl, p0.y + h * 0.75f), ink, 1.5f);
+  dl->AddLine(ImVec2(xh, p0.y + h * 0.25f), ImVec2(xh, p0.y + h * 0.75f), ink, 1.5f);
+  // VRAM line and the usable limit (VRAM minus headroom).
+  const float xv = p0.x + static_cast<float>(vram_bytes / scale_max * w);
+  const float xu = p0.x + static_cast<float>(vram_bytes * (1 - headroom) / scale_max * w);
+  dl->AddLine(ImVec2(xv, p0.y - fs * 0.2f), ImVec2(xv, p0.y + h + fs * 0.2f), IM_COL32(235, 60, 60, 255), 2.5f);
+  dl->AddLine(ImVec2(xu, p0.y), ImVec2(xu, p0.y + h), IM_COL32(235, 60, 60, 160), 1.0f);
+  char b[96];
+  std::snprintf(b, sizeof b, "VRAM %.0f GB = %.1f GiB", vram_bytes / kGB, vram_bytes / kGiB);
+  const float tw = ImGui::CalcTextSize(b).x;
+  dl->AddText(ImVec2(std::max(p0.x, std::min(xv - tw, p0.x + w - tw)), p0.y + h + fs * 0.1f), ink, b);
+  if (hover_seg) ImGui::SetTooltip("%s: %.2f GiB", hover_seg->name, hover_seg->bytes / kGiB);
+  else if (hovered) ImGui::SetTooltip("Total %.2f GiB expected (band %.2f - %.2f GiB); fits when the band's high end "
+                                      "is under VRAM minus %.0f%% headroom (%.1f GiB).",
+                                      m.total / kGiB, m.total_low / kGiB, m.total_high / kGiB, headroom * 100,
+                                      vram_bytes * (1 - headroom) / kGiB);
+  // Legend, three entries per line.
+  if (ImGui::BeginTable("legend", 3, ImGuiTableFlags_SizingStretchSame)) {
+    for (const Seg& s : segs) {
+      if (!(s.bytes > 0)) continue;
+      ImGui::TableNextColumn();
+      const ImVec2 c = ImGui::GetCursorScreenPos();
+      dl->AddRectFilled(ImVec2(c.x, c.y + fs * 0.2f), ImVec2(c.x + fs * 0.8f, c.y + fs), s.color);
+      ImGui::Dummy(ImVec2(fs, fs));
+      ImGui::SameLine();
+      ImGui::Text("%s %.1f GiB", s.name, s.bytes / kGiB);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Text("Per GPU: %.2f GiB expected, band %.2f - %.2f GiB. Host RAM per node: %.1f GiB.", m.total / kGiB,
+              m.total_low / kGiB, m.total_high / kGiB, m.host_ram_per_node_bytes / kGiB);
+}
+
+// The plan as nodes x GPUs. Rank order follows Megatron-LM's default "tp-cp-ep-dp-pp" (parallel_state.py
+// RankGenerator): tensor-parallel ranks are consecutive GPUs of one node, pipeline stages are outermost.
+void plan_drawing(const Plan& p) {
+  const MemoryLayout& l = p.layout;
+  const float fs = ImGui::GetFontSize();
+  const float cell = fs * 2.4f, gap = fs * 0.3f, pad = fs * 0.4f;
+  const int per_node = std::max(1, p.gpus_per_node);
+  const int nodes_drawn = std::min(p.nodes, 16);
+  const int used = l.tp * l.pp * l.dp * l.cp;
+  const float node_w = per_node * (cell + gap) - gap + 2 * pad;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const int per_row = std::max(1, static_cast<int>((avail + gap) / (node_w + fs)));
+  const int rows = (nodes_drawn + per_row - 1) / per_row;
+  const float node_h = cell + 2 * pad + fs * 1.1f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(avail, rows * (node_h + fs * 0.5f)));
+  const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int hover_rank = -1;
+  for (int n = 0; n < nodes_drawn; ++n) {
+    const float nx = o.x + (n % per_row) * (node_w + fs);
+    const float ny = o.y + (n / per_row) * (node_h + fs * 0.5f);
+    dl->AddRect(ImVec2(nx, ny), ImVec2(nx + node_w, ny + node_h), frame, fs * 0.3f, 0, 1.5f);
+    char b[48];
+    std::snprintf(b, sizeof b, "node %d", n);
+    dl->AddText(ImVec2(nx + pad, ny + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), b);
+    for (int g = 0; g < per_node; ++g) {
+      const int rank = n * per_node + g;
+      const float gx = nx + pad + g * (cell + gap), gy = ny + pad + fs * 1.1f;
+      ImU32 col = IM_COL32(110, 110, 110, 120);
+      char lab[16] = "idle";
+      if (rank < used) {
+        const int tp_i = rank % l.tp;
+        const int dp_i = (rank / (l.tp * l.cp)) % l.dp;
+        const int pp_i = rank / (l.tp * l.cp * l.dp);
+        (void)tp_i;
+        const float hue = l.pp > 1 ? static_cast<float>(pp_i) / l.pp : 0.58f;
+        float r, gg, bb;
+        ImGui::ColorConvertHSVtoRGB(hue, 0.55f, 0.85f, r, gg, bb);
+        col = ImGui::ColorConvertFloat4ToU32(ImVec4(r, gg, bb, 1));
+        std::snprintf(lab, sizeof lab, "d%d", dp_i);
+      }
+      dl->AddRectFilled(ImVec2(gx, gy), ImVec2(gx + cell, gy + cell), col, fs * 0.2f);
+      const ImVec2 ts = ImGui::CalcTextSize(lab);
+      dl->AddText(ImVec2(gx + (cell - ts.x) / 2, gy + (cell - ts.y) / 2), IM_COL32(20, 20, 20, 255), lab);
+      if (mouse.x >= gx && mouse.x < gx + cell && mouse.y >= gy && mouse.y < gy + cell) hover_rank = rank;
+    }
+    // One bar under each tensor-parallel group (consecutive GPUs of a node).
+    if (l.tp > 1)
+      for (int g0 = 0; g0 < per_node; g0 += l.tp) {
+        if (n * per_node + g0 >= used) break;
+        const float x0 = nx + pad + g0 * (cell + gap);
+        const float x1 = nx + pad + std::min(per_node, g0 + l.tp) * (cell + gap) - gap;
+        const float y = ny + pad + fs * 1.1f + cell + fs * 0.2f;
+        dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), ink, 2.0f);
+      }
+  }
+  if (hover_rank >= 0) {
+    if (hover_rank < used)
+      ImGui::SetTooltip("GPU rank %d: TP rank %d, pipeline stage %d, data-parallel replica %d", hover_rank,
+                        hover_rank % l.tp, hover_rank / (l.tp * l.cp * l.dp), (hover_rank / (l.tp * l.cp)) % l.dp);
+    else
+      ImGui::SetTooltip("GPU rank %d: idle (billed, not used by this layout)", hover_rank);
+  }
+  if (p.nodes > nodes_drawn) ImGui::TextDisabled("... and %d more nodes like these", p.nodes - nodes_drawn);
+  ImGui::TextDisabled("Colour = pipeline stage; dN = data-parallel replica; a bar joins one tensor-parallel group.");
+}
+
+void row2(const char* name, const char* value) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextUnformatted(name);
+  ImGui::TableSetColumnIndex(1);
+  ImGui::TextUnformatted(value);
+}
+
+void time_section(const App::Impl& s, const RankRow& r, const Plan& p) {
+  heading("Time");
+  const StepTime& st = p.step;
+  const Seg parts[] = {
+      {"compute", st.compute_s, IM_COL32(66, 135, 245, 255)},
+      {"recompute", st.recompute_s, IM_COL32(120, 170, 250, 255)},
+      {"exposed communication", st.exposed_comm_s, IM_COL32(250, 160, 60, 255)},
+      {"pipeline bubble", st.bubble_s, IM_COL32(230, 90, 80, 255)},
+      {"optimizer", st.optimizer_s, IM_COL32(90, 190, 110, 255)},
+      {"offload", st.offload_s, IM_COL32(180, 120, 230, 255)},
+  };
+  const float fs = ImGui::GetFontSize();
+  const float w = ImGui::GetContentRegionAvail().x;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(w, fs * 1.2f));
+  double acc = 0;
+  for (const Seg& sg : parts) {
+    if (!(sg.bytes > 0) || !(st.total_s > 0)) continue;
+    const float x0 = p0.x + static_cast<float>(acc / st.total_s * w);
+    acc += sg.bytes;
+    const float x1 = p0.x + static_cast<float>(acc / st.total_s * w);
+    dl->AddRectFilled(ImVec2(x0, p0.y), ImVec2(std::max(x1, x0 + 1), p0.y + fs), sg.color);
+  }
+  char b[64], c[64], d[64], e[64];
+  if (ImGui::BeginTable("time", 2, ImGuiTableFlags_SizingStretchProp)) {
+    for (const Seg& sg : parts) {
+      if (!(sg.bytes > 0)) continue;
+      std::snprintf(b, sizeof b, "%.3f s/step (%.0f%%)", sg.bytes, st.total_s > 0 ? sg.bytes / st.total_s * 100 : 0);
+      row2(sg.name, b);
+    }
+    std::snprintf(b, sizeof b, "%.3f s (TP %.3f, PP %.3f, DP %.3f exposed)", st.total_s, st.tp_exposed_s, st.pp_exposed_s,
+                  st.dp_exposed_s);
+    row2("step", b);
+    std::snprintf(b, sizeof b, "%.0f tokens/s, MFU %.0f%%, HFU %.0f%%", p.tokens_per_s, p.mfu * 100, p.hfu * 100);
+    row2("throughput", b);
+    std::snprintf(b, sizeof b, "%s (band %s - %s)", fmt_duration(c, sizeof c, r.time_s),
+                  fmt_duration(d, sizeof d, r.time_low_s), fmt_duration(e, sizeof e, r.time_high_s));
+    row2("training", b);
+    if (s.cost) {
+      const CostBreakdown& k = *s.cost;
+      row2("provisioning", fmt_duration(b, sizeof b, k.provision_s));
+      row2("dataset staging", fmt_duration(b, sizeof b, k.staging_s));
+      if (k.eval_s > 0) row2("evaluation", fmt_duration(b, sizeof b, k.eval_s));
+      std::snprintf(b, sizeof b, "%s (%.0f writes, every %s)", fmt_duration(c, sizeof c, k.checkpoint_s), k.checkpoints,
+                    fmt_duration(d, sizeof d, k.checkpoint_interval_s));
+      row2("checkpoints", b);
+      if (k.expected_interruptions > 0) {
+        std::snprintf(b, sizeof b, "%s + %s lost work (%.2f interruptions)", fmt_duration(c, sizeof c, k.restart_s),
+                      fmt_duration(d, sizeof d, k.lost_work_s), k.expected_interruptions);
+        row2("restarts", b);
+      }
+      row2("wall clock", fmt_duration(b, sizeof b, k.wall_s));
+    }
+    ImGui::EndTable();
+  }
+}
+
+void cost_table(const CostBreakdown& k, const char* id) {
+  char b[64], c[64];
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return;
+  std::snprintf(b, sizeof b, "%s/h per instance", fmt_usd(c, sizeof c, k.price_usd_per_h));
+  row2("price", b);
+  std::snprintf(b, sizeof b, "%.0f s increment, %.0f s minimum", k.increment_s, k.minimum_s);
+  row2("billing", b);
+  row2("compute", fmt_usd(b, sizeof b, k.compute_usd));
+  std::snprintf(b, sizeof b, "%s (%.1f instance-h billed for %.1f used)", fmt_usd(c, sizeof c, k.rounding_waste_usd),
+                k.billed_node_s / 3600, k.billable_node_s / 3600);
+  row2("rounding waste", b);
+  if (k.free_preemption_usd > 0) {
+    std::snprintf(b, sizeof b, "-%s", fmt_usd(c, sizeof c, k.free_preemption_usd));
+    row2("free early preemption", b);
+  }
+  row2("storage", fmt_usd(b, sizeof b, k.storage_usd));
+  row2("egress", fmt_usd(b, sizeof b, k.egress_usd));
+  row2("total (expected)", fmt_usd(b, sizeof b, k.total_usd));
+  if (k.option == PricingOption::spot) {
+    char l[32], h[32];
+    std::snprintf(b, sizeof b, "%s - %s (P10 - P90 interruptions)", fmt_usd(l, sizeof l, k.low.total_usd),
+                  fmt_usd(h, sizeof h, k.high.total_usd));
+    row2("spot band", b);
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_detail(App::Impl& s) {
+  s.update_detail();
+  const RankRow* r = s.selected_row();
+  if (!r) {
+    ImGui::TextDisabled(s.has_snapshot ? "Select a row of the table to see its detail." : "Loading prices...");
+    return;
+  }
+  const Offer& o = s.snapshot.offers[r->offer];
+  const GpuSpec& g = s.snapshot.gpus[o.gpu];
+  ImGui::Text("%s, %s", o.id.c_str(), option_label(r->option));
+  ImGui::SameLine();
+  ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
+                      net_kind_name(o.inter_net));
+  if (!r->why_not.empty()) ImGui::TextColored(warn_color(), "Why not: %s", r->why_not.c_str());
+  const Plan* p = s.row_plan(*r);
+  if (!p) {
+    const ShapePlan* sh = r->shape >= 0 ? &s.rank->shapes[r->shape] : nullptr;
+    if (sh && sh->ok && !sh->plan.fits) {
+      ImGui::TextWrapped("No layout fits: %s", sh->plan.why_not.c_str());
+      if (sh->plan.shortfall_bytes > 0) ImGui::Text("Short by %.1f GiB per GPU.", sh->plan.shortfall_bytes / kGiB);
+    }
+    return;
+  }
+  ImGui::TextWrapped("Plan: %s (%s)", plan_summary(*p).c_str(), topology_name(p->topology));
+
+  if (!ImGui::BeginTable("detail_cols", 2, ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_BordersInnerV)) return;
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  heading("Memory per GPU");
+  if (s.row_memory) memory_bar(*s.row_memory, g.memory_bytes, s.query.train.headroom);
+  else ImGui::TextColored(error_color(), "%s", s.row_memory.error().to_string().c_str());
+  heading("Layout");
+  plan_drawing(*p);
+  const ShapePlan& sh = s.rank->shapes[r->shape];
+  if (!sh.plan.runners_up.empty()) {
+    heading("Runners-up");
+    for (const Plan& ru : sh.plan.runners_up) {
+      char t[32];
+      ImGui::BulletText("%s: %s", plan_summary(ru).c_str(), fmt_duration(t, sizeof t, ru.step.total_s > 0 && ru.tokens_per_s > 0
+                                                                                       ? sh.plan.tokens.processed / ru.tokens_per_s
+                                                                                       : -1));
+      if (!ru.why.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(%s)", ru.why.c_str());
+      }
+    }
+  }
+  for (const Warning& w : sh.plan.warnings) ImGui::TextColored(warn_color(), "%s", w.message.c_str());
+  if (sh.plan.data.storage_bound)
+    ImGui::TextColored(warn_color(), "Storage bound: training needs %.0f MB/s per node, the volume gives %.0f MB/s.",
+                       sh.plan.data.needed_Bps / 1e6, sh.plan.data.storage_Bps / 1e6);
+
+  ImGui::TableSetColumnIndex(1);
+  time_section(s, *r, *p);
+  heading("Cost");
+  if (s.cost) cost_table(*s.cost, "cost");
+  else ImGui::TextColored(error_color(), "%s", s.cost.error().to_string().c_str());
+
+  heading("Spot vs on-demand");
+  const bool is_spot = r->option == PricingOption::spot;
+  const Result<CostBreakdown>& od = is_spot ? s.other_cost : s.cost;
+  const Result<CostBreakdown>& sp = is_spot ? s.cost : s.other_cost;
+  if (s.other_row < 0) {
+    ImGui::TextDisabled("This offer has no %s price.", is_spot ? "on-demand" : "spot");
+  } else if (ImGui::BeginTable("spot_vs_od", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("");
+    ImGui::TableSetupColumn("on-demand");
+    ImGui::TableSetupColumn("spot");
+    ImGui::TableHeadersRow();
+    char b[64];
+    auto line = [&](const char* name, auto f) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(name);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(od ? f(*od) : "-");
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(sp ? f(*sp) : "-");
+    };
+    line("price / h", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.price_usd_per_h); });
+    line("wall clock", [&](const CostBreakdown& k) { return fmt_duration(b, sizeof b, k.wall_s); });
+    line("interruptions", [&](const CostBreakdown& k) {
+      std::snprintf(b, sizeof b, "%.2f", k.expected_interruptions);
+      return static_cast<const char*>(b);
+    });
+    line("rounding waste", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.rounding_waste_usd); });
+    line("total", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.total_usd); });
+    ImGui::EndTable();
+    if (sp && sp->has_break_even) {
+      char c[32];
+      ImGui::TextWrapped("Spot %s: it breaks even with on-demand at %s/h per instance.",
+                         sp->spot_pays_off ? "pays off" : "does not pay off",
+                         fmt_usd(c, sizeof c, sp->break_even_spot_usd_per_h));
+    }
+    if (!od) ImGui::TextDisabled("on-demand: %s", od.error().to_string().c_str());
+    if (!sp) ImGui::TextDisabled("spot: %s", sp.error().to_string().c_str());
+  }
+
+  if (s.query.cost.dev_runs > 0 && s.query.cost.dev_run_minutes > 0) {
+    heading("Development cycle");
+    DevCycleInput in;
+    in.runs = s.query.cost.dev_runs;
+    in.run_s = s.query.cost.dev_run_minutes * 60;
+    in.nodes = r->nodes;
+    in.price_usd_per_h = r->price_usd_per_h;
+    const Provider& pr = s.snapshot.providers[o.provider];
+    in.provision_s = pr.provision_s >= 0 ? pr.provision_s : kAssumedProvisionS;
+    in.bills_provisioning = pr.bills_provisioning;
+    if (Result<DevCycleCost> dc = dev_cycle_cost(in, billing_rule_for(pr, o.instance_type))) {
+      char a[32], b[32], c[32];
+      ImGui::TextWrapped("%d runs of %.0f min: %s under this provider's billing, %s with per-second billing "
+                         "(rounding adds %s, %.0f%%).",
+                         in.runs, s.query.cost.dev_run_minutes, fmt_usd(a, sizeof a, dc->cost_usd),
+                         fmt_usd(b, sizeof b, dc->per_second_cost_usd), fmt_usd(c, sizeof c, dc->rounding_waste_usd),
+                         dc->waste_fraction * 100);
+    } else {
+      ImGui::TextColored(error_color(), "%s", dc.error().to_string().c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace trainfit::app

@@ -1,0 +1,313 @@
+// trainfit — the job panel: model (preset search, custom architecture, parameter count), method and LoRA
+// settings, dataset, sequence and batches, precision, optimizer, recompute, attention, parallelism.
+// Every widget edits App::Impl::draft; a finished edit calls commit(), which validates through the query parser.
+// Typed numbers commit when the field is left (Enter, Tab or a click elsewhere), not on every keystroke, so
+// "4" on the way to "4096" never triggers a ranking.
+#include <cstdio>
+#include <cctype>
+#include <cstring>
+
+#include "app_impl.h"
+
+namespace trainfit::app {
+namespace {
+
+float field_w() { return ImGui::GetFontSize() * 10.5f; }
+
+// The visible part of a label ("Seq len##x" -> "Seq len") for the test hooks.
+void mark(const char* label) {
+  const char* hash = std::strstr(label, "##");
+  mark_last_item(hash ? std::string_view(label, hash - label) : std::string_view(label));
+}
+
+template <class E, size_t N>
+bool enum_combo(const char* label, E* v, const E (&items)[N], const char* help = nullptr) {
+  bool changed = false;
+  ImGui::SetNextItemWidth(field_w());
+  const bool open = ImGui::BeginCombo(label, to_string(*v));
+  mark(label);  // imgui 1.86 gives combos no test-engine info: record the frame's rectangle by label
+  if (open) {
+    for (E e : items) {
+      if (ImGui::Selectable(to_string(e), e == *v)) {
+        *v = e;
+        changed = true;
+      }
+      if (e == *v) ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  if (help) help_marker(help);
+  return changed;
+}
+
+bool input_i64(const char* label, int64_t* v, const char* help = nullptr) {
+  ImGui::SetNextItemWidth(field_w());
+  ImGui::InputScalar(label, ImGuiDataType_S64, v, nullptr, nullptr, "%lld");
+  const bool done = ImGui::IsItemDeactivatedAfterEdit();
+  if (help) help_marker(help);
+  return done;
+}
+bool input_int(const char* label, int* v, const char* help = nullptr) {
+  ImGui::SetNextItemWidth(field_w());
+  ImGui::InputScalar(label, ImGuiDataType_S32, v, nullptr, nullptr, "%d");
+  const bool done = ImGui::IsItemDeactivatedAfterEdit();
+  if (help) help_marker(help);
+  return done;
+}
+bool input_num(const char* label, double* v, const char* fmt = "%.6g", const char* help = nullptr) {
+  ImGui::SetNextItemWidth(field_w());
+  ImGui::InputScalar(label, ImGuiDataType_Double, v, nullptr, nullptr, fmt);
+  const bool done = ImGui::IsItemDeactivatedAfterEdit();
+  if (help) help_marker(help);
+  return done;
+}
+// A value stored in base units, edited in `unit` (tokens in millions, ...).
+bool input_scaled(const char* label, double* v, double unit, const char* fmt, const char* help = nullptr) {
+  double shown = *v / unit;
+  const bool done = input_num(label, &shown, fmt, help);
+  if (done) *v = shown * unit;
+  return done;
+}
+
+struct PresetInfo {
+  const ModelSpec* spec;
+  char label[96];
+};
+const std::vector<PresetInfo>& presets() {
+  static const std::vector<PresetInfo> list = [] {
+    std::vector<PresetInfo> v;
+    for (const ModelSpec& m : builtin_models()) {
+      PresetInfo p{&m, {}};
+      char n[32] = "?";
+      if (Result<ParamCounts> c = count_params(m)) fmt_count(n, sizeof n, c->total);
+      std::snprintf(p.label, sizeof p.label, "%s  (%s)##%s", m.name.c_str(), n, m.id.c_str());
+      v.push_back(p);
+    }
+    return v;
+  }();
+  return list;
+}
+
+bool contains_ci(const char* hay, const char* needle) {
+  if (!*needle) return true;
+  for (const char* h = hay; *h; ++h) {
+    const char* a = h;
+    const char* b = needle;
+    while (*a && *b && std::tolower(static_cast<unsigned char>(*a)) == std::tolower(static_cast<unsigned char>(*b))) ++a, ++b;
+    if (!*b) return true;
+  }
+  return false;
+}
+
+bool model_picker(App::Impl& s) {
+  Query& d = s.draft;
+  bool changed = false;
+  int mode = d.model_id != "custom" ? 0 : d.model.arch == Arch::params_only ? 2 : 1;
+  int new_mode = mode;
+  ImGui::RadioButton("Preset", &new_mode, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("Architecture", &new_mode, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("Param count", &new_mode, 2);
+  if (new_mode != mode) {
+    const ModelSpec* fallback = find_model("llama-3.1-8b");
+    if (!fallback && !builtin_models().empty()) fallback = &builtin_models().front();
+    if (new_mode == 0) {
+      if (fallback) {
+        d.model = *fallback;
+        d.model_id = fallback->id;
+      }
+    } else if (new_mode == 1) {
+      // Start from the current model's architecture so the fields are filled with something sensible.
+      if (d.model.arch == Arch::params_only && fallback) d.model = *fallback;
+      d.model_id = "custom";
+      d.model.id = "custom";
+    } else {
+      Result<ParamCounts> c = count_params(d.model);
+      d.model = ModelSpec{};
+      d.model.arch = Arch::params_only;
+      d.model.params = c ? c->total : 7e9;
+      d.model_id = "custom";
+      d.model.id = "custom";
+    }
+    std::snprintf(s.custom_name, sizeof s.custom_name, "%s", new_mode == 0 ? "" : "Custom model");
+    return true;
+  }
+
+  if (mode == 0) {
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 3.2f);
+    const bool open = ImGui::BeginCombo("Model", d.model.name.c_str(), ImGuiComboFlags_HeightLarge);
+    mark_last_item("Model");
+    if (open) {
+      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+      ImGui::SetNextItemWidth(-1);
+      ImGui::InputTextWithHint("##search", "Search models (name or id)", s.model_search, sizeof s.model_search);
+      mark_last_item("Search models");
+      for (const PresetInfo& p : presets()) {
+        if (!contains_ci(p.label, s.model_search) && !contains_ci(p.spec->id.c_str(), s.model_search)) continue;
+        const bool is = p.spec->id == d.model_id;
+        if (ImGui::Selectable(p.label, is)) {
+          d.model = *p.spec;
+          d.model_id = p.spec->id;
+          changed = true;
+        }
+        if (is) ImGui::SetItemDefaultFocus();
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered() && !d.model.hf_id.empty()) ImGui::SetTooltip("Hugging Face: %s", d.model.hf_id.c_str());
+    return changed;
+  }
+  if (mode == 2) {
+    changed |= input_scaled("Parameters (B)", &d.model.params, 1e9, "%.4g",
+                            "Total parameter count, in billions. Activations then come from a standard aspect "
+                            "ratio (the estimate says so).");
+    return changed;
+  }
+  // Custom architecture: the Hugging Face config.json fields.
+  ImGui::SetNextItemWidth(field_w());
+  if (ImGui::InputText("Name", s.custom_name, sizeof s.custom_name, ImGuiInputTextFlags_EnterReturnsTrue) ||
+      ImGui::IsItemDeactivatedAfterEdit())
+    changed = true;
+  const Arch archs[] = {Arch::gpt2, Arch::llama, Arch::qwen2, Arch::mistral, Arch::mixtral, Arch::gemma2,
+                        Arch::phi3, Arch::falcon, Arch::opt, Arch::bert};
+  changed |= enum_combo("Architecture", &d.model.arch, archs);
+  changed |= input_i64("hidden_size", &d.model.hidden_size);
+  changed |= input_i64("num_layers", &d.model.num_layers);
+  changed |= input_i64("num_heads", &d.model.num_heads);
+  changed |= input_i64("num_kv_heads", &d.model.num_kv_heads, "Key/value heads: equal to num_heads for MHA, fewer for GQA, 1 for MQA.");
+  changed |= input_i64("head_dim", &d.model.head_dim, "0 = hidden_size / num_heads");
+  changed |= input_i64("intermediate_size", &d.model.intermediate_size, "MLP inner size (per expert for MoE).");
+  changed |= input_i64("vocab_size", &d.model.vocab_size);
+  changed |= input_i64("max_position_embeddings", &d.model.max_position_embeddings);
+  if (ImGui::Checkbox("tie_embeddings", &d.model.tie_embeddings)) changed = true;
+  changed |= input_i64("num_experts", &d.model.num_experts, "1 = dense. Fit uses all experts, compute the active ones.");
+  changed |= input_i64("experts_per_token", &d.model.experts_per_token);
+  return changed;
+}
+
+}  // namespace
+
+void draw_job_panel(App::Impl& s) {
+  Query& d = s.draft;
+  bool changed = false;
+  ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  if (ImGui::CollapsingHeader("Job")) {
+    changed |= model_picker(s);
+    if (s.params && s.draft.model_id == s.query.model_id) {
+      char a[32], b[32];
+      ImGui::TextDisabled("%s parameters, %s active per token", fmt_count(a, sizeof a, s.params->total),
+                          fmt_count(b, sizeof b, s.params->active));
+    }
+
+    const Method methods[] = {Method::full, Method::lora, Method::qlora};
+    changed |= enum_combo("Method", &d.train.method, methods,
+                          "full: every weight trains. lora: low-rank adapters on a frozen 16-bit base. qlora: "
+                          "adapters on a 4-bit NF4 base.");
+    if (d.train.method != Method::full) {
+      changed |= input_int("LoRA rank", &d.train.lora_rank);
+      ImGui::TextDisabled("LoRA targets:");
+      static const char* kTargets[] = {"q", "k", "v", "o", "gate", "up", "down"};
+      for (int i = 0; i < 7; ++i) {
+        bool on = false;
+        for (const auto& t : d.train.lora_targets) on |= t == kTargets[i] || t == "all";
+        if (i != 0 && i != 4) ImGui::SameLine();
+        char id[24];
+        std::snprintf(id, sizeof id, "%s##lora", kTargets[i]);
+        if (ImGui::Checkbox(id, &on)) {
+          std::vector<std::string> next;
+          for (int j = 0; j < 7; ++j) {
+            bool has = j == i ? on : false;
+            if (j != i)
+              for (const auto& t : d.train.lora_targets) has |= t == kTargets[j] || t == "all";
+            if (has) next.push_back(kTargets[j]);
+          }
+          d.train.lora_targets = next;
+          changed = true;
+        }
+      }
+    }
+
+    ImGui::Separator();
+    int by_examples = d.dataset.tokens > 0 ? 0 : 1;
+    const int was = by_examples;
+    ImGui::RadioButton("Tokens", &by_examples, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("Examples x length", &by_examples, 1);
+    if (by_examples != was) {
+      if (by_examples == 1) {
+        const double tokens = d.dataset.tokens;
+        d.dataset.tokens = 0;
+        if (d.dataset.avg_tokens_per_example <= 0) d.dataset.avg_tokens_per_example = 512;
+        d.dataset.examples = tokens > 0 ? tokens / d.dataset.avg_tokens_per_example : 100000;
+      } else {
+        d.dataset.tokens = d.dataset.examples * d.dataset.avg_tokens_per_example;
+        if (!(d.dataset.tokens > 0)) d.dataset.tokens = 1e8;
+      }
+      changed = true;
+    }
+    if (by_examples == 0) {
+      changed |= input_scaled("Tokens (millions)", &d.dataset.tokens, 1e6, "%.6g", "Training tokens per epoch.");
+    } else {
+      changed |= input_num("Examples", &d.dataset.examples, "%.0f");
+      changed |= input_num("Avg tokens / example", &d.dataset.avg_tokens_per_example, "%.0f");
+      if (ImGui::Checkbox("Packing", &d.dataset.packing)) changed = true;
+      help_marker("Packing concatenates examples into full sequences; without it every example is padded to the "
+                  "sequence length and the padding is computed too.");
+    }
+    changed |= input_num("Epochs", &d.dataset.epochs, "%.3g");
+
+    ImGui::Separator();
+    changed |= input_i64("Seq len", &d.train.seq_len, "Tokens per sequence.");
+    changed |= input_i64("Global batch", &d.train.global_batch,
+                         "Sequences per optimizer step; 0 = micro-batch x data-parallel degree.");
+    changed |= input_i64("Micro-batch", &d.train.micro_batch,
+                         "Sequences per GPU per micro-step (the planner may choose another with auto parallelism).");
+    const Precision precisions[] = {Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16, Precision::fp8_mixed,
+                                    Precision::fp32};
+    changed |= enum_combo("Precision", &d.train.precision, precisions,
+                          "bf16-mixed keeps fp32 master weights; bf16 (pure) does not.");
+    const Optimizer optimizers[] = {Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd, Optimizer::sgd_momentum,
+                                    Optimizer::adafactor, Optimizer::lion};
+    changed |= enum_combo("Optimizer", &d.train.optimizer, optimizers);
+    const Recompute recomputes[] = {Recompute::automatic, Recompute::none, Recompute::selective, Recompute::full};
+    changed |= enum_combo("Recompute", &d.train.recompute, recomputes,
+                          "Activation recomputation. auto lets the planner choose per instance.");
+    const Attention attentions[] = {Attention::flash, Attention::eager};
+    changed |= enum_combo("Attention", &d.train.attention, attentions);
+
+    ImGui::Separator();
+    ParallelConfig& p = d.train.parallel;
+    bool automatic = p.automatic;
+    if (ImGui::Checkbox("Parallelism: auto", &automatic)) {
+      p = ParallelConfig{};
+      p.automatic = automatic;
+      changed = true;
+    }
+    help_marker("auto: for each instance the planner picks TP, PP, DP, ZeRO stage, recompute, offload and micro-batch "
+                "and the node count. Off: your layout is evaluated as given.");
+    if (!p.automatic) {
+      bool layout = false;
+      layout |= input_int("TP", &p.tp, "Tensor parallel: must divide the attention heads.");
+      layout |= input_int("PP", &p.pp, "Pipeline stages: at most the layer count.");
+      layout |= input_int("DP", &p.dp);
+      layout |= input_int("CP", &p.cp, "Context parallel.");
+      if (layout) p.gpus = p.tp * p.pp * p.dp * p.cp;
+      changed |= layout;
+      ImGui::TextDisabled("GPUs: %d", p.tp * p.pp * p.dp * p.cp);
+      ImGui::SetNextItemWidth(field_w());
+      if (ImGui::SliderInt("ZeRO stage", &p.zero, 0, 3)) changed = true;
+      if (ImGui::Checkbox("Sequence parallel", &p.sequence_parallel)) changed = true;
+      if (ImGui::Checkbox("Offload optimizer", &p.offload_optimizer)) changed = true;
+      if (ImGui::Checkbox("Offload params", &p.offload_params)) changed = true;
+    }
+  }
+  if (ImGui::CollapsingHeader("Advanced estimate")) {
+    changed |= input_scaled("Headroom %", &d.train.headroom, 0.01, "%.3g", "VRAM kept free when judging fit.");
+    changed |= input_scaled("MFU override %", &d.mfu, 0.01, "%.3g",
+                            "0 = the calibrated default. Set it from a measured run to recalibrate times.");
+  }
+  if (changed) s.commit();
+}
+
+}  // namespace trainfit::app

@@ -1,0 +1,285 @@
+// trainfit — the results table: one row per offer x pricing option, sortable columns, list clipping (only the
+// visible rows are drawn, so 5,000 rows cost what 30 do), rows that do not fit / are filtered shown on demand
+// with their reason in a tooltip, selection, and copy as CSV or Markdown.
+// The order of the rows (`view`) is rebuilt only when the ranking, the sort column or "show all" change.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app_impl.h"
+#include "imgui_internal.h"  // TableSetColumnSortDirection: follow the "Rank by" combo in the header
+
+namespace trainfit::app {
+namespace {
+
+SortKey key_of_column(int col, bool* ok) {
+  *ok = true;
+  if (col == kColCost) return SortKey::total_cost;
+  if (col == kColTime) return SortKey::time;
+  if (col == kColPerMtok) return SortKey::usd_per_mtok;
+  *ok = false;
+  return SortKey::total_cost;
+}
+
+double col_value(const App::Impl& s, const RankRow& r, int col) {
+  const Offer& o = s.snapshot.offers[r.offer];
+  switch (col) {
+    case kColGpus: return o.gpu_count;
+    case kColVram: return s.snapshot.gpus[o.gpu].memory_bytes;
+    case kColTime: return r.wall_s;
+    case kColCost: return r.total_usd;
+    case kColPrice: return r.price_usd_per_h;
+    case kColPerMtok: return r.usd_per_mtok;
+    case kColHeadroom: return r.headroom;
+    default: return 0;
+  }
+}
+
+const char* col_text(const App::Impl& s, int ri, int col) {
+  const RankRow& r = s.rank->rows[ri];
+  const Offer& o = s.snapshot.offers[r.offer];
+  switch (col) {
+    case kColInstance: return o.instance_type.c_str();
+    case kColProvider: return s.snapshot.providers[o.provider].id.c_str();
+    case kColRegion: return o.region.c_str();
+    case kColOption: return option_label(r.option);
+    case kColGpus: return s.row_text[ri].gpus;
+    case kColPlan: return s.row_text[ri].plan;
+    case kColState: return row_state_name(r.state);
+    default: return "";
+  }
+}
+
+}  // namespace
+
+void App::Impl::rebuild_view() {
+  view_dirty = false;
+  view.clear();
+  if (!rank) return;
+  const bool all = !query.filters.must_fit;
+  for (int i = 0; i < static_cast<int>(rank->rows.size()); ++i)
+    if (all || rank->rows[i].state == RowState::ranked) view.push_back(i);
+  if (sort_col == kColRank && !sort_desc) return;  // the core's order, as `trainfit rank` prints it
+  const bool text = sort_col == kColInstance || sort_col == kColProvider || sort_col == kColRegion ||
+                    sort_col == kColOption || sort_col == kColPlan || sort_col == kColState;
+  const int col = sort_col;
+  const bool desc = sort_desc;
+  std::stable_sort(view.begin(), view.end(), [&](int a, int b) {
+    const RankRow& ra = rank->rows[a];
+    const RankRow& rb = rank->rows[b];
+    const bool ka = ra.state == RowState::ranked, kb = rb.state == RowState::ranked;
+    if (ka != kb) return ka;  // ranked rows always first
+    if (col == kColRank) return desc ? a > b : a < b;
+    if (text) {
+      const int c = std::strcmp(col_text(*this, a, col), col_text(*this, b, col));
+      return desc ? c > 0 : c < 0;
+    }
+    if (!ka) return false;  // unranked rows have no numbers: keep the core's order
+    const double va = col_value(*this, ra, col), vb = col_value(*this, rb, col);
+    return desc ? va > vb : va < vb;
+  });
+}
+
+void draw_results_table(App::Impl& s, float height) {
+  const float fs = ImGui::GetFontSize();
+  if (ImGui::Button("Copy CSV")) s.clipboard = results_text(s, false);
+  ImGui::SameLine();
+  if (ImGui::Button("Copy Markdown")) s.clipboard = results_text(s, true);
+  ImGui::SameLine();
+  if (s.rank) {
+    ImGui::TextDisabled("%zu rows shown%s. Click a row for its detail; hover for why.", s.view.size(),
+                        s.query.filters.must_fit ? "" : " (incl. rows that do not fit / are filtered)");
+  }
+  if (!s.rank) return;
+
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable |
+                                ImGuiTableFlags_Hideable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersV |
+                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_Sortable |
+                                ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("results", kColCount, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  static const char* kNames[kColCount] = {"#",    "Instance", "Provider", "Region",  "Pricing",
+                                          "GPUs", "VRAM/GPU", "Plan",     "Time",    "Total cost",
+                                          "$/h",  "$/M tok",  "Headroom", "State"};
+  static const float kWidths[kColCount] = {3.5f, 11, 5, 7.5f, 5, 10, 5.5f, 14, 4.5f, 5.5f, 4.5f, 4.5f, 5, 7};
+  for (int c = 0; c < kColCount; ++c) {
+    ImGuiTableColumnFlags cf = 0;
+    if (c == kColRank) cf |= ImGuiTableColumnFlags_DefaultSort;
+    if (c == kColVram || c == kColHeadroom) cf |= ImGuiTableColumnFlags_PreferSortDescending;
+    ImGui::TableSetupColumn(kNames[c], cf, fs * kWidths[c]);
+  }
+  // Headers one by one instead of TableHeadersRow(): imgui 1.86 gives table headers no test-engine info, so
+  // each is recorded by label ("header:Total cost") for the UI tests' real clicks.
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (int c = 0; c < kColCount; ++c) {
+    if (!ImGui::TableSetColumnIndex(c)) continue;
+    ImGui::TableHeader(kNames[c]);
+    if (ImGui::GetCurrentContext()->TestEngineHookItems) mark_last_item(std::string("header:") + kNames[c]);
+  }
+
+  // The "Rank by" combo changed the core's order: show it as the "#" column's order.
+  const int qsort = static_cast<int>(s.query.sort);
+  if (s.synced_sort != qsort) {
+    if (s.synced_sort >= 0) ImGui::TableSetColumnSortDirection(kColRank, ImGuiSortDirection_Ascending, false);
+    s.synced_sort = qsort;
+  }
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs()) {
+    if (specs->SpecsDirty && specs->SpecsCount > 0) {
+      const ImGuiTableColumnSortSpecs& sp = specs->Specs[0];
+      s.sort_col = sp.ColumnIndex;
+      s.sort_desc = sp.SortDirection == ImGuiSortDirection_Descending;
+      bool maps = false;
+      const SortKey k = key_of_column(s.sort_col, &maps);
+      if (maps && !s.sort_desc && k != s.query.sort &&
+          !(k == SortKey::total_cost && s.query.sort == SortKey::cost_under_deadline)) {
+        // Cost, time and $/M tokens also choose each offer's node count: re-rank by that key (in the hash).
+        s.draft.sort = k;
+        s.synced_sort = static_cast<int>(k);
+        s.commit();
+      }
+      s.view_dirty = true;
+      specs->SpecsDirty = false;
+    }
+  }
+  if (s.view_dirty) s.rebuild_view();
+
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(s.view.size()));
+  char buf[64];
+  while (clip.Step()) {
+    for (int vi = clip.DisplayStart; vi < clip.DisplayEnd; ++vi) {
+      const int ri = s.view[vi];
+      const RankRow& r = s.rank->rows[ri];
+      const Offer& o = s.snapshot.offers[r.offer];
+      const bool ranked = r.state == RowState::ranked;
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      if (!ranked) ImGui::PushStyleColor(ImGuiCol_Text, state_color(r.state, s.dark));
+      std::snprintf(buf, sizeof buf, "#%d##row%d", vi + 1, ri);
+      if (ImGui::Selectable(buf, ri == s.selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
+        s.select_row(ri);
+      if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::Text("%s (%s)", o.id.c_str(), option_label(r.option));
+        if (!r.why_not.empty()) ImGui::Text("Why not: %s", r.why_not.c_str());
+        else if (const Plan* p = s.row_plan(r)) ImGui::TextUnformatted(plan_summary(*p).c_str());
+        if (r.pareto) ImGui::TextUnformatted("On the time/cost Pareto frontier: nothing is both faster and cheaper.");
+        if (o.flags) {
+          ImGui::TextUnformatted("Data-quality flags:");
+          for (const auto& f : offer_flag_names(o.flags)) {
+            ImGui::SameLine();
+            ImGui::TextUnformatted(f.c_str());
+          }
+        }
+        ImGui::EndTooltip();
+      }
+      ImGui::TableSetColumnIndex(kColInstance);
+      ImGui::TextUnformatted(o.instance_type.c_str());
+      ImGui::TableSetColumnIndex(kColProvider);
+      ImGui::TextUnformatted(s.snapshot.providers[o.provider].id.c_str());
+      ImGui::TableSetColumnIndex(kColRegion);
+      ImGui::TextUnformatted(o.region.c_str());
+      ImGui::TableSetColumnIndex(kColOption);
+      ImGui::TextUnformatted(option_label(r.option));
+      ImGui::TableSetColumnIndex(kColGpus);
+      ImGui::TextUnformatted(s.row_text[ri].gpus);
+      ImGui::TableSetColumnIndex(kColVram);
+      ImGui::TextUnformatted(fmt_bytes_gib(buf, sizeof buf, s.snapshot.gpus[o.gpu].memory_bytes));
+      ImGui::TableSetColumnIndex(kColPlan);
+      ImGui::TextUnformatted(s.row_text[ri].plan);
+      if (ranked) {
+        ImGui::TableSetColumnIndex(kColTime);
+        ImGui::TextUnformatted(fmt_duration(buf, sizeof buf, r.wall_s));
+        ImGui::TableSetColumnIndex(kColCost);
+        ImGui::TextUnformatted(fmt_usd(buf, sizeof buf, r.total_usd));
+      }
+      ImGui::TableSetColumnIndex(kColPrice);
+      ImGui::TextUnformatted(fmt_usd(buf, sizeof buf, r.price_usd_per_h));
+      if (ranked) {
+        ImGui::TableSetColumnIndex(kColPerMtok);
+        ImGui::TextUnformatted(fmt_usd(buf, sizeof buf, r.usd_per_mtok));
+        ImGui::TableSetColumnIndex(kColHeadroom);
+        std::snprintf(buf, sizeof buf, "%.0f%%", r.headroom * 100);
+        ImGui::TextUnformatted(buf);
+      }
+      ImGui::TableSetColumnIndex(kColState);
+      if (ranked) ImGui::TextUnformatted(r.pareto ? "fits, Pareto" : "fits");
+      else ImGui::TextUnformatted(row_state_name(r.state));
+      if (!ranked) ImGui::PopStyleColor();
+    }
+  }
+  // Keep the selected row visible when the selection came from elsewhere (chart click, hash).
+  ImGui::EndTable();
+}
+
+std::string results_text(const App::Impl& s, bool markdown) {
+  std::string out;
+  if (!s.rank) return out;
+  static const char* kHead[] = {"rank", "offer", "instance", "provider", "region", "pricing", "gpus", "vram_GiB",
+                                "nodes", "plan", "wall_h", "total_usd", "usd_per_h", "usd_per_mtok", "headroom",
+                                "state", "why_not"};
+  const int n = sizeof kHead / sizeof kHead[0];
+  auto cell = [&](const std::string& v, bool last) {
+    if (markdown) {
+      std::string t = v;
+      for (char& c : t)
+        if (c == '|') c = '/';
+      out += t;
+      out += last ? " |\n" : " | ";
+    } else {
+      const bool quote = v.find_first_of(",\"\n") != std::string::npos;
+      if (quote) {
+        out += '"';
+        for (char c : v) {
+          if (c == '"') out += '"';
+          out += c;
+        }
+        out += '"';
+      } else {
+        out += v;
+      }
+      out += last ? "\n" : ",";
+    }
+  };
+  if (markdown) out += "| ";
+  for (int i = 0; i < n; ++i) cell(kHead[i], i == n - 1);
+  if (markdown) {
+    out += "|";
+    for (int i = 0; i < n; ++i) out += "---|";
+    out += "\n";
+  }
+  char b[64];
+  auto numtxt = [&](double v) {
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return std::string(b);
+  };
+  for (size_t vi = 0; vi < s.view.size(); ++vi) {
+    const int ri = s.view[vi];
+    const RankRow& r = s.rank->rows[ri];
+    const Offer& o = s.snapshot.offers[r.offer];
+    const bool ranked = r.state == RowState::ranked;
+    if (markdown) out += "| ";
+    cell(std::to_string(vi + 1), false);
+    cell(o.id, false);
+    cell(o.instance_type, false);
+    cell(s.snapshot.providers[o.provider].id, false);
+    cell(o.region, false);
+    cell(option_label(r.option), false);
+    cell(s.row_text[ri].gpus, false);
+    cell(numtxt(s.snapshot.gpus[o.gpu].memory_bytes / kGiB), false);
+    cell(std::to_string(r.nodes), false);
+    cell(s.row_text[ri].plan, false);
+    cell(ranked ? numtxt(r.wall_s / 3600) : "", false);
+    cell(ranked ? numtxt(r.total_usd) : "", false);
+    cell(numtxt(r.price_usd_per_h), false);
+    cell(ranked ? numtxt(r.usd_per_mtok) : "", false);
+    cell(ranked ? numtxt(r.headroom) : "", false);
+    cell(row_state_name(r.state), false);
+    cell(r.why_not, true);
+  }
+  return out;
+}
+
+}  // namespace trainfit::app
