@@ -3,6 +3,8 @@
 #include "trainfit/api.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "trainfit/memory.h"
@@ -20,8 +22,17 @@ json error_doc(const Error& e) {
   return json{{"ok", false}, {"error", {{"field", e.field}, {"message", e.message}}}};
 }
 
-// Non-finite numbers never leave the core: they become null, and tests walk outputs to prove none appear.
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+// Numbers leave the core rounded to 12 significant digits: far below any estimate's uncertainty, and enough to
+// absorb last-bit differences between glibc's and emscripten's libm, so the CLI (native) and the JS API (wasm)
+// print byte-identical documents. Non-finite numbers never leave the core: they become null, and tests walk
+// every output to prove none appear.
+json num(double v) {
+  if (!std::isfinite(v)) return json(nullptr);
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return json(static_cast<int64_t>(v));
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return json(std::strtod(buf, nullptr));
+}
 
 json params_doc(const ParamCounts& p) {
   return json{{"total", num(p.total)},         {"active", num(p.active)}, {"embedding", num(p.embedding)},
@@ -366,22 +377,26 @@ std::string json_escape(std::string_view s) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
+// Documents are dumped with invalid UTF-8 replaced (U+FFFD) instead of throwing: an error message may quote
+// bytes from a hostile query or link, and that must still come back as a readable error document.
+static std::string dump_doc(const json& doc) { return doc.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot) {
   try {
-    if (verb == "models") return models_doc().dump();
+    if (verb == "models") return dump_doc(models_doc());
     Result<Query> q = parse_query_json(query_json.empty() ? std::string_view("{}") : query_json);
-    if (!q) return error_doc(q.error()).dump();
-    if (verb == "query") return json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}}.dump();
-    if (verb == "estimate") return estimate(*q, snapshot).dump();
-    if (verb == "validate") return validate_doc().dump();
+    if (!q) return dump_doc(error_doc(q.error()));
+    if (verb == "query") return dump_doc(json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}});
+    if (verb == "estimate") return dump_doc(estimate(*q, snapshot));
+    if (verb == "validate") return dump_doc(validate_doc());
     if (verb == "rank" || verb == "plan" || verb == "cost") {
-      if (!snapshot) return error_doc(Error{"snapshot", "no price snapshot is loaded"}).dump();
-      if (verb == "rank") return rank_doc(*q, *snapshot).dump();
-      return offer_doc(*q, *snapshot, verb == "cost").dump();
+      if (!snapshot) return dump_doc(error_doc(Error{"snapshot", "no price snapshot is loaded"}));
+      if (verb == "rank") return dump_doc(rank_doc(*q, *snapshot));
+      return dump_doc(offer_doc(*q, *snapshot, verb == "cost"));
     }
-    return error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models or query"}).dump();
+    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models or query"}));
   } catch (const std::exception& e) {
-    return error_doc(Error{"", std::string("internal error: ") + e.what()}).dump();
+    return dump_doc(error_doc(Error{"", std::string("internal error: ") + e.what()}));
   }
 }
 

@@ -1,0 +1,61 @@
+// The CLI (native), the JS API (wasm in the page) and the URL hash must give identical JSON for the same query
+// (issue 8). The CLI is build/native-release/cli/trainfit; the page loads the same bundled snapshot file.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { serve, launch, openApp, ROOT } = require('./harness');
+
+const CLI = process.env.TRAINFIT_CLI || path.join(ROOT, 'build/native-release/cli/trainfit');
+function cli(args, stdin) {
+  return JSON.parse(execFileSync(CLI, args, { input: stdin || '', cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+const QUERIES = [
+  {},
+  { model: 'mistral-7b-v0.1', method: 'qlora', seq_len: 4096, top: 25, filters: { pricing: 'spot' } },
+  { model: 'llama-3.1-70b', method: 'full', dataset: { tokens: 2e9 }, filters: { providers: ['aws', 'gcp'], max_nodes: 4 }, sort: 'time', top: 40 },
+  { model: { arch: 'llama', hidden_size: 2048, num_layers: 16, num_heads: 32, num_kv_heads: 8, intermediate_size: 8192,
+             vocab_size: 128256, tie_embeddings: true }, method: 'full', top: 10 },
+];
+
+let server, base, ctx, page;
+test.before(async () => {
+  assert.ok(fs.existsSync(CLI), 'build the native CLI first: ' + CLI);
+  server = await serve();
+  base = 'http://127.0.0.1:' + server.address().port;
+  ctx = await launch();
+  ({ page } = await openApp(ctx.browser, base, '?nosw=1'));
+});
+test.after(async () => {
+  if (ctx) await ctx.browser.close();
+  if (ctx) fs.rmSync(ctx.userDir, { recursive: true, force: true });
+  if (server) server.close();
+});
+
+for (const [i, q] of QUERIES.entries()) {
+  test('rank and estimate JSON are identical in the CLI and the JS API (query ' + i + ')', async () => {
+    const text = JSON.stringify(q);
+    for (const verb of ['rank', 'estimate']) {
+      const fromCli = cli([verb, '--query', '-', '--format', 'json'], text);
+      const fromPage = await page.evaluate(([v, t]) => window.trainfit.call(v, t), [verb, text]);
+      assert.strictEqual(fromPage.ok, true, JSON.stringify(fromPage.error));
+      assert.deepStrictEqual(fromPage, fromCli);
+    }
+  });
+}
+
+test('a link hash reproduces the same query in the page and on the command line', async () => {
+  const hash = 'model=qwen2.5-7b&method=lora&lora_rank=32&seq_len=4096&dataset.tokens=5e8&filters.providers=lambda,aws&sort=time';
+  const fromCli = cli(['query', '--hash', '#' + hash, '--format', 'json']);
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.waitForFunction((h) => window.trainfit.state().hash === h, hash);
+  const pageQuery = await page.evaluate(() => window.trainfit.query());
+  const fromPage = await page.evaluate((q) => window.trainfit.call('query', q), JSON.stringify(pageQuery));
+  assert.deepStrictEqual(fromPage, fromCli);
+  const rankCli = cli(['rank', '--hash', '#' + hash, '--format', 'json']);
+  const rankPage = await page.evaluate((q) => window.trainfit.call('rank', q), JSON.stringify(pageQuery));
+  assert.deepStrictEqual(rankPage, rankCli);
+});
