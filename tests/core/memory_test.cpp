@@ -1,6 +1,7 @@
 // Training-memory estimator behaviour. Published-number checks live in validation_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "trainfit/memory.h"
@@ -311,6 +312,88 @@ TEST(MemoryEstimator, IsCheapEnoughForThePlanner) {
   const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / 2000;
   EXPECT_GT(sink, 0);
   EXPECT_LT(us, 200.0);  // generous for Debug / sanitizer builds; Release is a few microseconds
+}
+
+// PyTorch autocast keeps fp32 parameters and gradients plus 16-bit weight copies: 6 B + 4 B per parameter
+// and no separate master copy (HF transformers docs, model_memory_anatomy.md, "Anatomy of Model's Memory").
+TEST(MemoryEstimator, AutocastKeepsFp32WeightsAndGradsPlus16BitCopies) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  t.autocast = true;
+  const auto amp = est(m, t, MemoryLayout{});
+  const double n = amp.params.total;
+  EXPECT_DOUBLE_EQ(amp.weights, 6.0 * n);
+  EXPECT_DOUBLE_EQ(amp.gradients, 4.0 * n);
+  EXPECT_DOUBLE_EQ(amp.master_weights, 0.0);
+  // autocast has no effect on pure 16-bit training
+  TrainConfig pure = full_ft();
+  pure.precision = Precision::bf16;
+  TrainConfig pure_amp = pure;
+  pure_amp.autocast = true;
+  EXPECT_DOUBLE_EQ(est(m, pure, MemoryLayout{}).total, est(m, pure_amp, MemoryLayout{}).total);
+}
+
+// LitGPT's fused qkv (lit_gpt/model.py): V is a view of the fused output, RoPE makes new q and k, so the
+// q + 2kv buffer is kept on top: e * (q + kv) more bytes per token and layer. GPT-2 (no RoPE) is unchanged.
+TEST(MemoryEstimator, FusedQkvKeepsTheWholeBufferOnlyWithRope) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  MemoryLayout l;
+  auto plain = layer_activations(m, t, l);
+  t.fused_qkv = true;
+  auto fused = layer_activations(m, t, l);
+  ASSERT_TRUE(plain.ok() && fused.ok());
+  const double hd = double(m.hidden_size) / double(m.num_heads);
+  const double extra = 2.0 * (double(m.num_heads) * hd + double(m.num_kv_heads) * hd) * double(t.seq_len);
+  EXPECT_DOUBLE_EQ(fused->split - plain->split, extra);
+  const ModelSpec g = preset("gpt2");
+  TrainConfig tg = full_ft();
+  auto a = layer_activations(g, tg, l);
+  tg.fused_qkv = true;
+  auto b = layer_activations(g, tg, l);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_DOUBLE_EQ(a->stored, b->stored);
+}
+
+// bitsandbytes NF4 without double quantisation keeps one fp32 absmax per 64 weights (0.5 bit/param);
+// with it 0.127 bit/param (Dettmers et al. 2023, Sec. 3).
+TEST(MemoryEstimator, Nf4WithoutDoubleQuantKeepsFp32Absmax) {
+  const ModelSpec m = preset("llama-2-7b");
+  TrainConfig t;
+  t.method = Method::qlora;
+  t.precision = Precision::bf16;
+  MemoryLayout l;
+  l.recompute = Recompute::none;
+  const auto dq = est(m, t, l);
+  t.qlora_double_quant = false;
+  const auto nodq = est(m, t, l);
+  // 32 layers x (4 x 4096^2 + 3 x 4096 x 11008) linear weights
+  const double linear = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008);
+  EXPECT_NEAR(nodq.quantization - dq.quantization, linear * (4.0 / 64.0 - 0.127 / 8.0), 1.0);
+}
+
+// zero_grad(set_to_none=False) keeps gradients allocated, so they add to the activations even with one
+// micro-batch (with set_to_none the peak is the larger of the two).
+TEST(MemoryEstimator, GradientsKeptByZeroGradAddToActivations) {
+  const ModelSpec m = preset("bert-large");
+  TrainConfig t = full_ft();
+  t.seq_len = 512;
+  MemoryLayout l;
+  l.micro_batch = 4;
+  const auto freed = est(m, t, l);
+  t.zero_grad_set_to_none = false;
+  const auto kept = est(m, t, l);
+  EXPECT_DOUBLE_EQ(kept.allocated_peak - freed.allocated_peak,
+                   std::min(freed.gradients, freed.activations + freed.logits));
+}
+
+// Encoder-only models are counted as BertModel + a task head: no b x s x vocab logits.
+TEST(MemoryEstimator, EncoderOnlyModelsHaveNoVocabularyLogits) {
+  const ModelSpec m = preset("bert-large");
+  TrainConfig t = full_ft();
+  t.seq_len = 512;
+  EXPECT_DOUBLE_EQ(est(m, t, MemoryLayout{}).logits, 0.0);
+  EXPECT_GT(est(preset("gpt2"), full_ft(), MemoryLayout{}).logits, 0.0);
 }
 
 }  // namespace

@@ -84,6 +84,20 @@ struct TrainConfig {
   // Fraction of the dense tensor peak reached while computing (perf.h Efficiency); < 0: the calibrated
   // default by GPU generation, model width and micro-batch. Set it from a measured run to recalibrate.
   double compute_efficiency = -1;
+  // Implementation details that move the memory peak (memory.cpp cites each). Defaults describe the
+  // Megatron-LM / DeepSpeed / Hugging Face Llama-style accounting the estimator was built on.
+  // PyTorch autocast (torch.amp; HF Trainer fp16=True / bf16=True) for the *-mixed precisions: fp32 weights
+  // and fp32 gradients plus 16-bit weight copies, instead of 16-bit weights + an fp32 master copy.
+  bool autocast = false;
+  // q, k, v come out of one fused GEMM and V stays a view of it (LitGPT, Megatron-LM): with RoPE the
+  // whole fused output stays alive until backward, not only V.
+  bool fused_qkv = false;
+  // QLoRA: bitsandbytes double quantisation of the absmax constants (bnb_4bit_use_double_quant, LitGPT
+  // bnb.nf4-dq). false: one fp32 absmax per 64 weights (bnb.nf4).
+  bool qlora_double_quant = true;
+  // optimizer.zero_grad(set_to_none=True), the PyTorch >= 2.0 default: gradients are freed after each step.
+  // false (PyTorch < 2.0 default, Hugging Face Trainer then): they stay allocated while activations build up.
+  bool zero_grad_set_to_none = true;
 };
 
 // ---------------------------------------------------------------------------------------------
