@@ -6,10 +6,20 @@
   const params = new URLSearchParams(location.search);
   const embedded = params.get('embed') === '1';
   const STORAGE_KEY = 'trainfit.lastQuery';
+  const THEME_KEY = 'trainfit.theme';
   const listeners = [];
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
   let lastHash = null;
+  // The origin of the page that embeds us: given as ?origin=, else the referrer's, else our own.
+  const parentOrigin = (function () {
+    const asked = params.get('origin');
+    try {
+      if (asked) return new URL(asked).origin;
+      if (document.referrer) return new URL(document.referrer).origin;
+    } catch (e) { /* fall through */ }
+    return location.origin;
+  })();
 
   function banner(text) {
     const el = document.getElementById('banner');
@@ -58,6 +68,7 @@
   }
 
   async function start() {
+    applyViewSettings();
     splash('Loading prices…');
     let src = snapshotUrl();
     if (src.error) { banner(src.error + '; using the bundled snapshot.'); src = { url: 'data/snapshot.json', origin: 'bundled snapshot' }; }
@@ -85,13 +96,80 @@
     readyResolve();
   }
 
+  // View settings that are not part of the query: embed mode and the theme (remembered in this browser).
+  function applyViewSettings() {
+    if (embedded) call('tf_call', ['string', 'string'], ['ui.embed', '1']);
+    let theme = params.get('theme');
+    if (theme !== 'dark' && theme !== 'light') {
+      try { theme = localStorage.getItem(THEME_KEY); } catch (e) { theme = null; }
+    }
+    if (theme !== 'dark' && theme !== 'light')
+      theme = window.matchMedia && window.matchMedia('(prefers-color-scheme: light)').matches ? 'light' : 'dark';
+    call('tf_call', ['string', 'string'], ['ui.theme', theme]);
+    document.documentElement.dataset.theme = theme;
+  }
+
+  // Requests from the UI that only the page can carry out (web/README: "ui.requests").
+  const fileInput = document.getElementById('snapshot-file');
+  function handleRequests() {
+    if (!window.Module || !Module.calledRun) return;
+    let list;
+    try { list = JSON.parse(call('tf_call', ['string', 'string'], ['ui.requests', ''])); } catch (e) { return; }
+    if (!Array.isArray(list)) return;
+    for (const r of list) {
+      if (r === 'open_file') fileInput.click();
+      else if (r === 'open_full_app') {
+        const u = new URL(location.href);
+        u.searchParams.delete('embed');
+        u.hash = lastHash ? '#' + lastHash : location.hash;
+        window.open(u.href, '_blank', 'noopener');
+      } else if (r === 'theme:dark' || r === 'theme:light') {
+        const t = r.slice(6);
+        document.documentElement.dataset.theme = t;
+        try { localStorage.setItem(THEME_KEY, t); } catch (e) { /* private mode */ }
+      }
+    }
+  }
+  // A click's frame runs on the next animation frame: look a few frames later, while the click still counts
+  // as a user gesture (the file picker and window.open need one); a slow poll catches keyboard activations.
+  function pollSoon() {
+    let n = 0;
+    const tick = () => { handleRequests(); if (++n < 4) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  }
+  window.addEventListener('pointerup', pollSoon, true);
+  window.addEventListener('keyup', pollSoon, true);
+  setInterval(handleRequests, 500);
+
+  // Load a snapshot file (picker or drag and drop) through the same validation as the bundled one. A refused
+  // file leaves the current snapshot in place; the UI shows why.
+  const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
+  async function loadFile(file) {
+    if (!file) return;
+    if (file.size > MAX_SNAPSHOT_BYTES) { banner(file.name + ' is larger than 64 MB; the current prices stay in use.'); return; }
+    let text;
+    try { text = await file.text(); } catch (e) { banner('Could not read ' + file.name + ': ' + e.message); return; }
+    await ready;
+    const r = parse(call('tf_load_snapshot', ['string', 'string'], [text, file.name]));
+    banner(r.ok ? '' : 'Snapshot ' + file.name + ' refused: ' + r.error.message + '. The current prices stay in use.');
+  }
+  fileInput.addEventListener('change', () => { loadFile(fileInput.files[0]); fileInput.value = ''; });
+  window.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dropping'); });
+  window.addEventListener('dragleave', () => document.body.classList.remove('dropping'));
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    document.body.classList.remove('dropping');
+    const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
+    loadFile(f);
+  });
+
   // Called by the module whenever the query changes (web/main_web.cpp).
   window.trainfitQueryChanged = function (hash) {
     lastHash = hash;
     if (!embedded || params.get('sync') === '1') history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
     try { localStorage.setItem(STORAGE_KEY, hash); } catch (e) { /* private mode */ }
     for (const cb of listeners) { try { cb(hash); } catch (e) { console.warn(e); } }
-    if (window.parent !== window) window.parent.postMessage({ type: 'trainfit:change', hash: hash }, '*');
+    if (window.parent !== window) window.parent.postMessage({ type: 'trainfit:change', hash: hash }, parentOrigin);
   };
   window.trainfitCopy = function (text) {
     if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
@@ -107,8 +185,11 @@
     const t = e.clipboardData && e.clipboardData.getData('text/plain');
     if (t) Module.ccall('tf_paste', null, ['string'], [t]);
   });
-  // Messages from an embedding page: {type: 'trainfit:set-query', query: {...}} — shape checked, origin logged.
+  // Messages from the embedding page only: {type: 'trainfit:set-query', query: {...}}. The sender must be our
+  // parent window and come from its origin (?origin=... when the referrer is withheld); the shape is checked.
   window.addEventListener('message', (e) => {
+    if (e.source !== window.parent || window.parent === window) return;
+    if (parentOrigin !== '*' && e.origin !== parentOrigin) return;
     const m = e.data;
     if (!m || typeof m !== 'object' || m.type !== 'trainfit:set-query') return;
     if (typeof m.query !== 'object' || m.query === null) return;
@@ -129,6 +210,17 @@
     call: (verb, q) => parse(call('tf_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))])),
     loadSnapshot: (text, origin) => parse(call('tf_load_snapshot', ['string', 'string'], [text, origin || 'user file'])),
     onChange: (cb) => { listeners.push(cb); },
+    // The rows the table shows (its order and numbers), and selecting one of them by its position.
+    view: () => parse(call('tf_call', ['string', 'string'], ['ui.view', ''])),
+    select: (i) => parse(call('tf_call', ['string', 'string'], ['ui.select', String(i)])),
+    setTheme: (t) => {
+      const r = parse(call('tf_call', ['string', 'string'], ['ui.theme', String(t)]));
+      if (r.ok) {
+        document.documentElement.dataset.theme = t;
+        try { localStorage.setItem(THEME_KEY, t); } catch (e) { /* private mode */ }
+      }
+      return r;
+    },
     embedded: embedded,
   };
 

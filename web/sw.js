@@ -1,7 +1,7 @@
 // trainfit — offline cache. App files: cache first (they change only with a new build, which changes this
 // file's CACHE name). The snapshot: network first, so a fresh one is used when online, the cached one offline.
 'use strict';
-const CACHE = 'trainfit-v1';
+const CACHE = 'trainfit-v2';
 const APP = ['./', 'index.html', 'app.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.json'];
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(APP)).then(() => self.skipWaiting()));

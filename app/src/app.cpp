@@ -203,9 +203,11 @@ std::string App::query_hash() const { return query_to_hash(impl_->query); }
 uint64_t App::query_version() const { return impl_->query_version; }
 
 namespace {
+// Numbers at the JSON facade's precision (core/src/api.cpp num(): 12 significant digits), so the UI's figures
+// compare equal to `trainfit rank --format json`.
 void put_num(std::string& s, const char* key, double v) {
   char buf[96];
-  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, ",\"%s\":%.17g", key, v);
+  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, ",\"%s\":%.12g", key, v);
   else std::snprintf(buf, sizeof buf, ",\"%s\":null", key);
   s += buf;
 }

@@ -21,8 +21,8 @@ namespace trainfit::app {
 
 // Result table columns, in display order.
 enum Col : int {
-  kColRank, kColInstance, kColProvider, kColRegion, kColOption, kColGpus, kColVram, kColPlan, kColTime, kColCost,
-  kColPrice, kColPerMtok, kColHeadroom, kColState, kColCount
+  kColRank, kColInstance, kColProvider, kColRegion, kColOption, kColGpus, kColTime, kColCost, kColPrice, kColPerMtok,
+  kColHeadroom, kColVram, kColPlan, kColState, kColCount
 };
 
 // Text of one result row that is not already a C string in the snapshot: built once per ranking, so the

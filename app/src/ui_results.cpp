@@ -100,10 +100,11 @@ void draw_results_table(App::Impl& s, float height) {
                                 ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("results", kColCount, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  static const char* kNames[kColCount] = {"#",    "Instance", "Provider", "Region",  "Pricing",
-                                          "GPUs", "VRAM/GPU", "Plan",     "Time",    "Total cost",
-                                          "$/h",  "$/M tok",  "Headroom", "State"};
-  static const float kWidths[kColCount] = {3.5f, 11, 5, 7.5f, 5, 10, 5.5f, 14, 4.5f, 5.5f, 4.5f, 4.5f, 5, 7};
+  // Numbers first after the instance's identity: they are what users compare.
+  static const char* kNames[kColCount] = {"#",       "Instance", "Provider", "Region",   "Pricing",
+                                          "GPUs",    "Time",     "Total cost", "$/h",    "$/M tok",
+                                          "Headroom", "VRAM/GPU", "Plan",     "State"};
+  static const float kWidths[kColCount] = {3, 9, 4.5f, 7, 4.8f, 8.5f, 4, 5, 4, 4.2f, 4.8f, 5.2f, 14, 7};
   for (int c = 0; c < kColCount; ++c) {
     ImGuiTableColumnFlags cf = 0;
     if (c == kColRank) cf |= ImGuiTableColumnFlags_DefaultSort;

@@ -1,0 +1,267 @@
+// Headless UI tests: a real ImGui context (no window, no GL), the App drawing frames, widgets clicked by
+// label through the test-engine hooks with the 1.86 IO fields (io.MousePos / io.MouseDown over frames).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "imgui.h"
+#include "trainfit/api.h"
+#include "trainfit/app/app.h"
+#include "trainfit/bundled.h"
+#include "trainfit/snapshot.h"
+
+using json = nlohmann::json;
+using trainfit::app::App;
+using trainfit::app::AppOptions;
+
+namespace {
+
+class Ui : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ctx_ = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 800);
+    io.DeltaTime = 1.0f / 60;
+    trainfit::app::record_item_rects(true);
+  }
+  void TearDown() override {
+    trainfit::app::record_item_rects(false);
+    app_.reset();
+    ImGui::DestroyContext(ctx_);
+  }
+  App& make(AppOptions opts = {}) {
+    opts.today = "2026-11-29";
+    app_ = std::make_unique<App>(opts);
+    EXPECT_EQ(app_->load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot"), "");
+    return *app_;
+  }
+  void frame() {
+    if (app_->fonts_dirty()) {
+      app_->rebuild_fonts();
+      unsigned char* px;
+      int w, h;
+      ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    }
+    ImGui::NewFrame();
+    app_->frame();
+    ImGui::Render();
+  }
+  void frames(int n) {
+    for (int i = 0; i < n; ++i) frame();
+  }
+  // Move, press, release over three frames, as a mouse would.
+  bool click(const char* label) {
+    float x, y, w, h;
+    if (!trainfit::app::item_rect(label, &x, &y, &w, &h)) return false;
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(x + w / 2, y + h / 2);
+    frame();
+    io.MouseDown[0] = true;
+    frame();
+    io.MouseDown[0] = false;
+    frame();
+    frame();
+    return true;
+  }
+  json state() { return json::parse(app_->state_json()); }
+  json view() { return json::parse(app_->api_call("ui.view", "")); }
+
+  ImGuiContext* ctx_ = nullptr;
+  std::unique_ptr<App> app_;
+};
+
+TEST_F(Ui, FirstScreenAlreadyShowsARankingOfTheDefaultJob) {
+  make();
+  frames(3);
+  const json s = state();
+  EXPECT_GT(s["ranked"].get<int>(), 10);
+  EXPECT_TRUE(s.contains("selected"));  // the best row is shown in the detail view
+  EXPECT_EQ(s["selected"]["state"], "ranked");
+  EXPECT_EQ(s["errors"]["query"], "");
+}
+
+TEST_F(Ui, RanksOnceThenOnlyWhenTheQueryChanges) {
+  App& a = make();
+  frames(10);
+  EXPECT_EQ(state()["rank_count"], 1);
+  // Selecting a row writes target.offer into the query (and the hash) but does not re-rank.
+  ASSERT_EQ(json::parse(a.api_call("ui.select", "3"))["ok"], true);
+  frames(3);
+  EXPECT_EQ(state()["rank_count"], 1);
+  EXPECT_NE(a.query_hash().find("target.offer="), std::string::npos);
+  ASSERT_EQ(a.set_query_json(R"({"method":"qlora"})"), "");
+  frames(3);
+  EXPECT_EQ(state()["rank_count"], 2);
+}
+
+TEST_F(Ui, TableRowsAreTheCoreRankingInTheSameOrderWithTheSameNumbers) {
+  App& a = make();
+  frames(2);
+  const json core = json::parse(a.results_json());  // api_call("rank"): what `trainfit rank --format json` prints
+  const json v = view();
+  ASSERT_EQ(core["ok"], true);
+  ASSERT_GE(core["rows"].size(), 20u);
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(v["rows"][i]["offer"], core["rows"][i]["offer"]) << i;
+    EXPECT_EQ(v["rows"][i]["option"], core["rows"][i]["option"]) << i;
+    EXPECT_EQ(v["rows"][i]["total_usd"].get<double>(), core["rows"][i]["total_usd"].get<double>()) << i;
+    EXPECT_EQ(v["rows"][i]["wall_s"].get<double>(), core["rows"][i]["wall_s"].get<double>()) << i;
+  }
+}
+
+TEST_F(Ui, ClickingTheMethodComboAndAnItemChangesTheQuery) {
+  App& a = make();
+  frames(2);
+  ASSERT_TRUE(click("Method"));
+  ASSERT_TRUE(click("qlora"));
+  EXPECT_EQ(json::parse(a.query_json())["method"], "qlora");
+}
+
+TEST_F(Ui, ClickingTheTimeHeaderReRanksByTimeAndSortsTheTable) {
+  App& a = make();
+  frames(2);
+  ASSERT_TRUE(click("header:Time"));
+  frames(2);
+  EXPECT_EQ(json::parse(a.query_json())["sort"], "time");
+  const json v = view();
+  ASSERT_GE(v["rows"].size(), 2u);
+  for (size_t i = 1; i < v["rows"].size(); ++i) {
+    if (v["rows"][i]["state"] != "ranked") break;
+    EXPECT_LE(v["rows"][i - 1]["wall_s"].get<double>(), v["rows"][i]["wall_s"].get<double>()) << i;
+  }
+  // A second click sorts descending, in the view only (the core ranks ascending).
+  ASSERT_TRUE(click("header:Time"));
+  const json d = view();
+  EXPECT_EQ(d["descending"], true);
+  EXPECT_GE(d["rows"][0]["wall_s"].get<double>(), d["rows"][1]["wall_s"].get<double>());
+}
+
+TEST_F(Ui, ClickingARowSelectsItAndPutsItInTheHash) {
+  App& a = make();
+  frames(2);
+  ASSERT_TRUE(click("#2"));
+  const json v = view();
+  EXPECT_EQ(state()["selected"]["offer"], v["rows"][1]["offer"]);
+  EXPECT_NE(a.query_hash().find("target.offer="), std::string::npos);
+}
+
+TEST_F(Ui, ARefusedSnapshotIsReportedAndTheCurrentOneKept) {
+  App& a = make();
+  frames(2);
+  const std::string before = state()["snapshot"].get<std::string>();
+  const int ranked = state()["ranked"].get<int>();
+  const std::string err = a.load_snapshot(R"({"schema_version": 1, "id": "broken", "offers": 3})", "broken.json");
+  EXPECT_NE(err, "");
+  frames(2);
+  const json s = state();
+  EXPECT_EQ(s["snapshot"], before);
+  EXPECT_EQ(s["ranked"], ranked);
+  EXPECT_NE(s["errors"]["snapshot"].get<std::string>().find("broken.json"), std::string::npos);
+}
+
+TEST_F(Ui, ARefusedQueryKeepsThePreviousOne) {
+  App& a = make();
+  frames(1);
+  const std::string q = a.query_json();
+  EXPECT_NE(a.set_query_json(R"({"seq_len": -3})"), "");
+  frames(1);
+  EXPECT_EQ(a.query_json(), q);
+  EXPECT_NE(state()["errors"]["query"].get<std::string>().find("seq_len"), std::string::npos);
+}
+
+TEST_F(Ui, CopyCsvPutsEveryShownRowOnTheClipboard) {
+  App& a = make();
+  frames(2);
+  ASSERT_TRUE(click("Copy CSV"));
+  const std::string csv = a.take_clipboard_request();
+  ASSERT_EQ(csv.rfind("rank,offer,", 0), 0u);
+  size_t lines = 0;
+  for (char c : csv) lines += c == '\n';
+  EXPECT_EQ(lines, static_cast<size_t>(state()["rows_shown"].get<int>()) + 1);
+  ASSERT_TRUE(click("Copy Markdown"));
+  EXPECT_EQ(a.take_clipboard_request().rfind("| rank | offer |", 0), 0u);
+}
+
+TEST_F(Ui, ShowingRowsThatDoNotFitListsThemWithTheirReason) {
+  App& a = make();
+  ASSERT_EQ(a.set_query_json(R"({"model":"llama-3.1-70b","method":"full","filters":{"must_fit":false}})"), "");
+  frames(2);
+  const json v = view();
+  bool saw_unranked_with_reason = false;
+  for (const auto& r : v["rows"])
+    if (r["state"] != "ranked" && r.contains("why_not")) saw_unranked_with_reason = true;
+  const json s = state();
+  EXPECT_GT(s["rows_shown"].get<int>(), s["ranked"].get<int>());
+  // The first 200 rows of the view are ranked ones first; look at the whole count instead when many fit.
+  if (s["ranked"].get<int>() < 200) EXPECT_TRUE(saw_unranked_with_reason);
+}
+
+TEST_F(Ui, ThemeButtonSwitchesToLightAndAsksTheShellToRememberIt) {
+  App& a = make();
+  frames(2);
+  ASSERT_TRUE(a.dark());
+  ASSERT_TRUE(click("Light theme"));
+  EXPECT_FALSE(a.dark());
+  EXPECT_NE(a.take_shell_requests().find("theme:light"), std::string::npos);
+  frames(2);
+  EXPECT_GT(ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x, 0.5f);
+}
+
+TEST_F(Ui, EmbedModeIsCompactAndLinksOutToTheFullApp) {
+  AppOptions o;
+  o.embed = true;
+  App& a = make(o);
+  frames(2);
+  float x, y, w, h;
+  EXPECT_FALSE(trainfit::app::item_rect("Job", &x, &y, &w, &h));  // no job panel
+  ASSERT_TRUE(click("Open full calculator"));
+  EXPECT_NE(a.take_shell_requests().find("open_full_app"), std::string::npos);
+}
+
+TEST_F(Ui, EveryTabDrawsWithoutErrors) {
+  App& a = make();
+  frames(2);
+  for (const char* tab : {"Cost vs time", "Memory curves", "Accuracy", "Snapshot", "Detail"}) {
+    ASSERT_TRUE(click(tab)) << tab;
+    frames(2);
+  }
+  EXPECT_EQ(state()["tab"], "detail");
+  (void)a;
+}
+
+// Issue 9's UI figure: CPU time of one frame with 5,000 result rows shown (list clipping keeps it flat).
+TEST_F(Ui, FrameWithFiveThousandRowsStaysWellUnderAFrame) {
+  trainfit::Result<trainfit::Snapshot> base = trainfit::load_snapshot(trainfit::embedded_snapshot_json());
+  ASSERT_TRUE(base.ok());
+  trainfit::Snapshot big = base.value();
+  const size_t n0 = big.offers.size();
+  for (int copy = 1; big.offers.size() < 3400; ++copy)
+    for (size_t i = 0; i < n0 && big.offers.size() < 3400; ++i) {
+      trainfit::Offer o = big.offers[i];
+      o.region += "-synthetic" + std::to_string(copy);
+      o.id += "-synthetic" + std::to_string(copy);
+      big.offers.push_back(o);
+    }
+  App& a = make();
+  ASSERT_EQ(a.load_snapshot(trainfit::snapshot_to_json(big), "synthetic"), "");
+  ASSERT_EQ(a.set_query_json(R"({"filters":{"must_fit":false}})"), "");
+  frames(3);
+  const json s = state();
+  ASSERT_GE(s["rows_shown"].get<int>(), 5000);
+  double worst = 0, sum = 0;
+  for (int i = 0; i < 30; ++i) {
+    frame();
+    worst = std::max(worst, a.frame_ms());
+    sum += a.frame_ms();
+  }
+  std::printf("[ figure ] UI frame with %d rows: %.3f ms mean, %.3f ms worst (ranking %.1f ms, once)\n",
+              s["rows_shown"].get<int>(), sum / 30, worst, s["rank_ms"].get<double>());
+  EXPECT_LT(sum / 30, 16.0);  // one 60 Hz frame, with a wide margin on these shared machines
+}
+
+}  // namespace
