@@ -141,7 +141,9 @@ TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
   const Snapshot s = bundled();
   Result<RankResult> r = rank_offers(default_query(), s);
   ASSERT_TRUE(r.ok());
-  EXPECT_LT(r->shapes_planned, 120) << "~1,000 offers share far fewer shapes";
+  // A shape includes host RAM and vCPUs (the planner reads them for CPU offload): 138 shapes in the bundled
+  // snapshot of 1,015 offers.
+  EXPECT_LT(r->shapes_planned, 200) << "~1,000 offers share far fewer shapes";
   EXPECT_GT(r->ranked, 100);
 }
 

@@ -25,6 +25,8 @@ struct ShapePlan {
   double inter_net_Gbps = 0;
   int max_nodes = 1;
   double storage_read_MBps = 0;
+  double vcpus = 0;            // the planner reads these two for CPU offload (host bandwidth, host RAM)
+  double host_ram_bytes = 0;
   bool ok = false;             // the planner ran (false: `error` says why, e.g. a GPU spec lacks BF16 figures)
   std::string error;
   PlanResult plan;
@@ -83,13 +85,32 @@ struct RankResult {
   double useful_tokens = 0;
   double checkpoint_bytes = 0; // what one checkpoint writes
   double dataset_bytes = 0;
-  int shapes_planned = 0;
+  int shapes_planned = 0;       // shapes the planner ran for (not served by a PlanCache)
+  int shapes_cached = 0;       // shapes a PlanCache served
   int cost_evaluations = 0;
+};
+
+// Plans kept between rankings (issue 9 §3): a plan depends on the model, the training setup, the dataset and
+// the instance shape, never on prices, regions, filters, sort or cost options. A caller that re-ranks after
+// every input change (the UI) passes the same cache each time, and only a change of model / setup / dataset /
+// GPU table re-runs the planner. Holds the plans of one job at a time (a new job replaces them).
+class PlanCache {
+ public:
+  void clear();
+  int hits() const { return hits_; }      // shapes served from the cache, over its lifetime
+  int misses() const { return misses_; }  // shapes planned
+ private:
+  friend Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache);
+  std::string job_key_;
+  std::vector<ShapePlan> shapes_;
+  int hits_ = 0, misses_ = 0;
 };
 
 // Rank every offer of `snapshot` for query `q`. Errors only for a query that cannot be planned at all (its
 // dataset or model is unusable); per-offer problems stay on their rows.
 Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot);
+// The same, reusing and filling `cache` (may be null). Results are identical to the uncached call.
+Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache);
 
 // The cost of one row for a given node count (for detail views): the full breakdown.
 Result<CostBreakdown> cost_for(const Query& q, const Snapshot& snapshot, const RankResult& r, const RankRow& row,

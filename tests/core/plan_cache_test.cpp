@@ -1,0 +1,85 @@
+// trainfit — PlanCache (rank.h): re-ranking with cached plans gives exactly the uncached result, and only a
+// change of the job (model, setup, dataset) re-runs the planner.
+#include <gtest/gtest.h>
+
+#include "trainfit/bundled.h"
+#include "trainfit/query.h"
+#include "trainfit/rank.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+
+const Snapshot& bundled() {
+  static const Snapshot s = *load_snapshot(embedded_snapshot_json());
+  return s;
+}
+
+void expect_same_rows(const RankResult& a, const RankResult& b) {
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  EXPECT_EQ(a.ranked, b.ranked);
+  for (size_t i = 0; i < a.rows.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(a.rows[i].offer, b.rows[i].offer);
+    EXPECT_EQ(a.rows[i].option, b.rows[i].option);
+    EXPECT_EQ(a.rows[i].state, b.rows[i].state);
+    EXPECT_EQ(a.rows[i].nodes, b.rows[i].nodes);
+    EXPECT_EQ(a.rows[i].total_usd, b.rows[i].total_usd);
+    EXPECT_EQ(a.rows[i].wall_s, b.rows[i].wall_s);
+    EXPECT_EQ(a.rows[i].pareto, b.rows[i].pareto);
+    EXPECT_EQ(a.rows[i].why_not, b.rows[i].why_not);
+  }
+}
+
+TEST(PlanCache, FilterAndSortChangesReuseEveryPlanAndMatchTheUncachedRanking) {
+  PlanCache cache;
+  Query q = default_query();
+  Result<RankResult> first = rank_offers(q, bundled(), &cache);
+  ASSERT_TRUE(first.ok());
+  EXPECT_GT(first->shapes_planned, 0);
+  EXPECT_EQ(first->shapes_cached, 0);
+
+  q.sort = SortKey::time;
+  q.filters.max_usd_per_h = 20;
+  q.cost.egress_GB = 100;
+  Result<RankResult> cached = rank_offers(q, bundled(), &cache);
+  Result<RankResult> fresh = rank_offers(q, bundled());
+  ASSERT_TRUE(cached.ok() && fresh.ok());
+  EXPECT_EQ(cached->shapes_planned, 0) << "no input the planner reads changed";
+  EXPECT_GT(cached->shapes_cached, 0);
+  expect_same_rows(*cached, *fresh);
+}
+
+TEST(PlanCache, ChangingTheDatasetOrModelReplans) {
+  PlanCache cache;
+  Query q = default_query();
+  ASSERT_TRUE(rank_offers(q, bundled(), &cache).ok());
+  q.dataset.tokens *= 4;  // four times the tokens: every training time changes
+  Result<RankResult> cached = rank_offers(q, bundled(), &cache);
+  Result<RankResult> fresh = rank_offers(q, bundled());
+  ASSERT_TRUE(cached.ok() && fresh.ok());
+  EXPECT_EQ(cached->shapes_cached, 0);
+  EXPECT_EQ(cached->shapes_planned, fresh->shapes_planned);
+  expect_same_rows(*cached, *fresh);
+
+  Result<Query> other = parse_query_json(R"({"model":"qwen2.5-7b"})");
+  ASSERT_TRUE(other.ok());
+  Result<RankResult> replanned = rank_offers(*other, bundled(), &cache);
+  ASSERT_TRUE(replanned.ok());
+  EXPECT_EQ(replanned->shapes_cached, 0);
+  expect_same_rows(*replanned, *rank_offers(*other, bundled()));
+}
+
+TEST(PlanCache, LoweringMaxNodesIsANewShapeNotAStalePlan) {
+  PlanCache cache;
+  Query q = default_query();
+  ASSERT_TRUE(rank_offers(q, bundled(), &cache).ok());
+  q.filters.max_nodes = 1;
+  Result<RankResult> cached = rank_offers(q, bundled(), &cache);
+  ASSERT_TRUE(cached.ok());
+  for (const RankRow& row : cached->rows) EXPECT_LE(row.nodes, 1);
+  expect_same_rows(*cached, *rank_offers(q, bundled()));
+}
+
+}  // namespace
+}  // namespace trainfit
