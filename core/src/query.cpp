@@ -1,6 +1,7 @@
 // trainfit core — query model: one key table drives JSON parsing, hash parsing and both serializers.
 #include "trainfit/query.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -275,6 +276,12 @@ const std::vector<Key>& keys() {
         }));
     t.push_back(num_key<double>("fragmentation", Kind::number, 0, 1, [](Query& q) -> double& { return q.train.fragmentation; }));
     t.push_back(num_key<double>("headroom", Kind::number, 0, 0.9, [](Query& q) -> double& { return q.train.headroom; }));
+    // Framework details that change memory (memory.cpp cites each): PyTorch autocast keeps fp32 weights; a fused
+    // q/k/v projection (LitGPT) keeps the whole qkv output; QLoRA double quantisation; zero_grad(set_to_none).
+    t.push_back(bool_key("autocast", [](Query& q) -> bool& { return q.train.autocast; }));
+    t.push_back(bool_key("fused_qkv", [](Query& q) -> bool& { return q.train.fused_qkv; }));
+    t.push_back(bool_key("qlora_double_quant", [](Query& q) -> bool& { return q.train.qlora_double_quant; }));
+    t.push_back(bool_key("zero_grad_set_to_none", [](Query& q) -> bool& { return q.train.zero_grad_set_to_none; }));
     t.push_back(num_key<double>("mfu", Kind::number, 0, 1, [](Query& q) -> double& { return q.mfu; }));
 
     t.push_back(num_key<double>("dataset.tokens", Kind::number, 0, 1e16, [](Query& q) -> double& { return q.dataset.tokens; }));
@@ -575,6 +582,31 @@ bool url_decode(std::string_view in, std::string* out) {
   return true;
 }
 
+// Well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    int n = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) { ++i; continue; }
+    if ((c & 0xE0) == 0xC0) { n = 1; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { n = 2; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { n = 3; cp = c & 0x07; }
+    else return false;
+    if (i + n >= s.size()) return false;  // truncated sequence
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static const uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
 std::string url_encode(std::string_view in) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
@@ -627,15 +659,73 @@ void for_each_written(const Query& q, bool full, Emit emit) {
       if (q.model.arch == Arch::params_only && path != "model.params" && path != "model.arch" && path != "model.name")
         continue;
       if (q.model.arch != Arch::params_only && path == "model.params") continue;
-      emit(k, k.get(q));  // inline models are written whole: they must reproduce exactly
+      json v = k.get(q);  // inline models are written whole: they must reproduce exactly
+      if (v.is_number() && v.get<double>() < k.min) continue;  // 0 = "derive it" (num_kv_heads): the default
+      emit(k, v);
       continue;
     }
     if (path == "parallel") continue;  // implied by parallel.* keys; see query_to_json / query_to_hash
     if (path.rfind("parallel.", 0) == 0 && q.train.parallel.automatic) continue;
     json v = k.get(q);
     if (!full && v == k.get(d)) continue;
+    // Below the key's range is only ever an internal "use the documented default" sentinel (overhead_GiB,
+    // fragmentation = -1): the parser would reject it, so leave it out and let parsing restore the default.
+    if (v.is_number() && v.get<double>() < k.min) continue;
     emit(k, v);
   }
+}
+
+// True when brackets outside strings nest deeper than `max_depth` (a linear scan, no allocation).
+bool json_nesting_exceeds(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) return true;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// Where and why a query is not JSON, so `{"seq_len": NaN}` is reported as a problem near seq_len rather than
+// a bare "invalid": nlohmann's reason and position, plus the last key read before that position.
+std::string json_syntax_problem(std::string_view text) {
+  size_t at = text.size();
+  std::string why;
+  try {
+    (void)json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    at = std::min<size_t>(e.byte, text.size());
+    why = e.what();
+    const size_t p = why.find("parse error at ");
+    if (p != std::string::npos) why = why.substr(p + 15);  // drop "[json.exception.parse_error.101] "
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (why.size() > 160) why = why.substr(0, 157) + "...";
+  // Last `"name":` before the error (string-aware scan; the text is at most 1 MiB).
+  std::string key;
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] != '"') continue;
+    const size_t start = ++i;
+    while (i < at && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+    if (i >= at) break;
+    size_t j = i + 1;
+    while (j < at && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) ++j;
+    if (j < at && text[j] == ':') key = std::string(text.substr(start, std::min<size_t>(i - start, 64)));
+  }
+  std::string out;
+  if (!key.empty()) out += " after key \"" + key + "\"";
+  if (!why.empty()) out += " (" + why + ")";
+  return out;
 }
 
 }  // namespace
@@ -664,8 +754,11 @@ Query default_query() {
 
 Result<Query> parse_query_json(std::string_view text) {
   if (text.size() > (1u << 20)) return Error{"", "query is too large (the limit is 1 MiB)"};
+  // A query nests three levels at most; refuse deep documents before nlohmann builds a tree of them
+  // (a megabyte of '[' took seconds to build and tear down in a Debug build).
+  if (json_nesting_exceeds(text, 16)) return Error{"", "query is nested too deeply (the limit is 16 levels)"};
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Error{"", "query is not valid JSON"};
+  if (doc.is_discarded()) return Error{"", "query is not valid JSON" + json_syntax_problem(text)};
   if (!doc.is_object()) return Error{"", "query must be a JSON object"};
   Query q = default_query();
   std::string field;
@@ -702,6 +795,10 @@ Result<Query> parse_query_hash(std::string_view hash) {
     std::string key, value;
     if (eq == std::string_view::npos || !url_decode(part.substr(0, eq), &key) || !url_decode(part.substr(eq + 1), &value))
       return Error{"", "malformed link parameter \"" + std::string(part.substr(0, 40)) + "\" (expected key=value)"};
+    // Text from a link becomes JSON (query_to_json, the facade), which must be UTF-8: "%FF" would otherwise
+    // make every later dump throw.
+    if (!valid_utf8(key)) return Error{"", "link parameter name is not valid UTF-8 text"};
+    if (!valid_utf8(value)) return Error{key.substr(0, 64), "is not valid UTF-8 text"};
     const Key* k = find_key(key);
     if (!k) return Error{key.substr(0, 64), "unknown key"};
     pairs.push_back({k, value});
@@ -714,9 +811,12 @@ Result<Query> parse_query_hash(std::string_view hash) {
       switch (k.kind) {
         case Kind::integer:
         case Kind::number: {
+          // JSON's number grammar only: strtod alone would also take hex ("0x10"), "nan", "infinity" and
+          // leading spaces, so a link could say what a JSON query cannot.
           char* end = nullptr;
           const double d = std::strtod(p.value.c_str(), &end);
-          if (p.value.empty() || end != p.value.c_str() + p.value.size())
+          if (p.value.empty() || p.value.find_first_not_of("0123456789+-.eE") != std::string::npos ||
+              end != p.value.c_str() + p.value.size())
             return Error{k.path, "must be a number, got \"" + p.value.substr(0, 40) + "\""};
           v = d;
           break;
