@@ -11,6 +11,10 @@
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
   let lastHash = null;
+  // The link's hash as the page was opened: the module reports its (default) query before start() has applied
+  // the link, and that report must not overwrite the link.
+  const initialHash = location.hash;
+  let started = false;
   // The origin of the page that embeds us: given as ?origin=, else the referrer's, else our own.
   const parentOrigin = (function () {
     const asked = params.get('origin');
@@ -83,8 +87,8 @@
       call('tf_set_banner', ['string'], ['Prices could not be loaded: ' + e.message]);
     }
     // Inputs: the link's hash wins, then the last query kept in this browser.
-    if (location.hash.length > 1) {
-      applyHash(location.hash, 'link');
+    if (initialHash.length > 1) {
+      applyHash(initialHash, 'link');
     } else {
       let stored = null;
       try { stored = localStorage.getItem(STORAGE_KEY); } catch (e) { stored = null; }
@@ -93,6 +97,7 @@
       }
     }
     document.getElementById('splash').remove();
+    started = true;
     readyResolve();
   }
 
@@ -165,6 +170,7 @@
 
   // Called by the module whenever the query changes (web/main_web.cpp).
   window.trainfitQueryChanged = function (hash) {
+    if (!started) return;  // before the link and the saved query are applied: nothing to mirror yet
     lastHash = hash;
     if (!embedded || params.get('sync') === '1') history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
     try { localStorage.setItem(STORAGE_KEY, hash); } catch (e) { /* private mode */ }

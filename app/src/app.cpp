@@ -221,6 +221,13 @@ std::string App::state_json() const {
   put_num(out, "ui_scale", s.scale);
   put_num(out, "frame_ms", s.frame_ms);
   put_num(out, "frame_ms_avg", s.frame_ms_avg);
+  if (ImGui::GetCurrentContext()) {  // input as ImGui saw it last frame (for diagnosing shells and tests)
+    const ImGuiIO& io = ImGui::GetIO();
+    char b[128];
+    std::snprintf(b, sizeof b, ",\"mouse\":{\"x\":%.1f,\"y\":%.1f,\"down\":%s}", io.MousePos.x > -1e30f ? io.MousePos.x : -1.0f,
+                  io.MousePos.y > -1e30f ? io.MousePos.y : -1.0f, io.MouseDown[0] ? "true" : "false");
+    out += b;
+  }
   if (s.params) {
     put_num(out, "params_total", s.params->total);
     put_num(out, "params_active", s.params->active);
