@@ -37,7 +37,7 @@ std::string today_utc() {
 }  // namespace
 
 int snapshot_validate_cmd(const std::string& path, const std::string& format, std::FILE* out) {
-  if (format != "text" && format != "json" && !format.empty()) {
+  if (format != "text" && format != "table" && format != "json" && !format.empty()) {  // "table": the CLI default
     std::fprintf(out, "error: --format must be text or json\n");
     return 2;
   }
