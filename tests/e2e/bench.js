@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// trainfit — browser benchmark (issue 9 §1): load time to the first interactive frame next to the bare ImGui
+// page, wasm ranking through the JS API, the UI's own re-rank time after an input change, wasm heap, and the
+// CPU time of one UI frame with 5,000 rows and with the charts open. Headless Debian chromium via
+// playwright-core (tests/e2e/harness.js). Not a test (not *.test.js): it prints figures, scripts/bench runs
+// it and scripts/check-budgets judges them.
+//   node tests/e2e/bench.js --synthetic DIR [--runs N] [--out FILE] [--quick]
+// DIR holds <N>.json synthetic snapshots written by `trainfit_bench --write-synthetic N` (100000 and 3300).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { serve, launch, clickLabel, SITE, ROOT } = require('./harness');
+
+const args = process.argv.slice(2);
+const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
+const QUICK = args.includes('--quick');
+const RUNS = Number(opt('runs', QUICK ? 3 : 5));
+const SYNTH = opt('synthetic', path.join(ROOT, 'build/bench/synthetic'));
+const OUT = opt('out', path.join(ROOT, 'build/bench/web.json'));
+const BARE = process.env.TRAINFIT_BARE_SITE || path.join(ROOT, 'build/web-release/bare-site');
+const ROWS_FILE = opt('rows-offers', '3300');   // ~5,000 table rows (about 1.5 rows per offer: on-demand + spot)
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN; };
+const log = (...a) => console.log(...a);
+
+// Marks, inside the page, the first animation frame at which `ready()` holds, in ms since navigation start.
+// `ready` is evaluated in the page on every animation frame; the mark is window.__tfReadyMs.
+function readyProbe(kind) {
+  return `(() => {
+    const kind = ${JSON.stringify(kind)};
+    let seenAt = -1;
+    function tick() {
+      try {
+        const M = window.Module;
+        if (M && M.calledRun && M._tf_frames) {
+          const frames = M._tf_frames();
+          if (kind === 'bare') {
+            if (frames >= 2) { window.__tfReadyMs = performance.now(); return; }
+          } else if (seenAt < 0) {
+            // The app: results on screen, i.e. the UI ranked the snapshot, then one more frame drew them.
+            if (frames >= 1 && window.trainfit) {
+              const st = JSON.parse(M.ccall('tf_state', 'string', [], []));
+              if (st.ranked > 0) seenAt = frames;
+            }
+          } else if (frames > seenAt) { window.__tfReadyMs = performance.now(); return; }
+        }
+      } catch (e) { /* not up yet */ }
+      requestAnimationFrame(tick);
+    }
+    requestAnimationFrame(tick);
+  })();`;
+}
+
+async function timeToInteractive(context, url, kind) {
+  const page = await context.newPage();
+  await page.addInitScript(readyProbe(kind));
+  await page.goto(url);
+  await page.waitForFunction(() => window.__tfReadyMs !== undefined, null, { timeout: 120000, polling: 50 });
+  const ms = await page.evaluate(() => window.__tfReadyMs);
+  await page.close();
+  return ms;
+}
+
+// Time fn() inside the page `reps` times; the median, in ms.
+async function timeInPage(page, body, reps) {
+  return page.evaluate(([src, n]) => {
+    const f = new Function(src);
+    const t = [];
+    for (let i = 0; i < n; ++i) {
+      const t0 = performance.now();
+      const r = f();
+      t.push(performance.now() - t0);
+      if (r && r.ok === false) throw new Error(JSON.stringify(r.error));
+    }
+    t.sort((a, b) => a - b);
+    return t[Math.floor((t.length - 1) / 2)];
+  }, [body, reps]);
+}
+
+async function waitFrames(page, n) {
+  const f = await page.evaluate(() => Module._tf_frames());
+  await page.waitForFunction((k) => Module._tf_frames() >= k, f + n, { timeout: 120000 });
+}
+
+// The UI's own ranking time after an input change (state().rank_ms, measured by the app around rank_offers).
+async function uiRerank(page, query) {
+  return page.evaluate((q) => {
+    const before = window.trainfit.state().rank_count;
+    const r = window.trainfit.setQuery(q);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    const st = window.trainfit.state();  // recomputes now
+    if (st.rank_count === before) throw new Error('the query change did not re-rank');
+    return st.rank_ms;
+  }, query);
+}
+
+async function main() {
+  const site = await serve(SITE);
+  const bare = await serve(BARE);
+  const base = 'http://127.0.0.1:' + site.address().port;
+  const bareBase = 'http://127.0.0.1:' + bare.address().port;
+  const { browser, userDir } = await launch();
+  const fig = { runs: RUNS };
+  try {
+    // 1. Load: alternate the two pages so drift in machine load hits both alike.
+    const app = [], yard = [];
+    await timeToInteractive(browser, bareBase + '/', 'bare');  // warm the browser process itself
+    for (let i = 0; i < RUNS; ++i) {
+      yard.push(await timeToInteractive(browser, bareBase + '/', 'bare'));
+      app.push(await timeToInteractive(browser, base + '/', 'app'));
+    }
+    fig.load_app_ms = median(app);
+    fig.load_bare_ms = median(yard);
+    fig.load_ratio = fig.load_app_ms / fig.load_bare_ms;
+    fig.load_app_runs_ms = app;
+    fig.load_bare_runs_ms = yard;
+    log(`load: app ${fig.load_app_ms.toFixed(0)} ms, bare ImGui ${fig.load_bare_ms.toFixed(0)} ms, ratio ${fig.load_ratio.toFixed(2)}` +
+        ` (median of ${RUNS}; app ${app.map((x) => x.toFixed(0)).join('/')}, bare ${yard.map((x) => x.toFixed(0)).join('/')})`);
+
+    // 2. Bundled snapshot: heap, JS API ranking, the UI's re-rank after input changes.
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(base + '/');
+    await page.waitForFunction(() => window.trainfit && window.Module && Module.calledRun, null, { timeout: 120000 });
+    await page.evaluate(() => window.trainfit.ready);
+    await page.waitForFunction(() => (window.trainfit.state().ranked || 0) > 0, null, { timeout: 120000 });
+    await waitFrames(page, 3);
+    fig.heap_bundled_bytes = await page.evaluate(() => Module.HEAPU8.length);
+    fig.offers_bundled = await page.evaluate(() => window.trainfit.state().offers);
+    const reps = QUICK ? 5 : 15;
+    fig.wasm_api_rank_bundled_ms = await timeInPage(page, 'return window.trainfit.call("rank", {"top": 10});', reps);
+    // Input changes: the dataset (every plan changes), then the sort key and a filter (plans reused if cached).
+    const dataChange = [], sortChange = [];
+    for (let i = 0; i < reps; ++i) {
+      dataChange.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) } }));
+      sortChange.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) }, sort: i % 2 ? 'time' : 'usd_per_mtok' }));
+    }
+    fig.wasm_ui_rerank_bundled_ms = median(dataChange);
+    fig.wasm_ui_rerank_sort_bundled_ms = median(sortChange);
+    log(`wasm, bundled snapshot (${fig.offers_bundled} offers): JS API rank ${fig.wasm_api_rank_bundled_ms.toFixed(2)} ms;` +
+        ` UI re-rank after a dataset change ${fig.wasm_ui_rerank_bundled_ms.toFixed(2)} ms, after a sort change` +
+        ` ${fig.wasm_ui_rerank_sort_bundled_ms.toFixed(2)} ms; wasm heap ${(fig.heap_bundled_bytes / 2 ** 20).toFixed(1)} MiB`);
+
+    // 3. ~5,000 rows in the table, then the charts open: the UI's CPU time per frame (App::frame()).
+    // Synthetic snapshots go in as text, copied into the wasm heap with malloc: window.trainfit.loadSnapshot
+    // passes strings through ccall, which puts them on the 5 MB wasm stack, and a 20 MB snapshot overflows it.
+    const loadSynthetic = async (n) => page.evaluate(([k, text]) => {
+      const put = (str) => {
+        const bytes = new TextEncoder().encode(str);
+        const p = Module._malloc(bytes.length + 1);
+        if (!p) throw new Error('malloc failed for ' + bytes.length + ' bytes');
+        Module.HEAPU8.set(bytes, p);
+        Module.HEAPU8[p + bytes.length] = 0;
+        return p;
+      };
+      const pt = put(text), po = put('synthetic ' + k);
+      const t0 = performance.now();
+      const r = JSON.parse(Module.UTF8ToString(Module._tf_load_snapshot(pt, po)));
+      const ms = performance.now() - t0;
+      Module._free(pt);
+      Module._free(po);
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      return ms;
+    }, [n, fs.readFileSync(path.join(SYNTH, n + '.json'), 'utf8')]);
+    await loadSynthetic(ROWS_FILE);
+    await page.evaluate(() => window.trainfit.setQuery({ filters: { must_fit: false } }));
+    await waitFrames(page, 40);
+    let st = await page.evaluate(() => window.trainfit.state());
+    fig.ui_rows_shown = st.rows_shown;
+    fig.ui_frame_ms_rows = st.frame_ms_avg;
+    try {
+      await clickLabel(page, 'Cost vs time');
+      await waitFrames(page, 40);
+      st = await page.evaluate(() => window.trainfit.state());
+      fig.ui_tab = st.tab;
+      fig.ui_frame_ms_charts = st.tab === 'chart' ? st.frame_ms_avg : null;
+    } catch (e) {
+      fig.ui_frame_ms_charts = null;
+      fig.ui_charts_error = String(e.message || e).split('\n')[0];
+    }
+    log(`UI frame (App::frame CPU time, moving average): ${fig.ui_rows_shown} rows ${fig.ui_frame_ms_rows.toFixed(2)} ms;` +
+        ` with the cost/time chart open ${fig.ui_frame_ms_charts == null ? 'n/a (' + (fig.ui_charts_error || 'tab ' + fig.ui_tab) + ')' : fig.ui_frame_ms_charts.toFixed(2) + ' ms'}`);
+
+    // 4. 100k offers: load, JS API ranking, UI re-rank, heap.
+    await page.evaluate(() => window.trainfit.setQuery({}));
+    fig.wasm_load_100k_ms = await loadSynthetic('100000');
+    const bigReps = QUICK ? 2 : 4;
+    fig.wasm_api_rank_100k_ms = await timeInPage(page, 'return window.trainfit.call("rank", {"top": 10});', bigReps);
+    const big = [];
+    for (let i = 0; i < bigReps; ++i) big.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) } }));
+    fig.wasm_ui_rerank_100k_ms = median(big);
+    fig.heap_100k_bytes = await page.evaluate(() => Module.HEAPU8.length);
+    log(`wasm, 100k offers: snapshot load ${fig.wasm_load_100k_ms.toFixed(0)} ms, JS API rank ${fig.wasm_api_rank_100k_ms.toFixed(1)} ms,` +
+        ` UI re-rank after a dataset change ${fig.wasm_ui_rerank_100k_ms.toFixed(1)} ms, heap ${(fig.heap_100k_bytes / 2 ** 20).toFixed(1)} MiB`);
+    if (problems.length) throw new Error('page errors: ' + problems.join('; '));
+  } finally {
+    await browser.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+    site.close();
+    bare.close();
+  }
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(fig, null, 1) + '\n');
+  log('figures written to ' + path.relative(process.cwd(), OUT));
+}
+
+main().catch((e) => { console.error('bench.js: ' + (e.stack || e)); process.exit(1); });
