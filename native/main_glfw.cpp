@@ -49,6 +49,20 @@ bool save_screenshot(const std::string& path, int w, int h) {
   return stbi_write_png(path.c_str(), w, h, 4, px.data(), w * 4) != 0;
 }
 
+trainfit::app::App* g_app = nullptr;
+
+// A snapshot file dropped on the window: the same validation as --snapshot; a refused file keeps the current one.
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  if (!g_app || count < 1) return;
+  std::string text;
+  if (!read_file(paths[0], &text)) {
+    g_app->set_error_banner(std::string("Cannot read ") + paths[0]);
+    return;
+  }
+  const std::string err = g_app->load_snapshot(text, paths[0]);
+  g_app->set_error_banner(err.empty() ? "" : "Snapshot refused; the current prices stay in use.");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +112,8 @@ int main(int argc, char** argv) {
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
+  g_app = &app;
+  glfwSetDropCallback(window, on_drop);
   // Prices: --snapshot FILE, else the snapshot compiled into this binary.
   std::string err;
   if (!snapshot_path.empty()) {
@@ -157,6 +173,9 @@ int main(int argc, char** argv) {
     }
     const std::string clip = app.take_clipboard_request();
     if (!clip.empty()) glfwSetClipboardString(window, clip.c_str());
+    // The UI's requests: the desktop has no file dialog (GLFW offers none), so "load another snapshot" says how.
+    if (app.take_shell_requests().find("open_file") != std::string::npos)
+      app.set_error_banner("To load another snapshot, drop its .json file on this window (or start with --snapshot FILE).");
     ++frame;
     if (!screenshot.empty() && frame >= std::max(frames_to_run, 3)) {
       const bool ok = save_screenshot(screenshot, w, h);

@@ -186,6 +186,7 @@ std::string App::set_query_json(std::string_view text) {
   impl_->query = std::move(q).value();
   impl_->draft = impl_->query;
   impl_->query_error.clear();
+  impl_->scroll_to_selected = true;
   ++impl_->query_version;
   return "";
 }
@@ -195,6 +196,7 @@ std::string App::set_query_hash(std::string_view hash) {
   impl_->query = std::move(q).value();
   impl_->draft = impl_->query;
   impl_->query_error.clear();
+  impl_->scroll_to_selected = true;
   ++impl_->query_version;
   return "";
 }

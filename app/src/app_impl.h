@@ -83,6 +83,7 @@ struct App::Impl {
   int sort_col = kColRank;        // kColRank = the core's order (the query's `sort` key)
   bool sort_desc = false;
   int synced_sort = -1;           // query.sort the table header last showed
+  bool scroll_to_selected = false; // the selection came from outside the table (chart, hash): bring it into view
   int selected = -1;              // index into rank->rows
   Tab tab = Tab::detail;
   bool want_tab = false;

@@ -149,7 +149,10 @@ void draw_cost_time_chart(App::Impl& s) {
     ImGui::Text("%s, %s, %s", fmt_duration(t, sizeof t, r.wall_s), fmt_usd(c, sizeof c, r.total_usd), s.row_text[nearest].plan);
     if (r.pareto) ImGui::TextUnformatted("Pareto frontier");
     ImGui::EndTooltip();
-    if (clicked) s.select_row(nearest);
+    if (clicked) {
+      s.select_row(nearest);
+      s.scroll_to_selected = true;
+    }
   }
 }
 

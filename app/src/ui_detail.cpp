@@ -156,8 +156,10 @@ void memory_bar(const MemoryBreakdown& m, double vram_bytes, double headroom) {
 void plan_drawing(const Plan& p) {
   const MemoryLayout& l = p.layout;
   const float fs = ImGui::GetFontSize();
-  const float cell = fs * 2.4f, gap = fs * 0.3f, pad = fs * 0.4f;
   const int per_node = std::max(1, p.gpus_per_node);
+  const float gap = fs * 0.3f, pad = fs * 0.4f;
+  // GPU squares shrink so a 16-GPU node still fits the column (never below 1.2 font sizes).
+  const float cell = std::max(fs * 1.2f, std::min(fs * 2.4f, (ImGui::GetContentRegionAvail().x - 2 * pad) / per_node - gap));
   const int nodes_drawn = std::min(p.nodes, 16);
   const int used = l.tp * l.pp * l.dp * l.cp;
   const float node_w = per_node * (cell + gap) - gap + 2 * pad;
@@ -193,7 +195,7 @@ void plan_drawing(const Plan& p) {
         float r, gg, bb;
         ImGui::ColorConvertHSVtoRGB(hue, 0.55f, 0.85f, r, gg, bb);
         col = ImGui::ColorConvertFloat4ToU32(ImVec4(r, gg, bb, 1));
-        std::snprintf(lab, sizeof lab, "d%d", dp_i);
+        std::snprintf(lab, sizeof lab, "%d", dp_i);
       }
       dl->AddRectFilled(ImVec2(gx, gy), ImVec2(gx + cell, gy + cell), col, fs * 0.2f);
       const ImVec2 ts = ImGui::CalcTextSize(lab);
@@ -218,7 +220,7 @@ void plan_drawing(const Plan& p) {
       ImGui::SetTooltip("GPU rank %d: idle (billed, not used by this layout)", hover_rank);
   }
   if (p.nodes > nodes_drawn) ImGui::TextDisabled("... and %d more nodes like these", p.nodes - nodes_drawn);
-  ImGui::TextDisabled("Colour = pipeline stage; dN = data-parallel replica; a bar joins one tensor-parallel group.");
+  ImGui::TextDisabled("Colour = pipeline stage; number = data-parallel replica; a bar joins one tensor-parallel group.");
 }
 
 void row2(const char* name, const char* value) {

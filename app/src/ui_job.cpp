@@ -71,16 +71,16 @@ bool input_scaled(const char* label, double* v, double unit, const char* fmt, co
 
 struct PresetInfo {
   const ModelSpec* spec;
-  char label[96];
+  char label[96];   // "Llama 3.1 8B##llama-3.1-8b": the visible text is the model's name (tests click it)
+  char params[32];  // "8.03 B"
 };
 const std::vector<PresetInfo>& presets() {
   static const std::vector<PresetInfo> list = [] {
     std::vector<PresetInfo> v;
     for (const ModelSpec& m : builtin_models()) {
-      PresetInfo p{&m, {}};
-      char n[32] = "?";
-      if (Result<ParamCounts> c = count_params(m)) fmt_count(n, sizeof n, c->total);
-      std::snprintf(p.label, sizeof p.label, "%s  (%s)##%s", m.name.c_str(), n, m.id.c_str());
+      PresetInfo p{&m, {}, "?"};
+      if (Result<ParamCounts> c = count_params(m)) fmt_count(p.params, sizeof p.params, c->total);
+      std::snprintf(p.label, sizeof p.label, "%s##%s", m.name.c_str(), m.id.c_str());
       v.push_back(p);
     }
     return v;
@@ -151,6 +151,8 @@ bool model_picker(App::Impl& s) {
           d.model_id = p.spec->id;
           changed = true;
         }
+        ImGui::SameLine(ImGui::GetFontSize() * 14);
+        ImGui::TextDisabled("%s", p.params);
         if (is) ImGui::SetItemDefaultFocus();
       }
       ImGui::EndCombo();

@@ -146,8 +146,17 @@ void draw_results_table(App::Impl& s, float height) {
   }
   if (s.view_dirty) s.rebuild_view();
 
+  const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
+  if (s.scroll_to_selected) {
+    s.scroll_to_selected = false;
+    for (size_t vi = 0; vi < s.view.size(); ++vi)
+      if (s.view[vi] == s.selected) {
+        ImGui::SetScrollY(std::max(0.0f, static_cast<float>(vi) * row_h - height * 0.3f));
+        break;
+      }
+  }
   ImGuiListClipper clip;
-  clip.Begin(static_cast<int>(s.view.size()));
+  clip.Begin(static_cast<int>(s.view.size()), row_h);
   char buf[64];
   while (clip.Step()) {
     for (int vi = clip.DisplayStart; vi < clip.DisplayEnd; ++vi) {
