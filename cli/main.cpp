@@ -4,6 +4,7 @@
 // Exit codes: 0 success, 1 the job fits nowhere / nothing matched, 2 bad input, 3 bad snapshot.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -116,7 +117,10 @@ bool load_snapshot(const Inputs& in, trainfit::Snapshot* out, int* code) {
   } else {
     text = std::string(trainfit::embedded_snapshot_json());
   }
-  trainfit::Result<trainfit::Snapshot> s = trainfit::load_snapshot(text);
+  // Today's date makes old prices carry the stale flag, exactly as the web page and the desktop app do.
+  trainfit::SnapshotLoadOptions opt;
+  opt.today = trainfit::today_utc();
+  trainfit::Result<trainfit::Snapshot> s = trainfit::load_snapshot(text, opt, nullptr);
   if (!s) {
     *code = fail(origin, s.error().to_string(), kExitBadSnapshot);
     return false;

@@ -261,6 +261,11 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
       out += "\n" + std::to_string(c.value("ranked", 0)) + " ranked, " + std::to_string(c.value("does_not_fit", 0)) +
              " do not fit, " + std::to_string(c.value("filtered", 0)) + " filtered (snapshot " +
              doc.value("snapshot", "") + "; * = on the time/cost Pareto frontier)\n";
+      if (c.value("ranked", 0) == 0) {
+        out += "\nNothing matched. The most common reasons:\n";
+        for (const auto& w : doc["why_not_summary"])
+          out += "  " + std::to_string(w.value("rows", 0)) + " rows  " + w.value("reason", "") + "\n";
+      }
     }
     return out;
   }

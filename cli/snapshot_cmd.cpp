@@ -25,7 +25,12 @@ bool read_file(const std::string& path, std::string* text) {
   return static_cast<bool>(f) || f.eof();
 }
 
+}  // namespace
+
+// Today's date (UTC), or TRAINFIT_TODAY when set (YYYY-MM-DD): golden tests pin the date so ages and stale
+// flags do not change from one day to the next.
 std::string today_utc() {
+  if (const char* pinned = std::getenv("TRAINFIT_TODAY"); pinned && days_between(pinned, pinned)) return pinned;
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -34,7 +39,6 @@ std::string today_utc() {
   return buf;
 }
 
-}  // namespace
 
 int snapshot_validate_cmd(const std::string& path, const std::string& format, std::FILE* out) {
   if (format != "text" && format != "table" && format != "json" && !format.empty()) {  // "table": the CLI default

@@ -8,6 +8,9 @@
 namespace trainfit {
 
 // format: "text" (default) or "json" ({"ok":..,"errors":[..],"warnings":[..]}).
+// Today's date (UTC, YYYY-MM-DD), or the TRAINFIT_TODAY environment variable when it holds a valid date.
+std::string today_utc();
+
 int snapshot_validate_cmd(const std::string& path, const std::string& format, std::FILE* out);
 // Snapshot id, age, per-provider capture date and age, offer/region counts, flag counts.
 int snapshot_info_cmd(const std::string& path, std::FILE* out);

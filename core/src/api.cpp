@@ -2,6 +2,7 @@
 // order is fixed (alphabetical within objects) and the same query gives byte-identical output everywhere.
 #include "trainfit/api.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -278,8 +279,21 @@ json rank_doc(const Query& q, const Snapshot& s) {
     rows.push_back(row_doc(s, *r, row));
     ++shown;
   }
+  // Why the other rows are out, grouped (largest groups first): what a user needs when nothing matches.
+  std::vector<std::pair<std::string, int>> reasons;
+  for (const auto& row : r->rows) {
+    if (row.state == RowState::ranked) continue;
+    const std::string key = std::string(row_state_name(row.state)) + ": " + row.why_not;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == key; });
+    if (it == reasons.end()) reasons.emplace_back(key, 1);
+    else ++it->second;
+  }
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  json why = json::array();
+  for (size_t i = 0; i < reasons.size() && i < 8; ++i) why.push_back({{"reason", reasons[i].first}, {"rows", reasons[i].second}});
   return json{{"ok", true},
               {"matched", r->ranked > 0},
+              {"why_not_summary", why},
               {"snapshot", s.id},
               {"sort", to_string(q.sort)},
               {"counts", {{"ranked", by_state[0]}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},

@@ -200,7 +200,7 @@ const std::vector<Key>& keys() {
           q.model.name = s;
           return "";
         }));
-    t.push_back(model_key("model.params", Kind::number, 1e3, 1e14, &ModelSpec::params));
+    t.push_back(model_key("model.params", Kind::number, 1e6, 1e13, &ModelSpec::params));
     t.push_back(model_key("model.hidden_size", Kind::integer, 1, 1 << 20, &ModelSpec::hidden_size));
     t.push_back(model_key("model.num_layers", Kind::integer, 1, 10000, &ModelSpec::num_layers));
     t.push_back(model_key("model.num_heads", Kind::integer, 1, 1 << 14, &ModelSpec::num_heads));
@@ -361,15 +361,28 @@ const Key* find_key(std::string_view path) {
 }
 
 std::string fmt_num(double v) {
+  // The shortest text that round-trips, with a compact exponent ("7e9", not "7e+09": links stay readable).
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
-  // Prefer the shortest text that round-trips.
   for (int prec = 1; prec <= 17; ++prec) {
     char b2[64];
     std::snprintf(b2, sizeof b2, "%.*g", prec, v);
-    if (std::strtod(b2, nullptr) == v) return b2;
+    if (std::strtod(b2, nullptr) == v) {
+      std::snprintf(buf, sizeof buf, "%s", b2);
+      break;
+    }
   }
-  return buf;
+  std::string s = buf;
+  const size_t e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+  bool neg = false;
+  if (!ex.empty() && (ex[0] == '+' || ex[0] == '-')) {
+    neg = ex[0] == '-';
+    ex.erase(0, 1);
+  }
+  while (ex.size() > 1 && ex[0] == '0') ex.erase(0, 1);
+  return mant + "e" + (neg ? "-" : "") + ex;
 }
 
 // Type- and range-check one value, then store it. `v` is already the right JSON kind for Kind::text etc.
@@ -536,6 +549,10 @@ std::string check_query(const Query& q, std::string* field) {
     *field = "global_batch";
     return "must be at least micro_batch (" + std::to_string(q.train.micro_batch) + ")";
   }
+  if (q.dataset.tokens > 0 && q.dataset.tokens < q.train.seq_len) {
+    *field = "dataset.tokens";
+    return "is less than one sequence (" + std::to_string(q.train.seq_len) + " tokens)";
+  }
   if (q.dataset.tokens <= 0 && !(q.dataset.examples > 0 && q.dataset.avg_tokens_per_example > 0)) {
     *field = "dataset.tokens";
     return "give tokens, or examples and avg_tokens";
@@ -548,6 +565,15 @@ std::string check_query(const Query& q, std::string* field) {
 }
 
 Result<Query> finish(Query q) {
+  // A parameter-count-only model gets the documented derived shape (model.cpp, model_from_params) so every
+  // estimator can run; the estimate carries a note saying so.
+  if (q.model.arch == Arch::params_only && q.model.hidden_size == 0 && q.model.params > 0) {
+    Result<ModelSpec> derived = model_from_params(q.model.params);
+    if (!derived) return derived.error();
+    const std::string name = q.model.name;
+    q.model = std::move(derived).value();
+    if (!name.empty() && name != "Custom model") q.model.name = name;
+  }
   ParallelConfig& p = q.train.parallel;
   if (!p.automatic && p.gpus == 1) p.gpus = p.tp * p.pp * p.dp * p.cp;
   std::string field;

@@ -51,7 +51,9 @@ test('a link hash reproduces the same query in the page and on the command line'
   const hash = 'model=qwen2.5-7b&method=lora&lora_rank=32&seq_len=4096&dataset.tokens=5e8&filters.providers=lambda,aws&sort=time';
   const fromCli = cli(['query', '--hash', '#' + hash, '--format', 'json']);
   await page.evaluate((h) => { location.hash = h; }, hash);
-  await page.waitForFunction((h) => window.trainfit.state().hash === h, hash);
+  // The page rewrites the hash in the core's canonical form (defaults dropped, numbers normalised): wait for
+  // it to equal the CLI's canonical hash of the same link.
+  await page.waitForFunction((h) => window.trainfit.state().hash === h, fromCli.hash);
   const pageQuery = await page.evaluate(() => window.trainfit.query());
   const fromPage = await page.evaluate((q) => window.trainfit.call('query', q), JSON.stringify(pageQuery));
   assert.deepStrictEqual(fromPage, fromCli);
