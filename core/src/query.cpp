@@ -575,7 +575,10 @@ Result<Query> finish(Query q) {
     if (!name.empty() && name != "Custom model") q.model.name = name;
   }
   ParallelConfig& p = q.train.parallel;
-  if (!p.automatic && p.gpus == 1) p.gpus = p.tp * p.pp * p.dp * p.cp;
+  // In 64 bits: tp, pp, dp and cp are each in range but their product can overflow int (UBSan found
+  // 1024 * 1024 * 65536); check_query then refuses it as absurdly large.
+  const int64_t product = static_cast<int64_t>(p.tp) * p.pp * p.dp * p.cp;
+  if (!p.automatic && p.gpus == 1 && product <= 1048576) p.gpus = static_cast<int>(product);
   std::string field;
   std::string e = check_query(q, &field);
   if (!e.empty()) return Error{field, e};
@@ -727,7 +730,8 @@ std::string json_syntax_problem(std::string_view text) {
   size_t at = text.size();
   std::string why;
   try {
-    (void)json::parse(text.begin(), text.end());
+    const json unused = json::parse(text.begin(), text.end());  // throws the parse_error we want to read
+    (void)unused;
   } catch (const json::parse_error& e) {
     at = std::min<size_t>(e.byte, text.size());
     why = e.what();
@@ -799,7 +803,11 @@ Result<Query> parse_query_json(std::string_view text) {
 
 Result<Query> parse_query_hash(std::string_view hash) {
   if (!hash.empty() && hash.front() == '#') hash.remove_prefix(1);
-  if (hash.size() > 8192) return Error{"", "link is too long (the limit is 8192 characters)"};
+  // The limit must admit every link query_to_hash can write, or a shared link would not open: the longest
+  // valid query (three 256-item lists of 64-byte names, each byte percent-encoded as 3) is about 150 KB.
+  // Found by fuzz_query_hash: 4 KB of '"' in a list became a 12 KB link, refused under the old 8192 limit.
+  constexpr size_t kMaxLinkChars = 256 * 1024;
+  if (hash.size() > kMaxLinkChars) return Error{"", "link is too long (the limit is 262144 characters)"};
   Query q = default_query();
   // Apply in key-table order (preset before model.* overrides), as for JSON.
   struct Pair {

@@ -26,13 +26,10 @@ using Clock = std::chrono::steady_clock;
 // Per-case time bound. Real cases take milliseconds; the bound is generous for a Debug + ASan build on a
 // shared 2-core machine, and exists to catch hangs and accidental quadratic work, not to benchmark.
 constexpr double kCaseBound_s = 2.0;
-// A 20 MB document (100k offers): linear work, but unoptimised nlohmann under ASan is ~50x slower than a
-// release build (measured: 25 s in a plain Debug build, under 2 s optimised).
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-constexpr double kBigDocumentBound_s = 15.0;
-#else
+// A 20 MB document (100k offers) is linear work but slow where nlohmann is unoptimised or interpreted:
+// measured 6 s native release, 16-25 s Debug, 47 s in the wasm build under node, all on 2 busy cores. The
+// bound is a hang detector for every build, not a benchmark.
 constexpr double kBigDocumentBound_s = 180.0;
-#endif
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -318,7 +315,7 @@ Result<Query> hash_timed(const std::string& text) {
 }
 
 TEST(BadInputMatrix, GarbageHashesGetAnError) {
-  for (const std::string h : {"#%", "#%%%", "#%zz=1", "#seq_len=%4", "#&&&=", "#=", "#===", "#seq_len", "#seq_len=",
+  for (const char* h : {"#%", "#%%%", "#%zz=1", "#seq_len=%4", "#&&&=", "#=", "#===", "#seq_len", "#seq_len=",
                               "#seq_len=4096&seq_len", "#\x01\x02", "#seq_len=%00", "#seq_len=12abc",
                               "#seq_len=0x10", "#seq_len=+4096", "#seq_len=%204096", "#seq_len=nan", "#seq_len=inf", "#mfu=-inf", "#mfu=NaN",
                               "#seq_len=1e999", "#model.params=1e30", "#seq_len=1000000000",
@@ -338,7 +335,7 @@ TEST(BadInputMatrix, GarbageHashesGetAnError) {
 }
 
 TEST(BadInputMatrix, OverlongHashesAreRefusedBeforeParsing) {
-  for (size_t n : {8193u, 100000u, 10u << 20}) {
+  for (size_t n : {(256u << 10) + 1, 10u << 20}) {
     Result<Query> q = hash_timed("#" + std::string(n, 'a'));
     ASSERT_FALSE(q.ok());
     EXPECT_NE(q.error().message.find("too long"), std::string::npos) << q.error().to_string();
@@ -348,8 +345,24 @@ TEST(BadInputMatrix, OverlongHashesAreRefusedBeforeParsing) {
   for (int i = 0; i < 2000; ++i) many += "a=1&";
   EXPECT_FALSE(hash_timed(many).ok());
   std::string repeats = "#";
-  while (repeats.size() < 8000) repeats += "seq_len=4096&";
+  while (repeats.size() < 200000) repeats += "seq_len=4096&";
   EXPECT_TRUE(hash_timed(repeats).ok());
+}
+
+TEST(BadInputMatrix, TheLongestValidQueryStillHasALinkThatOpens) {
+  // Regression (fuzz_query_hash, seed regression_link_longer_than_input): list items made of '"' tripled in
+  // length when percent-encoded, and the query's own link was refused as too long.
+  json lists = json::array();
+  for (int i = 0; i < 256; ++i) lists.push_back(std::string(60, '"') + std::to_string(1000 + i));
+  const json doc = {{"filters", {{"providers", lists}, {"regions", lists}, {"gpus", lists}}},
+                    {"target", {{"offer", std::string(256, '<')}, {"gpu", std::string(256, '>')}}}};
+  Result<Query> q = parse_timed(doc.dump());
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  const std::string link = query_to_hash(*q);
+  EXPECT_GT(link.size(), 140000u);
+  Result<Query> back = hash_timed(link);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(query_to_json(*back, true), query_to_json(*q, true));
 }
 
 TEST(BadInputMatrix, InjectionLookingHashesAreDataNotCode) {
@@ -629,7 +642,7 @@ TEST(BadSnapshot, MissingOrBrokenBillingRulesAreNamed) {
 }
 
 TEST(BadSnapshot, HostileShapesAreRefusedQuickly) {
-  for (const std::string text : {std::string(""), std::string("null"), std::string("[]"), std::string("\"snapshot\""),
+  for (const std::string& text : {std::string(""), std::string("null"), std::string("[]"), std::string("\"snapshot\""),
                                  std::string(1 << 20, '['), std::string(1 << 20, '{'), std::string("{\"offers\":5}"),
                                  std::string("{\"schema_version\":1,\"offers\":{\"columns\":[],\"rows\":[[]]}}")}) {
     const SnapshotReport r = load_timed(text);
