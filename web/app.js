@@ -34,8 +34,25 @@
     const el = document.getElementById('splash-text');
     if (el) el.textContent = text;
   }
+  // ccall copies 'string' arguments onto the wasm stack (5 MB): large texts (snapshots) go through the heap.
   function call(name, types, args) {
-    return Module.ccall(name, 'string', types, args);
+    const ptrs = [];
+    try {
+      const t2 = types.slice(), a2 = args.slice();
+      for (let i = 0; i < a2.length; i++) {
+        if (t2[i] !== 'string' || typeof a2[i] !== 'string' || a2[i].length < 65536) continue;
+        const n = Module.lengthBytesUTF8(a2[i]) + 1;
+        const p = Module._malloc(n);
+        if (!p) return JSON.stringify({ ok: false, error: { message: 'not enough memory for ' + n + ' bytes' } });
+        Module.stringToUTF8(a2[i], p, n);
+        ptrs.push(p);
+        t2[i] = 'number';
+        a2[i] = p;
+      }
+      return Module.ccall(name, 'string', t2, a2);
+    } finally {
+      for (const p of ptrs) Module._free(p);
+    }
   }
   function parse(text) {
     try { return JSON.parse(text); } catch (e) { return { ok: false, error: { message: 'bad JSON from the module' } }; }
@@ -60,8 +77,17 @@
     return await res.text();
   }
 
+  // The snapshot download starts with the page, in parallel with the wasm download and compile.
+  const early = (() => {
+    const src = snapshotUrl();
+    if (src.error) return null;
+    const p = fetchText(src.url);
+    p.catch(() => {});  // reported when start() awaits it
+    return { url: src.url, text: p };
+  })();
+
   async function loadSnapshot(url, origin) {
-    const text = await fetchText(url);
+    const text = early && early.url === url ? await early.text : await fetchText(url);
     return parse(call('tf_load_snapshot', ['string', 'string'], [text, origin]));
   }
 
@@ -96,6 +122,7 @@
         try { localStorage.removeItem(STORAGE_KEY); } catch (e) { /* storage may be blocked */ }
       }
     }
+    window.trainfitBooted = true;  // the module starts drawing (web/main_web.cpp)
     document.getElementById('splash').remove();
     started = true;
     readyResolve();

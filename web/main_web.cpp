@@ -24,6 +24,7 @@ namespace {
 GLFWwindow* g_window = nullptr;
 int g_fb_w = 0, g_fb_h = 0;
 uint64_t g_synced_version = 0;
+bool g_booted = false;
 
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
   // DOM_DELTA_PIXEL = 0, LINE = 1, PAGE = 2. ImGui wants ~1 per notch, positive = up / left.
@@ -57,6 +58,15 @@ void frame() {
     ImGui_ImplOpenGL3_CreateFontsTexture();
   }
   glfwPollEvents();
+  // NOTE: while the page is still loading prices (web/app.js sets trainfitBooted when the snapshot and the
+  // link are applied, or failed), the splash covers the canvas: drawing the UI without data would only delay
+  // the first useful frame (software-rendered WebGL costs ~100 ms per full frame in headless Chromium).
+  if (!g_booted) {
+    // Draw anyway after 20 s, so a page script failure can never leave a blank canvas behind the splash.
+    static const double t0 = emscripten_get_now();
+    g_booted = EM_ASM_INT({ return window.trainfitBooted ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
+    if (!g_booted) return;
+  }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
