@@ -98,7 +98,7 @@ void App::Impl::recompute() {
   if (key != rank_key) {
     rank_key = std::move(key);
     const double t0 = now_ms();
-    rank = rank_offers(query, snapshot);
+    rank = rank_offers(query, snapshot, &plan_cache);
     rank_ms = now_ms() - t0;
     ++rank_count;
     ++rank_version;
@@ -170,6 +170,7 @@ std::string App::load_snapshot(std::string_view text, std::string_view origin) {
     return s.snapshot_error;
   }
   s.snapshot = std::move(loaded).value();
+  s.plan_cache.clear();  // cached plans index the old snapshot's GPUs
   s.snapshot_warnings = std::move(warnings);
   s.has_snapshot = true;
   s.snapshot_origin = std::string(origin);

@@ -74,6 +74,7 @@ struct App::Impl {
   Result<MemoryBreakdown> memory = Error{"", "not computed"};  // one GPU, no sharding: the headline figure
   bool ranked = false;
   Result<RankResult> rank = Error{"", "no snapshot loaded yet"};
+  PlanCache plan_cache;  // plans per (job, instance shape): filter, sort and cost changes plan nothing
   double rank_ms = 0;
   uint64_t rank_count = 0;        // how many times the ranking ran (tests pin the cache with it)
   uint64_t rank_version = 0;      // bumps with each new ranking
