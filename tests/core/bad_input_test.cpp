@@ -262,8 +262,13 @@ TEST(BadInputMatrix, AbsurdJobsAreRefusedByName) {
   expect_rejected(R"({"dataset":{"tokens":1e30}})", "dataset.tokens", "too large");
   expect_rejected(R"({"parallel":{"gpus":100000000}})", "parallel.gpus", "too large");
   expect_rejected(R"({"parallel":{"tp":1024,"pp":1024,"dp":65536}})", "parallel.tp", "must divide");
+  // Regression (UBSan in unit-asan): deriving parallel.gpus multiplied these in int and overflowed before
+  // this check could run. Seed fuzz_query_json/regression_parallel_product_overflow.json.
   expect_rejected(R"({"model":{"params":1e9},"parallel":{"tp":1024,"pp":1024,"dp":65536}})", "parallel",
                   "absurdly large");
+  Result<Query> link = parse_query_hash("#model.params=1e9&parallel.tp=1024&parallel.pp=1024&parallel.dp=65536");
+  ASSERT_FALSE(link.ok());
+  EXPECT_EQ(link.error().field, "parallel");
   expect_rejected(R"({"seq_len":4096.5})", "seq_len", "whole number");
   expect_rejected(R"({"top":-0.5})", "top", "");
 }
