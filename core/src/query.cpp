@@ -917,13 +917,15 @@ std::string query_to_json(const Query& q, bool full) {
 
 std::string query_to_hash(const Query& q) {
   std::string s;
+  bool wrote_parallel_key = false;  // tracked, not searched for: a value may contain the text "parallel."
   for_each_written(q, false, [&](const Key& k, const json& v) {
     if (!s.empty()) s += '&';
     s += k.path;
     s += '=';
     s += url_encode(value_to_text(v));
+    wrote_parallel_key = wrote_parallel_key || std::string_view(k.path).rfind("parallel.", 0) == 0;
   });
-  if (!q.train.parallel.automatic && s.find("parallel.") == std::string::npos) s += std::string(s.empty() ? "" : "&") + "parallel=manual";
+  if (!q.train.parallel.automatic && !wrote_parallel_key) s += std::string(s.empty() ? "" : "&") + "parallel=manual";
   return s;
 }
 

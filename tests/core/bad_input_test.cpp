@@ -457,6 +457,19 @@ TEST(BadInputMatrix, InlineModelLinkWithImplicitKvHeadsParsesBack) {
   EXPECT_EQ(back->model.num_kv_heads, 0);
 }
 
+TEST(BadInputMatrix, ManualDefaultLayoutSurvivesTheLinkWhateverTheOtherValuesSay) {
+  // Regression (fuzz_query_hash): a manual layout with every parallel value at its default is linked as
+  // "parallel=manual"; the writer looked for the text "parallel." anywhere in the link, so a list item
+  // containing it made the layout come back as automatic. Seed regression_parallel_text_in_value.
+  Result<Query> q = parse_query_hash("#parallel.tp=1&filters.providers=aws,parallel.x");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  ASSERT_FALSE(q->train.parallel.automatic);
+  Result<Query> back = parse_query_hash(query_to_hash(*q));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_FALSE(back->train.parallel.automatic) << query_to_hash(*q);
+  EXPECT_EQ(query_to_json(*back, true), query_to_json(*q, true));
+}
+
 // ---------------------------------------------------------------------------------------------- snapshots
 
 const json& bundled_doc() {
