@@ -2,7 +2,7 @@
 // file's CACHE name). The snapshot: network first, so a fresh one is used when online, the cached one offline.
 'use strict';
 const CACHE = 'trainfit-v2';
-const APP = ['./', 'index.html', 'app.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.json'];
+const APP = ['./', 'index.html', 'app.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.json', 'icon.svg'];
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(APP)).then(() => self.skipWaiting()));
 });
