@@ -61,6 +61,17 @@ void App::Impl::commit() {
   ++query_version;
 }
 
+std::string App::Impl::adopt(Result<Query> q) {
+  // A query from outside (JSON API, link): on error the current query stays and the error is returned.
+  if (!q) return query_error = q.error().to_string();
+  query = std::move(q).value();
+  draft = query;
+  query_error.clear();
+  scroll_to_selected = true;
+  ++query_version;
+  return "";
+}
+
 const RankRow* App::Impl::selected_row() const {
   if (!rank || selected < 0 || selected >= static_cast<int>(rank->rows.size())) return nullptr;
   return &rank->rows[selected];
@@ -181,38 +192,20 @@ std::string App::load_snapshot(std::string_view text, std::string_view origin) {
 }
 bool App::has_snapshot() const { return impl_->has_snapshot; }
 
-std::string App::set_query_json(std::string_view text) {
-  Result<Query> q = parse_query_json(text);
-  if (!q) return impl_->query_error = q.error().to_string();
-  impl_->query = std::move(q).value();
-  impl_->draft = impl_->query;
-  impl_->query_error.clear();
-  impl_->scroll_to_selected = true;
-  ++impl_->query_version;
-  return "";
-}
-std::string App::set_query_hash(std::string_view hash) {
-  Result<Query> q = parse_query_hash(hash);
-  if (!q) return impl_->query_error = q.error().to_string();
-  impl_->query = std::move(q).value();
-  impl_->draft = impl_->query;
-  impl_->query_error.clear();
-  impl_->scroll_to_selected = true;
-  ++impl_->query_version;
-  return "";
-}
+std::string App::set_query_json(std::string_view text) { return impl_->adopt(parse_query_json(text)); }
+std::string App::set_query_hash(std::string_view hash) { return impl_->adopt(parse_query_hash(hash)); }
 std::string App::query_json() const { return query_to_json(impl_->query); }
 std::string App::query_hash() const { return query_to_hash(impl_->query); }
 uint64_t App::query_version() const { return impl_->query_version; }
 
 namespace {
-// Numbers at the JSON facade's precision (core/src/api.cpp num(): 12 significant digits), so the UI's figures
-// compare equal to `trainfit rank --format json`.
+// Numbers written exactly as the JSON facade writes them (api.h json_number), so the UI's figures compare equal
+// to `trainfit rank --format json`.
 void put_num(std::string& s, const char* key, double v) {
-  char buf[96];
-  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, ",\"%s\":%.12g", key, v);
-  else std::snprintf(buf, sizeof buf, ",\"%s\":null", key);
-  s += buf;
+  s += ",\"";
+  s += key;
+  s += "\":";
+  s += json_number(v);
 }
 }  // namespace
 

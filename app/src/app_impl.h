@@ -118,6 +118,7 @@ struct App::Impl {
   double frame_ms = 0, frame_ms_avg = 0;
 
   void commit();                        // validate draft -> query
+  std::string adopt(Result<Query> q);   // replace query and draft from outside; "" or the error
   void recompute();                     // ranking + headline figures when stale
   void rebuild_view();
   void select_row(int row);             // sets target.offer / target.pricing (in the hash)

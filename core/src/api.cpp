@@ -386,6 +386,8 @@ json models_doc() {
 
 }  // namespace
 
+std::string json_number(double v) { return num(v).dump(); }
+
 std::string json_escape(std::string_view s) {
   std::string quoted = json(std::string(s)).dump();
   return quoted.substr(1, quoted.size() - 2);

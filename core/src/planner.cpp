@@ -2,6 +2,13 @@
 // memory, pick the fastest. The time of a layout is the perf.h model: compute at the calibrated efficiency
 // with an HBM roofline floor, alpha-beta collectives with documented overlap, the 1F1B bubble, the optimizer
 // update and CPU-offload traffic.
+//
+// Where things are, top to bottom:
+//   dataset_tokens                      dataset -> tokens (packing or padding)
+//   Ctx, Links, step_time, make_ctx     the per-instance context and the time of one layout (perf.h model)
+//   LayoutKey, Group, Item, Searcher    search bookkeeping: best-first over layout groups, memory checks lazily
+//   plan_summary, loss_reason           the text users see for a plan and for why a runner-up lost
+//   time_layout, plan_job               the public entry points
 #include "trainfit/planner.h"
 
 #include <algorithm>
@@ -469,7 +476,8 @@ struct Searcher {
     return best;
   }
 
-  double exact_time(const Group& gr, int k) {
+  // Step time of group `gr` at its k-th micro-batch size (one time-model evaluation).
+  StepTime group_step(const Group& gr, int k) {
     const LayoutKey& L = layouts[gr.layout];
     const int64_t mb = mbs[L.mb_begin + k];
     StepTime st;
@@ -477,8 +485,10 @@ struct Searcher {
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, L.global_batch / (L.dp * mb),
               st, eff);
     ++evaluated;
-    return st.total_s;
+    return st;
   }
+
+  double exact_time(const Group& gr, int k) { return group_step(gr, k).total_s; }
 
   // Lazy candidate: one item per group whose time is a lower bound over its micro-batches: the largest
   // micro-batch is the most efficient and has the fewest per-micro-batch collectives; the pipeline bubble (which
@@ -487,13 +497,7 @@ struct Searcher {
   void push_group(int gi) {
     const Group& gr = groups[gi];
     const LayoutKey& L = layouts[gr.layout];
-    const int k = L.mb_count - 1;
-    const int64_t mb = mbs[L.mb_begin + k];
-    StepTime st;
-    double eff = 0;
-    step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, L.global_batch / (L.dp * mb),
-              st, eff);
-    ++evaluated;
+    const StepTime st = group_step(gr, L.mb_count - 1);
     items.push_back({st.total_s - st.bubble_s, L.nodes * c.g, gi, -1});
   }
 

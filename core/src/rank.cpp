@@ -164,6 +164,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
   if (!tok) return tok.error();
   r.useful_tokens = tok->useful;
+  r.processed_tokens = tok->processed;
   // Checkpoint: what a resumable save writes (Megatron/DeepSpeed save model states; LoRA saves the adapter
   // and its optimizer states only).
   MemoryLayout unsharded;
@@ -417,9 +418,7 @@ Result<CostBreakdown> cost_for(const Query& q, const Snapshot& s, const RankResu
     if (plan.nodes != nodes || !plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
     const Offer& o = s.offers[row.offer];
     const Provider& p = s.providers[o.provider];
-    Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
-    if (!tok) return tok.error();
-    return compute_job_cost(job_input(q, r, p, o, row.option, nodes, tok->processed / plan.tokens_per_s),
+    return compute_job_cost(job_input(q, r, p, o, row.option, nodes, r.processed_tokens / plan.tokens_per_s),
                             billing_rule_for(p, o.instance_type));
   }
   return Error{"target.nodes", fmt("no plan fits on %.0f nodes", nodes)};

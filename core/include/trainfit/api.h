@@ -13,6 +13,10 @@ namespace trainfit {
 // `query_json` is a query document (query.h); `snapshot` may be null for verbs that need no prices.
 std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot);
 
+// A number as every facade document writes it (12 significant digits, integers exact, null when not finite),
+// for hand-built documents that must compare equal to the facade's.
+std::string json_number(double v);
+
 // JSON string escaping for hand-built documents.
 std::string json_escape(std::string_view s);
 

@@ -83,6 +83,7 @@ struct RankResult {
   std::vector<ShapePlan> shapes;
   int ranked = 0;              // rows in state `ranked`
   double useful_tokens = 0;
+  double processed_tokens = 0;  // what the GPUs run (padding included): time = processed / tokens_per_s
   double checkpoint_bytes = 0; // what one checkpoint writes
   double dataset_bytes = 0;
   int shapes_planned = 0;       // shapes the planner ran for (not served by a PlanCache)
