@@ -1,4 +1,10 @@
 // trainfit core — query model: one key table drives JSON parsing, hash parsing and both serializers.
+//
+// [SECTION] Enum names (shared by JSON, links, CLI flags and UI combos)
+// [SECTION] The key table (path, type, range, getter, setter of every query key)
+// [SECTION] Applying values and objects, cross-field checks (apply_value, apply_object, check_query, finish)
+// [SECTION] Link encoding and the written-key set (url_decode/encode, for_each_written, JSON syntax report)
+// [SECTION] Public API (default_query, parse_query_json/hash, query_to_json/hash, to_string)
 #include "trainfit/query.h"
 
 #include <algorithm>
@@ -16,7 +22,7 @@ namespace {
 using json = nlohmann::json;
 
 // ----------------------------------------------------------------------------------------------------
-// Enum names. The same strings are used in JSON, hashes, CLI flags and UI combos.
+// [SECTION] Enum names. The same strings are used in JSON, hashes, CLI flags and UI combos.
 template <class E>
 struct EnumName {
   E value;
@@ -77,7 +83,7 @@ bool enum_parse(const EnumName<E> (&table)[N], const std::string& s, E* out) {
 }
 
 // ----------------------------------------------------------------------------------------------------
-// The key table. Each key: its path, its type, its range, how to read it from and write it into a Query.
+// [SECTION] The key table. Each key: its path, its type, its range, how to read it from and write it into a Query.
 enum class Kind { integer, number, boolean, text, list };
 
 struct Key {
@@ -385,6 +391,9 @@ std::string fmt_num(double v) {
   return mant + "e" + (neg ? "-" : "") + ex;
 }
 
+// ----------------------------------------------------------------------------------------------------
+// [SECTION] Applying values and objects, cross-field checks.
+
 // Type- and range-check one value, then store it. `v` is already the right JSON kind for Kind::text etc.
 std::string apply_value(Query& q, const Key& k, const json& v) {
   switch (k.kind) {
@@ -585,6 +594,9 @@ Result<Query> finish(Query q) {
   return q;
 }
 
+// ----------------------------------------------------------------------------------------------------
+// [SECTION] Link encoding and the written-key set.
+
 // Percent-decoding for hash values; rejects malformed escapes and control bytes.
 bool url_decode(std::string_view in, std::string* out) {
   out->clear();
@@ -667,7 +679,7 @@ std::string value_to_text(const json& v) {
   return v.dump();
 }
 
-json json_number(double d) {
+json exact_number(double d) {
   if (d == std::floor(d) && std::fabs(d) < 9e15) return json(static_cast<int64_t>(d));
   return json(d);
 }
@@ -761,6 +773,7 @@ std::string json_syntax_problem(std::string_view text) {
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------------
+// [SECTION] Public API.
 Query default_query() {
   Query q;
   if (const ModelSpec* m = find_model("llama-3.1-8b")) {
@@ -908,7 +921,7 @@ std::string query_to_json(const Query& q, bool full) {
       node = &(*node)[std::string(path.substr(0, dot))];
       path.remove_prefix(dot + 1);
     }
-    (*node)[std::string(path)] = v.is_number() ? json_number(v.get<double>()) : v;
+    (*node)[std::string(path)] = v.is_number() ? exact_number(v.get<double>()) : v;
   });
   if (!q.train.parallel.automatic && !out.contains("parallel")) out["parallel"] = "manual";
   if (q.train.parallel.automatic && full) out["parallel"] = "auto";
