@@ -187,10 +187,8 @@ void plan_drawing(const Plan& p) {
       ImU32 col = IM_COL32(110, 110, 110, 120);
       char lab[16] = "idle";
       if (rank < used) {
-        const int tp_i = rank % l.tp;
         const int dp_i = (rank / (l.tp * l.cp)) % l.dp;
         const int pp_i = rank / (l.tp * l.cp * l.dp);
-        (void)tp_i;
         const float hue = l.pp > 1 ? static_cast<float>(pp_i) / l.pp : 0.58f;
         float r, gg, bb;
         ImGui::ColorConvertHSVtoRGB(hue, 0.55f, 0.85f, r, gg, bb);

@@ -742,8 +742,7 @@ std::string json_syntax_problem(std::string_view text) {
   size_t at = text.size();
   std::string why;
   try {
-    const json unused = json::parse(text.begin(), text.end());  // throws the parse_error we want to read
-    (void)unused;
+    [[maybe_unused]] const json j = json::parse(text.begin(), text.end());  // throws the parse_error to read
   } catch (const json::parse_error& e) {
     at = std::min<size_t>(e.byte, text.size());
     why = e.what();

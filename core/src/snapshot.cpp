@@ -437,8 +437,6 @@ bool read_offer(Ctx& c, const json& row, const std::string& p, const OfferCells&
     c.error(p, "row has " + std::to_string(row.size()) + " cells, the header has " + std::to_string(ncols));
     return false;
   }
-  const size_t before = 0;
-  (void)before;
   bool ok = true;
   auto cell = [&](Col k) -> const json* { return cols.at[k] < 0 ? nullptr : &row[cols.at[k]]; };
   auto cptr = [&](Col k) { return p + "/" + std::to_string(cols.at[k]); };
