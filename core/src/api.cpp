@@ -309,7 +309,11 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   if (q0.target.offer.empty()) return error_doc(Error{"target.offer", "name an offer id (see `trainfit rank`)"});
   const int oi = s.find_offer(q0.target.offer);
   if (oi < 0) return error_doc(Error{"target.offer", "no offer \"" + q0.target.offer + "\" in snapshot " + s.id});
-  Snapshot one = s;
+  // The ranking reads GPUs, providers and offers only: copy those, with the one offer (not all of them).
+  Snapshot one;
+  one.id = s.id;
+  one.gpus = s.gpus;
+  one.providers = s.providers;
   one.offers = {s.offers[oi]};
   Query q = q0;
   q.filters = Filters{};
