@@ -372,6 +372,8 @@ void App::rebuild_fonts() {
     ImGui::StyleColorsLight(&style);
     style.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.98f, 1.0f);
     style.Colors[ImGuiCol_ChildBg] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+    // Light frames are white on white panels: a border keeps inputs, radio buttons and checkboxes visible.
+    style.FrameBorderSize = 1.0f;
   }
   style.WindowRounding = 0.0f;
   style.ChildRounding = 4.0f;
