@@ -149,8 +149,7 @@ int main(int argc, char** argv) {
     float sx = 1, sy = 1;
     glfwGetWindowContentScale(window, &sx, &sy);
     app.set_ui_scale(sx);
-    if (app.fonts_dirty()) {
-      app.rebuild_fonts();
+    if (app.fonts_dirty() && app.rebuild_fonts()) {
       ImGui_ImplOpenGL3_DestroyFontsTexture();
       ImGui_ImplOpenGL3_CreateFontsTexture();
     }
@@ -162,7 +161,9 @@ int main(int argc, char** argv) {
     int w, h;
     glfwGetFramebufferSize(window, &w, &h);
     glViewport(0, 0, w, h);
-    glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
+    float bg[4];
+    app.clear_color(bg);  // the UI draws no window background of its own
+    glClearColor(bg[0], bg[1], bg[2], bg[3]);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (app.query_version() != saved_version) {

@@ -97,7 +97,11 @@
     return r.ok;
   }
 
+  // Load milestones as performance marks (tf:*), read by tests/e2e/bench.js for the load breakdown.
+  const mark = (name) => { try { performance.mark('tf:' + name); } catch (e) { /* old browsers */ } };
+
   async function start() {
+    mark('runtime');
     applyViewSettings();
     splash('Loading prices…');
     let src = snapshotUrl();
@@ -112,6 +116,7 @@
       banner('Could not load prices: ' + e.message);
       call('tf_set_banner', ['string'], ['Prices could not be loaded: ' + e.message]);
     }
+    mark('snapshot');
     // Inputs: the link's hash wins, then the last query kept in this browser.
     if (initialHash.length > 1) {
       applyHash(initialHash, 'link');

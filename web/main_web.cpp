@@ -6,6 +6,10 @@
 //   NOTE(pitfall 11): GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
 //         paste comes in through the exported tf_paste.
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
+//   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
+//         WebGL) is started in main() with one tiny draw into an offscreen framebuffer, so it overlaps the
+//         snapshot parse instead of following the first full frame (warm_up_gpu below).
+#include <GLES3/gl3.h>  // framebuffer objects for warm_up_gpu
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
 #include <emscripten/html5.h>
@@ -49,14 +53,43 @@ void sync_canvas_size() {
   trainfit::web::app().set_ui_scale(static_cast<float>(dpr));
 }
 
+void rebuild_fonts_now(trainfit::app::App& app) {
+  if (!app.rebuild_fonts()) return;  // a theme change: same glyphs, same texture
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+}
+
+// One small textured, blended ImGui draw into a 16 x 16 offscreen framebuffer, then a flush: the GPU process
+// compiles and links the shaders, uploads the font atlas and builds its pipeline for the ImGui state while the
+// page goes on loading the snapshot. Drawing into the canvas itself would not do: the canvas is behind the
+// splash, and a drawn canvas is composited (read back under software compositing) on the next frame.
+void warm_up_gpu(trainfit::app::App& app) {
+  sync_canvas_size();  // the device pixel ratio decides the font size
+  rebuild_fonts_now(app);
+  GLuint tex = 0, fbo = 0;
+  glGenTextures(1, &tex);
+  glBindTexture(GL_TEXTURE_2D, tex);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glGenFramebuffers(1, &fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(0, 0), ImVec2(8, 8), IM_COL32(128, 128, 128, 128));
+  ImGui::GetForegroundDrawList()->AddText(ImVec2(0, 0), IM_COL32_WHITE, "tf");
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glDeleteFramebuffers(1, &fbo);
+  glDeleteTextures(1, &tex);
+  glFlush();
+}
+
 void frame() {
   trainfit::app::App& app = trainfit::web::app();
   sync_canvas_size();
-  if (app.fonts_dirty()) {
-    app.rebuild_fonts();
-    ImGui_ImplOpenGL3_DestroyFontsTexture();
-    ImGui_ImplOpenGL3_CreateFontsTexture();
-  }
+  if (app.fonts_dirty()) rebuild_fonts_now(app);
   glfwPollEvents();
   // NOTE: while the page is still loading prices (web/app.js sets trainfitBooted when the snapshot and the
   // link are applied, or failed), the splash covers the canvas: drawing the UI without data would only delay
@@ -66,6 +99,7 @@ void frame() {
     static const double t0 = emscripten_get_now();
     g_booted = EM_ASM_INT({ return window.trainfitBooted ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
     if (!g_booted) return;
+    EM_ASM({ performance.mark('tf:first-frame'); });
   }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
@@ -73,7 +107,9 @@ void frame() {
   app.frame();
   ImGui::Render();
   glViewport(0, 0, g_fb_w, g_fb_h);
-  glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
+  float bg[4];
+  app.clear_color(bg);  // the UI draws no window background of its own
+  glClearColor(bg[0], bg[1], bg[2], bg[3]);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
@@ -120,7 +156,7 @@ int main() {
   glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
   ImGui_ImplOpenGL3_Init("#version 300 es");
-  trainfit::web::app();  // construct before the first frame
+  warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
   EM_ASM({ if (window.trainfitStarted) window.trainfitStarted(); });
   emscripten_set_main_loop(frame, 0, 1);
   return 0;

@@ -348,21 +348,28 @@ void App::set_dark(bool dark) {
   impl_->fonts_dirty = true;  // the style is rebuilt with the fonts, outside the frame
 }
 bool App::dark() const { return impl_->dark; }
+void App::clear_color(float rgba[4]) const { std::copy(impl_->clear, impl_->clear + 4, rgba); }
 void App::set_embed(bool embed) { impl_->opts.embed = embed; }
 double App::frame_ms() const { return impl_->frame_ms; }
 double App::frame_ms_avg() const { return impl_->frame_ms_avg; }
 
-void App::rebuild_fonts() {
+bool App::rebuild_fonts() {
   ImGuiIO& io = ImGui::GetIO();
-  io.Fonts->Clear();
-  std::string_view font = embedded_ui_font();
-  ImFontConfig cfg;
-  cfg.FontDataOwnedByAtlas = false;  // the bytes live in the binary
-  cfg.OversampleH = 2;
+  // The atlas depends on the scale only: a theme change rebuilds the style and keeps the glyphs (rasterising
+  // them is ~10 ms in a browser's baseline wasm tier, and the shell would re-upload the texture).
   const float px = std::round(15.0f * impl_->scale);
-  io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(font.data()), static_cast<int>(font.size()), px, &cfg,
-                                 io.Fonts->GetGlyphRangesDefault());
-  io.Fonts->Build();
+  const bool atlas = px != impl_->atlas_px || !io.Fonts->IsBuilt();
+  if (atlas) {
+    io.Fonts->Clear();
+    std::string_view font = embedded_ui_font();
+    ImFontConfig cfg;
+    cfg.FontDataOwnedByAtlas = false;  // the bytes live in the binary
+    cfg.OversampleH = 2;
+    io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(font.data()), static_cast<int>(font.size()), px, &cfg,
+                                   io.Fonts->GetGlyphRangesDefault());
+    io.Fonts->Build();
+    impl_->atlas_px = px;
+  }
   ImGuiStyle style;
   if (impl_->dark) {
     ImGui::StyleColorsDark(&style);
@@ -375,6 +382,17 @@ void App::rebuild_fonts() {
     // Light frames are white on white panels: a border keeps inputs, radio buttons and checkboxes visible.
     style.FrameBorderSize = 1.0f;
   }
+  // NOTE(perf): the main window and its children cover the whole canvas. Opaque backgrounds for them are full-
+  // screen layers of blended pixels that a software-rendered WebGL canvas (SwiftShader: headless browsers, VMs,
+  // machines with a blocklisted GPU) shades one by one: measured 50-65 ms of raster per frame with them,
+  // 17-22 ms without (docs/performance.md). The shells clear to WindowBg instead (clear_color), children are
+  // told apart by their borders, and popups/tooltips keep their opaque PopupBg.
+  impl_->clear[0] = style.Colors[ImGuiCol_WindowBg].x;
+  impl_->clear[1] = style.Colors[ImGuiCol_WindowBg].y;
+  impl_->clear[2] = style.Colors[ImGuiCol_WindowBg].z;
+  impl_->clear[3] = 1.0f;
+  style.Colors[ImGuiCol_WindowBg].w = 0.0f;
+  style.Colors[ImGuiCol_ChildBg].w = 0.0f;
   style.WindowRounding = 0.0f;
   style.ChildRounding = 4.0f;
   style.FrameRounding = 3.0f;
@@ -382,6 +400,7 @@ void App::rebuild_fonts() {
   style.ScaleAllSizes(impl_->scale);
   ImGui::GetStyle() = style;
   impl_->fonts_dirty = false;
+  return atlas;
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -41,8 +41,7 @@ class Ui : public ::testing::Test {
     return *app_;
   }
   void frame() {
-    if (app_->fonts_dirty()) {
-      app_->rebuild_fonts();
+    if (app_->fonts_dirty() && app_->rebuild_fonts()) {
       unsigned char* px;
       int w, h;
       ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&px, &w, &h);
@@ -210,6 +209,26 @@ TEST_F(Ui, ThemeButtonSwitchesToLightAndAsksTheShellToRememberIt) {
   EXPECT_NE(a.take_shell_requests().find("theme:light"), std::string::npos);
   frames(2);
   EXPECT_GT(ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x, 0.5f);
+}
+
+TEST_F(Ui, ThemeChangeKeepsTheFontAtlasAndScaleChangeRebuildsIt) {
+  App& a = make();
+  frames(1);
+  const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  const float size = ImGui::GetFontSize();
+  a.set_dark(false);
+  ASSERT_TRUE(a.fonts_dirty());
+  EXPECT_FALSE(a.rebuild_fonts()) << "a theme change must not re-rasterise the glyphs";
+  EXPECT_TRUE(atlas->IsBuilt());
+  float bg[4];
+  a.clear_color(bg);
+  EXPECT_GT(bg[0], 0.5f) << "the shell clears to the light theme's window colour";
+  EXPECT_EQ(ImGui::GetStyle().Colors[ImGuiCol_WindowBg].w, 0.0f) << "windows draw no background over the clear";
+  a.set_ui_scale(2.0f);
+  ASSERT_TRUE(a.fonts_dirty());
+  EXPECT_TRUE(a.rebuild_fonts()) << "a new scale needs glyphs of a new size";
+  frames(1);
+  EXPECT_GT(ImGui::GetFontSize(), 1.5f * size);
 }
 
 TEST_F(Ui, EmbedModeIsCompactAndLinksOutToTheFullApp) {

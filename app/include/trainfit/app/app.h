@@ -48,8 +48,10 @@ class App {
   uint64_t frames() const;
   void set_ui_scale(float scale);      // the shells call this when devicePixelRatio / monitor scale changes
   float ui_scale() const;
-  bool fonts_dirty() const;            // true after set_ui_scale: the shell rebuilds the font texture
-  void rebuild_fonts();                // rebuild the atlas at the current scale (call outside NewFrame/Render)
+  bool fonts_dirty() const;            // true after set_ui_scale or a theme change: the shell calls rebuild_fonts
+  // Rebuilds the style, and the font atlas when the scale changed (call outside NewFrame/Render). Returns true
+  // when the atlas was rebuilt: then the shell re-uploads the font texture.
+  bool rebuild_fonts();
   void set_error_banner(std::string message);   // shell-level errors (fetch failures, ...)
 
   // Clipboard text the UI asked to copy (the web shell forwards it to navigator.clipboard).
@@ -63,6 +65,10 @@ class App {
   // View settings that are not part of the query (they do not change any number): theme and embed mode.
   void set_dark(bool dark);
   bool dark() const;
+  // The colour the shell clears the framebuffer to before rendering (the theme's window background, RGBA 0..1).
+  // The UI's own windows draw no background: the clear is their background (see rebuild_fonts: one full-screen
+  // layer less to shade, which halves the frame's raster time under software WebGL).
+  void clear_color(float rgba[4]) const;
   void set_embed(bool embed);
   // CPU time of the last App::frame() and its moving average, milliseconds (the issue 9 UI figure).
   double frame_ms() const;
