@@ -41,10 +41,7 @@ double act_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
 // Transformer Engine keeps fp8 copies of GEMM inputs for the backward pass (1 B).
 double linear_input_bytes(Precision p) { return p == Precision::fp8_mixed ? 1.0 : act_bytes(p); }
 
-struct Flags {
-  bool full = false, qlora = false;
-  LoraCounts lora;
-};
+using Flags = memory_detail::Method;
 
 Result<Flags> method_flags(const ModelSpec& m, const TrainConfig& t) {
   Flags f;
@@ -101,10 +98,13 @@ bool has_rope(Arch a) { return rms_norm_family(a) || a == Arch::falcon; }
 
 }  // namespace
 
-Result<LayerActivations> layer_activations(const ModelSpec& m, const TrainConfig& t, const MemoryLayout& l) {
-  auto f = method_flags(m, t);
-  if (!f) return f.error();
-  const Flags& fl = f.value();
+namespace {
+
+// The layout-independent part of layer_activations: bytes per token of one layer (replicated, TP-split,
+// eager-score coefficient), before the micro-batch, TP, SP, CP and recompute are applied (finish_activations).
+using ActTerms = memory_detail::ActivationTerms;
+
+ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags& fl) {
   const Arch a = m.arch;
   const Precision p = t.precision;
   const double e = act_bytes(p), le = linear_input_bytes(p);
@@ -183,7 +183,21 @@ Result<LayerActivations> layer_activations(const ModelSpec& m, const TrainConfig
   if (!fl.full && fl.lora.mlp_input) rep += lora_dropout * h;
   if (drop) rep += h;                                         // MLP dropout mask
   if (!fl.full) split += e * double(t.lora_rank) * fl.lora.targeted_linears;  // A outputs
+  ActTerms terms;
+  terms.rep = rep;
+  terms.split = split;
+  terms.score_coef = score_coef;
+  terms.e = e;
+  terms.h = h;
+  terms.heads = heads;
+  terms.amp = amp;
+  return terms;
+}
 
+LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t, const MemoryLayout& l) {
+  const double rep = terms.rep, split = terms.split, score_coef = terms.score_coef;
+  const double e = terms.e, h = terms.h, heads = terms.heads;
+  const bool amp = terms.amp;
   // Tokens of one micro-batch on this GPU: context parallelism splits the sequence.
   const double tokens = double(l.micro_batch) * double(t.seq_len) / double(l.cp);
   const double tp = double(l.tp);
@@ -208,18 +222,37 @@ Result<LayerActivations> layer_activations(const ModelSpec& m, const TrainConfig
   return out;
 }
 
+}  // namespace
+
+Result<LayerActivations> layer_activations(const ModelSpec& m, const TrainConfig& t, const MemoryLayout& l) {
+  auto f = method_flags(m, t);
+  if (!f) return f.error();
+  return finish_activations(activation_terms(m, t, f.value()), t, l);
+}
+
+// The layout-independent work, once. Errors are kept and returned by estimate() where estimate_memory
+// always returned them (the parameter count's before the layout check, the method's after it), so both
+// give the same result for every input.
+MemoryEstimator::MemoryEstimator(const ModelSpec& model, const TrainConfig& train)
+    : model_(&model), train_(&train), counts_(count_params(model)), method_(method_flags(model, train)) {
+  if (counts_ && method_) terms_ = activation_terms(model, train, method_.value());
+}
+
 Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfig& train,
                                         const MemoryLayout& layout) {
-  auto counts = count_params(model);
-  if (!counts) return counts.error();
+  return MemoryEstimator(model, train).estimate(layout);
+}
+
+Result<MemoryBreakdown> MemoryEstimator::estimate(const MemoryLayout& layout) const {
+  const ModelSpec& model = *model_;
+  const TrainConfig& train = *train_;
+  if (!counts_) return counts_.error();
   auto valid = validate(model, train, layout);
   if (!valid) return valid.error();
-  auto flags = method_flags(model, train);
-  if (!flags) return flags.error();
-  auto acts = layer_activations(model, train, layout);
-  if (!acts) return acts.error();
-  const Flags& fl = flags.value();
-  const ParamCounts& pc = counts.value();
+  if (!method_) return method_.error();
+  const Flags& fl = method_.value();
+  const ParamCounts& pc = counts_.value();
+  const LayerActivations la = finish_activations(terms_, train, layout);
   const Precision prec = train.precision;
   const MemoryLayout& l = layout;
 
@@ -342,7 +375,6 @@ Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfi
 
   // ---- Activations (Korthikanti Sec. 4.2.3: with 1F1B the first stage keeps p micro-batches of its L/p
   // layers in flight; the last stage one micro-batch plus the logits).
-  const LayerActivations& la = acts.value();
   const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches) : 1;
   r.microbatches_in_flight = in_flight;
   r.activations_per_layer = la.stored;

@@ -388,6 +388,7 @@ struct Searcher {
   const Ctx& c;
   const ModelSpec& model;
   const TrainConfig& train;
+  MemoryEstimator memory;  // estimate_memory with the job's layout-independent work done once
   double limit_bytes;  // usable memory per GPU
   double host_limit_bytes;
   std::vector<LayoutKey> layouts;
@@ -418,7 +419,7 @@ struct Searcher {
   // Memory check; returns the breakdown's judged figure via `need`.
   bool fits(const MemoryLayout& ml, double& need, MemoryBreakdown* keep = nullptr) {
     ++memory_checks;
-    Result<MemoryBreakdown> r = estimate_memory(model, train, ml);
+    Result<MemoryBreakdown> r = memory.estimate(ml);
     if (!r) {
       need = 1e30;
       return false;
@@ -661,7 +662,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
                             "the instance lists no inter-node network; only single-node plans are considered"});
   }
 
-  Searcher s{c, model, train, gpu.memory_bytes * (1.0 - train.headroom),
+  Searcher s{c, model, train, MemoryEstimator(model, train), gpu.memory_bytes * (1.0 - train.headroom),
              offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
   s.layouts.reserve(64);
   s.mbs.reserve(256);

@@ -396,5 +396,62 @@ TEST(MemoryEstimator, EncoderOnlyModelsHaveNoVocabularyLogits) {
   EXPECT_GT(est(preset("gpt2"), full_ft(), MemoryLayout{}).logits, 0.0);
 }
 
+// The planner's MemoryEstimator (layout-independent work done once) must answer exactly like a fresh
+// estimate_memory for every layout it is reused for, errors included and in the same order.
+TEST(MemoryEstimatorReuse, SameAnswerAsFreshEstimateForEveryLayout) {
+  for (const char* id : {"llama-3.1-8b", "gpt2", "mixtral-8x7b", "bert-base"}) {
+    for (Method method : {Method::full, Method::lora, Method::qlora}) {
+      TrainConfig t = full_ft();
+      t.method = method;
+      t.attention = method == Method::lora ? Attention::eager : Attention::flash;
+      const ModelSpec m = preset(id);
+      const MemoryEstimator reused(m, t);
+      for (int tp : {1, 2, 4})
+        for (int pp : {1, 2})
+          for (int zero = 0; zero <= 3; ++zero)
+            for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full})
+              for (int64_t mb : {1, 3, 8}) {
+                MemoryLayout l;
+                l.tp = tp;
+                l.pp = pp;
+                l.dp = 4;
+                l.zero = zero;
+                l.recompute = rc;
+                l.sequence_parallel = tp > 1;
+                l.offload_optimizer = zero >= 2 && mb == 3;
+                l.micro_batch = mb;
+                l.num_microbatches = 2;
+                l.gpus_per_node = 8;
+                const auto a = reused.estimate(l);
+                const auto b = MemoryEstimator(m, t).estimate(l);
+                ASSERT_EQ(a.ok(), b.ok()) << id;
+                if (!a.ok()) {
+                  EXPECT_EQ(a.error().to_string(), b.error().to_string());
+                  continue;
+                }
+                EXPECT_EQ(a->total_high, b->total_high);
+                EXPECT_EQ(a->activations, b->activations);
+                EXPECT_EQ(a->host_ram_per_node_bytes, b->host_ram_per_node_bytes);
+              }
+    }
+  }
+}
+
+TEST(MemoryEstimatorReuse, ErrorsComeInTheOrderEstimateMemoryGives) {
+  TrainConfig t = full_ft();
+  t.method = Method::lora;
+  t.lora_targets = {"no-such-linear"};
+  const ModelSpec m = preset("llama-3.1-8b");
+  const MemoryEstimator e(m, t);
+  MemoryLayout bad;
+  bad.tp = 0;  // the layout check comes before the method's error
+  ASSERT_FALSE(e.estimate(bad).ok());
+  EXPECT_EQ(e.estimate(bad).error().field, "parallel");
+  const auto method_error = e.estimate(MemoryLayout{});
+  ASSERT_FALSE(method_error.ok());
+  EXPECT_EQ(method_error.error().to_string(), estimate_memory(m, t, MemoryLayout{}).error().to_string());
+  EXPECT_NE(method_error.error().field, "parallel");
+}
+
 }  // namespace
 }  // namespace trainfit

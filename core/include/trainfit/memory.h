@@ -54,6 +54,34 @@ struct MemoryBreakdown {
 Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfig& train,
                                         const MemoryLayout& layout);
 
+// estimate_memory for many layouts of one job (the planner checks dozens per instance type): the work that
+// does not depend on the layout (parameter counts, LoRA target counts, per-token activation terms) is done
+// once, without allocating. estimate(layout) returns exactly what estimate_memory(model, train, layout)
+// returns, errors included. `model` and `train` must outlive the estimator and stay unchanged.
+namespace memory_detail {
+struct Method {  // what the training method keeps (memory.cpp method_flags)
+  bool full = false, qlora = false;
+  LoraCounts lora;
+};
+struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP, SP, CP and recompute
+  double rep = 0, split = 0, score_coef = 0, e = 0, h = 0, heads = 0;
+  bool amp = false;
+};
+}  // namespace memory_detail
+
+class MemoryEstimator {
+ public:
+  MemoryEstimator(const ModelSpec& model, const TrainConfig& train);
+  Result<MemoryBreakdown> estimate(const MemoryLayout& layout) const;
+
+ private:
+  const ModelSpec* model_;
+  const TrainConfig* train_;
+  Result<ParamCounts> counts_;
+  Result<memory_detail::Method> method_;
+  memory_detail::ActivationTerms terms_;
+};
+
 // Activation bytes of one transformer layer for one micro-batch on one GPU, split the way Korthikanti et
 // al. 2022 (Sec. 4) split it: a part TP does not divide without sequence parallelism, a part TP divides,
 // and the attention-score part that grows with s^2 (eager attention only). Exposed for tests and the UI.
