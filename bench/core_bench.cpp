@@ -38,6 +38,7 @@ trainfit::Query query_named(const std::string& name) {
 void report_rank(benchmark::State& state, const trainfit::RankResult& r, size_t offers) {
   state.counters["offers"] = static_cast<double>(offers);
   state.counters["shapes"] = r.shapes_planned;
+  state.counters["shared"] = r.shapes_shared;  // of those, plans shared with a host-RAM / vCPU twin
   state.counters["ranked"] = r.ranked;
   state.counters["cost_evals"] = r.cost_evaluations;
   // Seconds per offer (shown as e.g. "1.5u" = 1.5 us): flat across sizes means linear growth.

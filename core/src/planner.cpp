@@ -938,6 +938,8 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
   for (int ni = 0; ni < n_counts; ++ni)
     if (alive[ni] && !have[ni]) alive[ni] = 0;  // every candidate failed its memory check
   res.layouts_evaluated = s.evaluated;
+  for (const Group& gr : s.groups)
+    if (gr.off_opt || gr.off_par) res.uses_host = true;  // host RAM (fits) and vCPUs (CPU Adam time) were read
 
   if (!found) {
     res.fits = false;

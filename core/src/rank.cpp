@@ -70,6 +70,14 @@ bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_M
          a.host_ram_bytes == o.host_ram_bytes;
 }
 
+// The same shape but for host RAM and vCPUs. The planner reads those two only for CPU-offload layouts, so a
+// plan whose search tried none (PlanResult::uses_host false) is exactly the plan of such a twin.
+bool same_but_host(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
+  return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
+         a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
+         a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps;
+}
+
 // What a plan depends on besides the shape: the job (model, setup, dataset, efficiency override) and the GPU
 // table (shapes name GPUs by index). Filters, cost options, sort, top and target are left out: they never
 // reach the planner (filters.max_nodes does, through the shape's max_nodes).
@@ -250,15 +258,29 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
         shape.storage_read_MBps = p.storage_read_MBps;
         shape.vcpus = o.vcpus;
         shape.host_ram_bytes = o.host_ram_bytes;
-        PlanOptions popt;
-        popt.storage_read_MBps = p.storage_read_MBps;
-        popt.max_runners_up = 3;
-        Result<PlanResult> plan = plan_job(q.model, train, q.dataset, s.gpus[o.gpu], o, max_nodes, popt);
-        if (plan) {
+        const ShapePlan* twin = nullptr;
+        for (int k : shapes_of_gpu[o.gpu]) {
+          const ShapePlan& c = r.shapes[k];
+          if (c.ok && !c.plan.uses_host && same_but_host(c, o, max_nodes, p.storage_read_MBps)) {
+            twin = &c;
+            break;
+          }
+        }
+        if (twin) {
           shape.ok = true;
-          shape.plan = std::move(plan).value();
+          shape.plan = twin->plan;
+          ++r.shapes_shared;
         } else {
-          shape.error = plan.error().to_string();
+          PlanOptions popt;
+          popt.storage_read_MBps = p.storage_read_MBps;
+          popt.max_runners_up = 3;
+          Result<PlanResult> plan = plan_job(q.model, train, q.dataset, s.gpus[o.gpu], o, max_nodes, popt);
+          if (plan) {
+            shape.ok = true;
+            shape.plan = std::move(plan).value();
+          } else {
+            shape.error = plan.error().to_string();
+          }
         }
         if (cache) {
           cache->shapes_.push_back(shape);

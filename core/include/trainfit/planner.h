@@ -90,6 +90,9 @@ struct PlanResult {
   DataPipeline data;
   int layouts_evaluated = 0;    // time model evaluations (for the benchmark note)
   int memory_checks = 0;        // estimate_memory calls
+  // The search tried CPU-offload layouts, the only ones that read the offer's host RAM and vCPUs. When false,
+  // every offer that differs only in those two gets this same result (the ranking shares it between them).
+  bool uses_host = false;
   std::vector<Warning> warnings;
 };
 
