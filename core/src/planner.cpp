@@ -139,9 +139,28 @@ Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp) {
   return l;
 }
 
-// The step time of one fully specified layout.
+// Terms of a step time that depend only on the layout (TP, PP, DP, links) and the micro-batch, not on ZeRO,
+// recompute or offload. The searcher times up to a dozen groups per layout and micro-batch, so step_time keeps
+// these here once computed (the collectives' log2 and divisions were a fifth of a ranking). A cached value
+// is the same expression with the same inputs: step times are bit-identical with or without the caches.
+struct MbTerms {  // one layout at one micro-batch
+  bool filled = false;
+  double eff = 0;     // compute efficiency, clamped
+  double tp_ar = 0;   // one TP all-reduce of the micro-batch's activations (tp > 1)
+  double pp_p2p = 0;  // one pipeline send (pp > 1)
+};
+struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO class on first use
+  bool zero01 = false, rs_filled = false, zero2 = false, zero3 = false;
+  double ar = 0, ar_tail = 0;          // ZeRO 0-1
+  double rs = 0;                       // ZeRO 2 and 3
+  double rs_tail = 0, ag_updated = 0;  // ZeRO 2
+  double ag_params = 0, ag_tail = 0;   // ZeRO 3
+};
+
+// The step time of one fully specified layout. `mbt` and `dpt` (may be null) cache the layout's terms above.
 void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
-               bool off_par, int64_t mb, int64_t m, StepTime& out, double& eff_out) {
+               bool off_par, int64_t mb, int64_t m, StepTime& out, double& eff_out, MbTerms* mbt = nullptr,
+               DpTerms* dpt = nullptr) {
   out = StepTime{};
   const TrainConfig& t = *c.train;
   const FlopsPerToken& f = c.flops[rc_index(rc)];
@@ -149,10 +168,18 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
   const double tok = static_cast<double>(mb) * c.seq;
   const double mm = static_cast<double>(m);
 
-  double eff = c.base_eff.overridden
+  MbTerms local;
+  MbTerms& mt = mbt ? *mbt : local;
+  if (!mt.filled) {
+    double e = c.base_eff.overridden
                    ? c.base_eff.value
                    : c.base_eff.generation * gemm_width_factor(c.width / tp) * microbatch_factor(tok) * c.base_eff.method;
-  eff = std::clamp(eff, 1e-3, 1.0);
+    mt.eff = std::clamp(e, 1e-3, 1.0);
+    if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
+    if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
+    mt.filled = true;
+  }
+  const double eff = mt.eff;
   eff_out = eff;
   const double rate = c.peak * eff;
 
@@ -182,13 +209,12 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
   double t_tp = 0;
   if (tp > 1) {
     const double n_ar = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
-    t_tp = n_ar * (c.layers / pp) *
-           collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
+    t_tp = n_ar * (c.layers / pp) * mt.tp_ar;  // all-reduce of tok x width activations over the TP group
   }
   // Pipeline: one activation send forward and one gradient send backward per micro-batch per stage, split
   // across the TP ranks (scatter/gather optimisation, Narayanan et al. 2021 §4.1).
   double t_pp = 0;
-  if (pp > 1) t_pp = 2.0 * p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
+  if (pp > 1) t_pp = 2.0 * mt.pp_p2p;  // p2p of tok x width / tp activations
 
   const double t_work = t_model + t_rc;
   const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
@@ -210,27 +236,48 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
     const double params = c.params.total / shard * c.weight_bytes;
     const double updated = c.trainable / shard * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
     const Link& L = links.dp;
+    DpTerms local_dp;
+    DpTerms& dt = dpt ? *dpt : local_dp;
+    if (zero >= 2 && !dt.rs_filled) {
+      dt.rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
+      dt.rs_filled = true;
+    }
     if (zero <= 1) {
       // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
       // hidden behind the last micro-batch's backward except the last bucket.
-      const double ar = collective_time_s(Collective::all_reduce, grads, dp, L);
-      const double tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dp, L);
+      if (!dt.zero01) {
+        dt.ar = collective_time_s(Collective::all_reduce, grads, dp, L);
+        dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dp, L);
+        dt.zero01 = true;
+      }
+      const double ar = dt.ar;
+      const double tail = dt.ar_tail;
       out.dp_comm_s = ar;
       out.dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
     } else if (zero == 2) {
       // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
       // parameters are all-gathered once per step, behind the next forward.
-      const double rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
-      const double tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dp, L);
-      const double ag = collective_time_s(Collective::all_gather, updated, dp, L);
+      if (!dt.zero2) {
+        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dp, L);
+        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dp, L);
+        dt.zero2 = true;
+      }
+      const double rs = dt.rs;
+      const double tail = dt.rs_tail;
+      const double ag = dt.ag_updated;
       out.dp_comm_s = mm * rs + ag;
       out.dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
     } else {
       // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
       // gradients, every micro-batch; prefetch hides them behind the layer computations.
-      const double ag = collective_time_s(Collective::all_gather, params, dp, L);
-      const double rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
-      const double tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dp, L);
+      if (!dt.zero3) {
+        dt.ag_params = collective_time_s(Collective::all_gather, params, dp, L);
+        dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dp, L);
+        dt.zero3 = true;
+      }
+      const double ag = dt.ag_params;
+      const double rs = dt.rs;
+      const double tail = dt.ag_tail;
       out.dp_comm_s = mm * (2.0 * ag + rs);
       out.dp_exposed_s =
           mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
@@ -329,6 +376,7 @@ struct LayoutKey {
   Links links;
   int lean_group = -1;     // the layout's leanest non-offload group (highest ZeRO, last recompute mode)
   int group_begin = 0, group_count = 0;  // the layout's non-offload groups
+  DpTerms dp_terms;        // its data-parallel collectives, filled by step_time
 };
 
 struct Group {  // (layout, zero, recompute, offload): memory is monotone in the micro-batch within a group
@@ -393,6 +441,7 @@ struct Searcher {
   double host_limit_bytes;
   std::vector<LayoutKey> layouts;
   std::vector<int64_t> mbs;
+  std::vector<MbTerms> mb_terms;  // parallel to mbs: step-time terms of a layout at that micro-batch
   std::vector<Group> groups;
   std::vector<Item> items;
   int memory_checks = 0;
@@ -478,13 +527,20 @@ struct Searcher {
   }
 
   // Step time of group `gr` at its k-th micro-batch size (one time-model evaluation).
+  // mb_terms grows with mbs; an index is only ever filled for the layout whose slice holds it (mbs shrinks
+  // only while a layout's own slice is built, before any of its groups is timed).
+  MbTerms* terms_at(int index) {
+    if (mb_terms.size() < mbs.size()) mb_terms.resize(mbs.size());
+    return &mb_terms[index];
+  }
+
   StepTime group_step(const Group& gr, int k) {
-    const LayoutKey& L = layouts[gr.layout];
+    LayoutKey& L = layouts[gr.layout];
     const int64_t mb = mbs[L.mb_begin + k];
     StepTime st;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, L.global_batch / (L.dp * mb),
-              st, eff);
+              st, eff, terms_at(L.mb_begin + k), &L.dp_terms);
     ++evaluated;
     return st;
   }
@@ -523,7 +579,7 @@ struct Searcher {
 
   Plan make_plan(const Item& it) {
     const Group& gr = groups[it.group];
-    const LayoutKey& L = layouts[gr.layout];
+    LayoutKey& L = layouts[gr.layout];
     const int64_t mb = mbs[L.mb_begin + it.mb_index];
     Plan p;
     p.nodes = L.nodes;
@@ -533,7 +589,7 @@ struct Searcher {
     p.global_batch = L.global_batch;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
-              p.step, eff);
+              p.step, eff, terms_at(L.mb_begin + it.mb_index), &L.dp_terms);
     p.efficiency = eff;
     p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
     const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
@@ -737,7 +793,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
         const int dp = used / (tp * pp);
         const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
         if (gb % dp) continue;  // the global batch does not split over this DP degree
-        LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0};
+        LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}};
         L.links = layout_links(c, nodes, tp, pp, dp);
         if (L.links.excluded) continue;
         if (fixed) {
@@ -834,8 +890,8 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
       double lean_off_score[2] = {-1, -1};
       const size_t n_groups = s.groups.size();
       for (size_t gi = 0; gi < n_groups; ++gi) {
-        const Group base = s.groups[gi];
-        const LayoutKey L = s.layouts[base.layout];
+        const Group base = s.groups[gi];  // a copy: groups grows below
+        const LayoutKey& L = s.layouts[base.layout];
         if (L.nodes != nodes || base.off_opt || base.off_par) continue;
         if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
         const bool z3 = train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0));
