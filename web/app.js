@@ -77,17 +77,22 @@
     return await res.text();
   }
 
-  // The snapshot download starts with the page, in parallel with the wasm download and compile.
+  // The snapshot download starts with the page, in parallel with the wasm download and compile. The saved
+  // query and theme are read now too: the first localStorage access is a synchronous trip to the browser
+  // process, cheaper here, while the main thread waits for the wasm, than in start(), on the critical path.
   const early = (() => {
+    const get = (k) => { try { return localStorage.getItem(k); } catch (e) { return null; } };
+    const saved = { query: get(STORAGE_KEY), theme: get(THEME_KEY),
+      prefersLight: !!(window.matchMedia && window.matchMedia('(prefers-color-scheme: light)').matches) };
     const src = snapshotUrl();
-    if (src.error) return null;
+    if (src.error) return { saved };
     const p = fetchText(src.url);
     p.catch(() => {});  // reported when start() awaits it
-    return { url: src.url, text: p };
+    return { url: src.url, text: p, saved };
   })();
 
   async function loadSnapshot(url, origin) {
-    const text = early && early.url === url ? await early.text : await fetchText(url);
+    const text = early.url === url ? await early.text : await fetchText(url);
     return parse(call('tf_load_snapshot', ['string', 'string'], [text, origin]));
   }
 
@@ -121,8 +126,7 @@
     if (initialHash.length > 1) {
       applyHash(initialHash, 'link');
     } else {
-      let stored = null;
-      try { stored = localStorage.getItem(STORAGE_KEY); } catch (e) { stored = null; }
+      const stored = early.saved.query;
       if (stored && !applyHash(stored, 'saved query')) {
         try { localStorage.removeItem(STORAGE_KEY); } catch (e) { /* storage may be blocked */ }
       }
@@ -137,11 +141,8 @@
   function applyViewSettings() {
     if (embedded) call('tf_call', ['string', 'string'], ['ui.embed', '1']);
     let theme = params.get('theme');
-    if (theme !== 'dark' && theme !== 'light') {
-      try { theme = localStorage.getItem(THEME_KEY); } catch (e) { theme = null; }
-    }
-    if (theme !== 'dark' && theme !== 'light')
-      theme = window.matchMedia && window.matchMedia('(prefers-color-scheme: light)').matches ? 'light' : 'dark';
+    if (theme !== 'dark' && theme !== 'light') theme = early.saved.theme;
+    if (theme !== 'dark' && theme !== 'light') theme = early.saved.prefersLight ? 'light' : 'dark';
     call('tf_call', ['string', 'string'], ['ui.theme', theme]);
     document.documentElement.dataset.theme = theme;
   }

@@ -57,9 +57,18 @@ async function timeToInteractive(context, url, kind) {
   await page.goto(url);
   await page.waitForFunction(() => window.__tfReadyMs !== undefined, null, { timeout: 120000, polling: 50 });
   const ms = await page.evaluate(() => window.__tfReadyMs);
+  // The app's milestones (web/app.js and web/main_web.cpp set tf:* performance marks), for the breakdown.
+  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark')
+    .filter((m) => m.name.startsWith('tf:')).map((m) => [m.name.slice(3), m.startTime])));
+  const wasm = await page.evaluate(() => {
+    const r = performance.getEntriesByType('resource').find((e) => /\.wasm$/.test(e.name));
+    return r ? r.responseEnd : null;
+  });
   await page.close();
+  if (kind === 'app') breakdown.push({ wasm, ...marks, ready: ms });
   return ms;
 }
+const breakdown = [];  // per app load: ms since navigation of each milestone
 
 // Time fn() inside the page `reps` times; the median, in ms.
 async function timeInPage(page, body, reps) {
@@ -116,6 +125,12 @@ async function main() {
     fig.load_bare_runs_ms = yard;
     log(`load: app ${fig.load_app_ms.toFixed(0)} ms, bare ImGui ${fig.load_bare_ms.toFixed(0)} ms, ratio ${fig.load_ratio.toFixed(2)}` +
         ` (median of ${RUNS}; app ${app.map((x) => x.toFixed(0)).join('/')}, bare ${yard.map((x) => x.toFixed(0)).join('/')})`);
+    // Where the app's load goes (medians, ms since navigation): wasm downloaded; runtime up (GL context, fonts,
+    // GPU warm-up, app constructed); snapshot parsed and validated; first frame with data starts; ready.
+    const steps = ['wasm', 'runtime', 'snapshot', 'first-frame', 'ready'];
+    fig.load_app_breakdown_ms = Object.fromEntries(steps.map((k) => [k, median(breakdown.map((b) => b[k]).filter((v) => v != null))]));
+    log('   app milestones (median ms since navigation): ' +
+        steps.map((k) => `${k} ${Number.isFinite(fig.load_app_breakdown_ms[k]) ? fig.load_app_breakdown_ms[k].toFixed(0) : 'n/a'}`).join(', '));
 
     // 2. Bundled snapshot: heap, JS API ranking, the UI's re-rank after input changes.
     const page = await browser.newPage();
