@@ -397,10 +397,16 @@ struct Item {
   int mb_index;
 };
 
-bool item_after(const Item& a, const Item& b) {  // heap comparator: smallest time on top, then fewer GPUs
-  if (a.time_s != b.time_s) return a.time_s > b.time_s;
-  return a.gpus > b.gpus;
-}
+// Heap comparator: smallest time on top, then fewer GPUs. A function object rather than a function pointer,
+// and the heap routines run on raw pointers, so both inline (the wasm build's -Os otherwise calls the
+// comparator indirectly and the iterator arithmetic out of line: ~15% of a ranking in the baseline tier).
+// The comparisons and moves are the same, so the items come off the heap in the same order, ties included.
+struct ItemAfter {
+  bool operator()(const Item& a, const Item& b) const {
+    if (a.time_s != b.time_s) return a.time_s > b.time_s;
+    return a.gpus > b.gpus;
+  }
+};
 
 std::string gib(double bytes) {
   char buf[32];
@@ -573,7 +579,7 @@ struct Searcher {
         items.push_back(it);
       }
       ++heap_size;
-      std::push_heap(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(heap_size), item_after);
+      std::push_heap(items.data(), items.data() + heap_size, ItemAfter{});
     }
   }
 
@@ -941,7 +947,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
   // Best-first over all candidates: the first item that fits is the fastest plan. Then keep popping until every
   // live node count has its fastest plan and two distinct alternatives on the winner's node count are known
   // (bounded, so a plan stays well under a millisecond).
-  std::make_heap(s.items.begin(), s.items.end(), item_after);
+  std::make_heap(s.items.data(), s.items.data() + s.items.size(), ItemAfter{});
   std::vector<Plan> by_node(n_counts);
   std::vector<char> have(n_counts, 0);
   int have_count = 0;
@@ -952,7 +958,7 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
   std::vector<Plan> alts;
   size_t remaining = s.items.size();
   while (remaining > 0 && alive_count > 0) {
-    std::pop_heap(s.items.begin(), s.items.begin() + static_cast<std::ptrdiff_t>(remaining), item_after);
+    std::pop_heap(s.items.data(), s.items.data() + remaining, ItemAfter{});
     --remaining;
     const Item it = s.items[remaining];
     Group& gr = s.groups[it.group];
