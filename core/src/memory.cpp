@@ -244,19 +244,31 @@ Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfi
 }
 
 Result<MemoryBreakdown> MemoryEstimator::estimate(const MemoryLayout& layout) const {
+  Result<MemoryBreakdown> res{MemoryBreakdown{}};
+  Error error;
+  if (!estimate(layout, res.value(), &error)) return error;
+  return res;
+}
+
+bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out, Error* error) const {
   const ModelSpec& model = *model_;
   const TrainConfig& train = *train_;
-  if (!counts_) return counts_.error();
+  auto fail = [&](const Error& e) {
+    if (error) *error = e;
+    return false;
+  };
+  if (!counts_) return fail(counts_.error());
   auto valid = validate(model, train, layout);
-  if (!valid) return valid.error();
-  if (!method_) return method_.error();
+  if (!valid) return fail(valid.error());
+  if (!method_) return fail(method_.error());
   const Flags& fl = method_.value();
   const ParamCounts& pc = counts_.value();
   const LayerActivations la = finish_activations(terms_, train, layout);
   const Precision prec = train.precision;
   const MemoryLayout& l = layout;
 
-  MemoryBreakdown r;
+  MemoryBreakdown& r = out;  // every field is assigned below; notes are appended
+  r.notes.clear();
   r.params = pc;
   r.params.trainable = fl.full ? pc.total : fl.lora.params;
 
@@ -454,8 +466,8 @@ Result<MemoryBreakdown> MemoryEstimator::estimate(const MemoryLayout& layout) co
                                   std::to_string(model.num_layers) + " layers, vocab 32000); give the architecture "
                                   "for an exact estimate"});
   }
-  if (!std::isfinite(r.total) || r.total < 0) return Error{"model", "memory estimate is not finite"};
-  return r;
+  if (!std::isfinite(r.total) || r.total < 0) return fail(Error{"model", "memory estimate is not finite"});
+  return true;
 }
 
 bool fits(const MemoryBreakdown& m, double gpu_memory_bytes, double headroom) {

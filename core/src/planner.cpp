@@ -157,11 +157,13 @@ struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO 
   double ag_params = 0, ag_tail = 0;   // ZeRO 3
 };
 
-// The step time of one fully specified layout. `mbt` and `dpt` (may be null) cache the layout's terms above.
-void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
-               bool off_par, int64_t mb, int64_t m, StepTime& out, double& eff_out, MbTerms* mbt = nullptr,
-               DpTerms* dpt = nullptr) {
-  out = StepTime{};
+// The step time of one fully specified layout: returns its total seconds and the pipeline-bubble part in
+// `bubble_out`; `out` (may be null: the search needs only the two) gets the whole breakdown, `eff_out` the
+// compute efficiency. `mbt` and `dpt` (may be null) cache the layout's terms above. The parts are locals,
+// written to `out` once at the end (no zeroed StepTime per evaluation).
+double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
+                 bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
+                 MbTerms* mbt, DpTerms* dpt) {
   const TrainConfig& t = *c.train;
   const FlopsPerToken& f = c.flops[rc_index(rc)];
   const double shard = static_cast<double>(tp) * static_cast<double>(pp);
@@ -180,7 +182,7 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
     mt.filled = true;
   }
   const double eff = mt.eff;
-  eff_out = eff;
+  if (eff_out) *eff_out = eff;
   const double rate = c.peak * eff;
 
   // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
@@ -192,11 +194,12 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
   const double bytes_mb = passes * base_params * c.weight_read_bytes +
                           kActBytesPerTokenHidden * tok * c.width * c.layers / shard;
   const double t_mem = bytes_mb / c.hbm_Bps;
+  bool memory_bound = false;
   if (t_mem > t_model + t_rc) {
     const double scale = t_mem / std::max(1e-30, t_model + t_rc);  // HBM-bound: the floor sets the pace
     t_model *= scale;
     t_rc *= scale;
-    out.memory_bound = true;
+    memory_bound = true;
   }
   // QLoRA dequantises every NF4 weight before each use: read 0.5 B, write 2 B (Dettmers et al. 2023 §3,
   // bitsandbytes dequantize kernels are memory bound).
@@ -222,13 +225,14 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
   const double bwd_win = t_work - fwd_win;
   const double t_stage = t_work + t_tp + t_pp;
 
-  out.compute_s = mm * t_model;
-  out.recompute_s = mm * t_rc;
-  out.tp_comm_s = out.tp_exposed_s = mm * t_tp;
-  out.pp_comm_s = out.pp_exposed_s = mm * t_pp;
+  const double compute_s = mm * t_model;
+  const double recompute_s = mm * t_rc;
+  const double tp_s = mm * t_tp;  // TP and PP traffic is synchronous: all of it is exposed
+  const double pp_s = mm * t_pp;
   // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
   // (Narayanan et al. 2021 §2.2.1).
-  out.bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage : 0.0;
+  const double bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage : 0.0;
+  double dp_comm_s = 0, dp_exposed_s = 0;
 
   // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).
   if (dp > 1) {
@@ -252,8 +256,8 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
       }
       const double ar = dt.ar;
       const double tail = dt.ar_tail;
-      out.dp_comm_s = ar;
-      out.dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
+      dp_comm_s = ar;
+      dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
     } else if (zero == 2) {
       // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
       // parameters are all-gathered once per step, behind the next forward.
@@ -265,8 +269,8 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
       const double rs = dt.rs;
       const double tail = dt.rs_tail;
       const double ag = dt.ag_updated;
-      out.dp_comm_s = mm * rs + ag;
-      out.dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
+      dp_comm_s = mm * rs + ag;
+      dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
     } else {
       // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
       // gradients, every micro-batch; prefetch hides them behind the layer computations.
@@ -278,31 +282,47 @@ void step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zer
       const double ag = dt.ag_params;
       const double rs = dt.rs;
       const double tail = dt.ag_tail;
-      out.dp_comm_s = mm * (2.0 * ag + rs);
-      out.dp_exposed_s =
-          mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
+      dp_comm_s = mm * (2.0 * ag + rs);
+      dp_exposed_s = mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
     }
   }
 
   // Optimizer update: memory bound on the GPU; CPU Adam is host-memory bound (ZeRO-Offload, Ren et al. 2021
   // §4.1), all GPUs of a node sharing the host bandwidth.
   const double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dp) : 1.0);
+  double optimizer_s = 0, offload_s = 0;
   if (!off_opt) {
-    out.optimizer_s = opt_params * c.opt_update_bytes / c.hbm_Bps;
+    optimizer_s = opt_params * c.opt_update_bytes / c.hbm_Bps;
   } else {
     const double gpus_on_node = std::min<double>(c.g, static_cast<double>(tp) * pp * dp);
-    out.optimizer_s = opt_params * c.cpu_opt_bytes * gpus_on_node / c.host_Bps;
+    optimizer_s = opt_params * c.cpu_opt_bytes * gpus_on_node / c.host_Bps;
     const double pcie = opt_params * (c.grad_bytes + 2.0) / c.pcie_Bps;  // grads down, 16-bit params up
-    out.offload_s += kOffloadExposed * pcie;
+    offload_s += kOffloadExposed * pcie;
   }
   if (off_par) {
     // ZeRO-Infinity style: each GPU fetches its parameter partition from host memory for forward and backward.
     const double fetch = 2.0 * base_params / static_cast<double>(dp) * c.weight_bytes / c.pcie_Bps;
-    out.offload_s += mm * std::max(0.0, fetch - kOverlap * t_work);
+    offload_s += mm * std::max(0.0, fetch - kOverlap * t_work);
   }
 
-  out.exposed_comm_s = out.tp_exposed_s + out.pp_exposed_s + out.dp_exposed_s;
-  out.total_s = out.compute_s + out.recompute_s + out.exposed_comm_s + out.bubble_s + out.optimizer_s + out.offload_s;
+  const double exposed_comm_s = tp_s + pp_s + dp_exposed_s;
+  const double total_s = compute_s + recompute_s + exposed_comm_s + bubble_s + optimizer_s + offload_s;
+  if (out) {
+    out->compute_s = compute_s;
+    out->recompute_s = recompute_s;
+    out->exposed_comm_s = exposed_comm_s;
+    out->bubble_s = bubble_s;
+    out->optimizer_s = optimizer_s;
+    out->offload_s = offload_s;
+    out->total_s = total_s;
+    out->tp_comm_s = out->tp_exposed_s = tp_s;
+    out->pp_comm_s = out->pp_exposed_s = pp_s;
+    out->dp_comm_s = dp_comm_s;
+    out->dp_exposed_s = dp_exposed_s;
+    out->memory_bound = memory_bound;
+  }
+  if (bubble_out) *bubble_out = bubble_s;
+  return total_s;
 }
 
 Result<Ctx> make_ctx(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu, const Offer& offer) {
@@ -454,6 +474,7 @@ struct Searcher {
   int evaluated = 0;
   double min_fail_need = 1e30;  // smallest judged need among layouts that did not fit
   double min_fail_host = 1e30;  // smallest host RAM need among offload layouts that fit the GPU but not the host
+  MemoryBreakdown scratch;      // the memory checks' breakdown, reused
 
   MemoryLayout memory_layout(const LayoutKey& L, const Group& gr, int64_t mb) const {
     MemoryLayout m;
@@ -474,19 +495,19 @@ struct Searcher {
   // Memory check; returns the breakdown's judged figure via `need`.
   bool fits(const MemoryLayout& ml, double& need, MemoryBreakdown* keep = nullptr) {
     ++memory_checks;
-    Result<MemoryBreakdown> r = memory.estimate(ml);
-    if (!r) {
+    MemoryBreakdown& m = keep ? *keep : scratch;
+    if (!memory.estimate(ml, m)) {
+      if (keep) *keep = MemoryBreakdown{};
       need = 1e30;
       return false;
     }
-    need = r->total_high;
-    bool ok = r->total_high <= limit_bytes;
+    need = m.total_high;
+    bool ok = m.total_high <= limit_bytes;
     if (!ok) min_fail_need = std::min(min_fail_need, need);
     if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params)) {
-      ok = r->host_ram_per_node_bytes <= host_limit_bytes;
-      if (!ok) min_fail_host = std::min(min_fail_host, r->host_ram_per_node_bytes);
+      ok = m.host_ram_per_node_bytes <= host_limit_bytes;
+      if (!ok) min_fail_host = std::min(min_fail_host, m.host_ram_per_node_bytes);
     }
-    if (keep) *keep = *r;
     return ok;
   }
 
@@ -540,18 +561,17 @@ struct Searcher {
     return &mb_terms[index];
   }
 
-  StepTime group_step(const Group& gr, int k) {
+  // Total step seconds of group `gr` at its k-th micro-batch size (one time-model evaluation); `bubble` gets
+  // the pipeline-bubble part.
+  double group_step(const Group& gr, int k, double* bubble = nullptr) {
     LayoutKey& L = layouts[gr.layout];
     const int64_t mb = mbs[L.mb_begin + k];
-    StepTime st;
-    double eff = 0;
-    step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, L.global_batch / (L.dp * mb),
-              st, eff, terms_at(L.mb_begin + k), &L.dp_terms);
     ++evaluated;
-    return st;
+    return step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
+                     L.global_batch / (L.dp * mb), nullptr, nullptr, bubble, terms_at(L.mb_begin + k), &L.dp_terms);
   }
 
-  double exact_time(const Group& gr, int k) { return group_step(gr, k).total_s; }
+  double exact_time(const Group& gr, int k) { return group_step(gr, k); }
 
   // Lazy candidate: one item per group whose time is a lower bound over its micro-batches: the largest
   // micro-batch is the most efficient and has the fewest per-micro-batch collectives; the pipeline bubble (which
@@ -560,8 +580,9 @@ struct Searcher {
   void push_group(int gi) {
     const Group& gr = groups[gi];
     const LayoutKey& L = layouts[gr.layout];
-    const StepTime st = group_step(gr, L.mb_count - 1);
-    items.push_back({st.total_s - st.bubble_s, L.nodes * c.g, gi, -1});
+    double bubble = 0;
+    const double total = group_step(gr, L.mb_count - 1, &bubble);
+    items.push_back({total - bubble, L.nodes * c.g, gi, -1});
   }
 
   // Exact items of a group whose fit is known: without pipeline the largest fitting micro-batch is the fastest;
@@ -595,7 +616,7 @@ struct Searcher {
     p.global_batch = L.global_batch;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
-              p.step, eff, terms_at(L.mb_begin + it.mb_index), &L.dp_terms);
+              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms);
     p.efficiency = eff;
     p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
     const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
@@ -692,7 +713,8 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
     if (links.excluded) out.excluded = links.excluded;
     double eff = 0;
     step_time(c, links, layout.tp, layout.pp, layout.dp, layout.zero, layout.recompute, layout.offload_optimizer,
-              layout.offload_params, layout.micro_batch, layout.num_microbatches, out.step, eff);
+              layout.offload_params, layout.micro_batch, layout.num_microbatches, &out.step, &eff, nullptr, nullptr,
+              nullptr);
     const int64_t gb = global_batch > 0 ? global_batch : layout.micro_batch * layout.num_microbatches * layout.dp;
     out.efficiency = eff;
     out.tokens_per_s = static_cast<double>(gb) * c.seq / out.step.total_s;

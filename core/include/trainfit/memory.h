@@ -73,6 +73,9 @@ class MemoryEstimator {
  public:
   MemoryEstimator(const ModelSpec& model, const TrainConfig& train);
   Result<MemoryBreakdown> estimate(const MemoryLayout& layout) const;
+  // The same into a breakdown the caller reuses (no breakdown built and moved per call: the planner's memory
+  // checks). false on error (then `error`, if given, says why and `out` is unspecified).
+  bool estimate(const MemoryLayout& layout, MemoryBreakdown& out, Error* error = nullptr) const;
 
  private:
   const ModelSpec* model_;
