@@ -488,15 +488,27 @@ Result<CostBreakdown> compute_job_cost(const JobCostInput& in, const BillingRule
   // One named result filled in place and returned on every path (NRVO): the breakdown is ~70 doubles and
   // copying it twice was a third of a call's time.
   Result<CostBreakdown> res{CostBreakdown{}};
-  try {
-    Problem problem = check_input(in);
-    if (!problem.field) problem = check_rule(rule);
-    if (!problem.field) problem = fill_cost(in, rule, res.value());
-    if (problem.field) res = make_error(problem.field, problem.why);
-  } catch (...) {
-    res = make_error("", "internal error in compute_job_cost");
-  }
+  Error error;
+  if (!compute_job_cost(in, rule, res.value(), &error)) res = std::move(error);
   return res;
+}
+
+bool compute_job_cost(const JobCostInput& in, const BillingRule& rule, CostBreakdown& out, Error* error) {
+  out = CostBreakdown{};
+  Problem problem;
+  try {
+    problem = check_input(in);
+    if (!problem.field) problem = check_rule(rule);
+    if (!problem.field) problem = fill_cost(in, rule, out);
+  } catch (...) {
+    if (error) *error = make_error("", "internal error in compute_job_cost");
+    return false;
+  }
+  if (problem.field) {
+    if (error) *error = make_error(problem.field, problem.why);
+    return false;
+  }
+  return true;
 }
 
 Result<double> break_even_interruption_rate_per_h(const JobCostInput& in, const BillingRule& rule) {

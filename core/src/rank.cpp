@@ -103,7 +103,32 @@ std::string plan_job_key(const Query& q, const Snapshot& s) {
   return key;
 }
 
-double sort_value(SortKey k, const RankRow& r) {
+// The figures of one row for one node count (what the ranking compares before it writes the row).
+struct Candidate {
+  int nodes = 0, plan_index = -1;
+  double time_s = 0, time_low_s = 0, time_high_s = 0, wall_s = 0, total_usd = 0, total_low_usd = 0,
+         total_high_usd = 0, rounding_waste_usd = 0, usd_per_mtok = 0, memory_bytes = 0, memory_high_bytes = 0,
+         headroom = 0;
+  void write_to(RankRow& row) const {
+    row.nodes = nodes;
+    row.plan_index = plan_index;
+    row.time_s = time_s;
+    row.time_low_s = time_low_s;
+    row.time_high_s = time_high_s;
+    row.wall_s = wall_s;
+    row.total_usd = total_usd;
+    row.total_low_usd = total_low_usd;
+    row.total_high_usd = total_high_usd;
+    row.rounding_waste_usd = rounding_waste_usd;
+    row.usd_per_mtok = usd_per_mtok;
+    row.memory_bytes = memory_bytes;
+    row.memory_high_bytes = memory_high_bytes;
+    row.headroom = headroom;
+  }
+};
+
+template <class Row>  // RankRow or Candidate
+double sort_value(SortKey k, const Row& r) {
   switch (k) {
     case SortKey::time: return r.wall_s;
     case SortKey::usd_per_mtok: return r.usd_per_mtok;
@@ -197,6 +222,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   // Shapes by GPU index: the lookup stays a short scan however many offers share the GPU (issue 9: the
   // snapshot grows by regions and providers, the shapes do not).
   std::vector<std::vector<int>> shapes_of_gpu(s.gpus.size());
+  CostBreakdown cost;  // every cost evaluation's breakdown, reused
 
   for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) {
     const Offer& o = s.offers[i];
@@ -310,11 +336,13 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
         continue;
       }
 
-      // Choose the node count: the best sort value among those within the deadline and the budget.
+      // Choose the node count: the best sort value among those within the deadline and the budget. The
+      // candidates are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the
+      // wasm baseline tier) and the chosen one is written into the row once.
       const GpuSpec& g = s.gpus[o.gpu];
       const BillingRule& rule = billing_rule_for(p, o.instance_type);
       bool have = false, have_any = false;
-      RankRow best, fastest;
+      Candidate best, fastest;
       std::string last_error;
       const auto& by_nodes = shape.plan.by_nodes;
       for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
@@ -322,13 +350,15 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
         if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
         if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
         const double train_s = tok->processed / plan.tokens_per_s;
-        Result<CostBreakdown> c = compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule);
+        Error cost_error;
+        const bool costed = compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
         ++r.cost_evaluations;
-        if (!c) {
-          last_error = c.error().to_string();
+        if (!costed) {
+          last_error = cost_error.to_string();
           continue;
         }
-        RankRow cand = row;
+        const CostBreakdown* c = &cost;
+        Candidate cand;
         cand.nodes = plan.nodes;
         cand.plan_index = k;
         cand.time_s = train_s;
@@ -355,17 +385,17 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
         have = true;
       }
       if (have) {
-        if (row.state == RowState::filtered) best.state = RowState::filtered, best.why_not = row.why_not;
-        r.rows.push_back(std::move(best));
+        best.write_to(row);
+        r.rows.push_back(std::move(row));
       } else if (have_any) {
-        fastest.state = RowState::filtered;
-        if (row.state == RowState::filtered) fastest.why_not = row.why_not;
-        else if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
-          fastest.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
-                                f.deadline_h);
+        fastest.write_to(row);
+        row.state = RowState::filtered;
+        if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
+          row.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
+                            f.deadline_h);
         else
-          fastest.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
-        r.rows.push_back(std::move(fastest));
+          row.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
+        r.rows.push_back(std::move(row));
       } else {
         if (row.state != RowState::filtered) {
           row.state = RowState::error;
