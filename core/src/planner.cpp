@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -77,7 +79,6 @@ struct Ctx {
   ParamCounts params;
   LoraParams lora;
   FlopsPerToken flops[3];
-  bool flops_ok[3] = {false, false, false};
   double peak = 0;
   double hbm_Bps = 0;
   Efficiency base_eff;
@@ -325,36 +326,100 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   return total_s;
 }
 
-Result<Ctx> make_ctx(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu, const Offer& offer) {
+// The half of a Ctx that depends only on the job (model and training setup), with its errors split by where
+// make_ctx reports them: `early` before the instance's figures are checked, `late` after them (so a plan
+// built from a prepared job fails with the same error as one built from scratch).
+struct JobPart {
+  std::string early_field, early_message;  // seq_len / micro_batch / global_batch
+  std::string late_field, late_message;    // headroom, compute_efficiency, parameter count, FLOPs
+  bool has_early = false, has_late = false;
+  ParamCounts params;
+  LoraParams lora;
+  FlopsPerToken flops[3];
+  double width = 0, layers = 0, seq = 0, act_bytes = 2, weight_bytes = 2, weight_read_bytes = 2, trainable = 0,
+         grad_bytes = 2, opt_update_bytes = 0;
+};
+
+JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& train);
+
+JobPart job_part(const ModelSpec& model, const TrainConfig& train) {
+  JobPart j;
+  auto early = [&](const char* field, const char* message) {
+    j.has_early = true;
+    j.early_field = field;
+    j.early_message = message;
+    return j;
+  };
+  if (train.seq_len <= 0) return early("seq_len", "must be a positive number of tokens");
+  if (train.micro_batch <= 0) return early("micro_batch", "must be at least 1");
+  if (train.global_batch < 0) return early("global_batch", "must be 0 (micro_batch x dp) or positive");
+  try {
+    return job_part_late(j, model, train);
+  } catch (const std::exception& e) {  // reported where plan_job's own catch would have reported it
+    j.has_late = true;
+    j.late_field = "plan";
+    j.late_message = e.what();
+    return j;
+  }
+}
+
+JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& train) {
+  auto late = [&](const Error& e) {
+    j.has_late = true;
+    j.late_field = e.field;
+    j.late_message = e.message;
+    return j;
+  };
+  if (!(train.headroom >= 0 && train.headroom < 1)) return late(Error{"headroom", "must be in [0, 1)"});
+  if (train.compute_efficiency > 1 || (train.compute_efficiency == 0) || std::isnan(train.compute_efficiency))
+    return late(Error{"compute_efficiency", "must be in (0, 1], or negative for the calibrated default"});
+
+  Result<ParamCounts> pc = count_params(model);
+  if (!pc) return late(pc.error());
+  j.params = *pc;
+  if (!(j.params.total > 0)) j.params.total = model.params;
+  if (!(j.params.active > 0)) j.params.active = j.params.total;
+  if (!(j.params.total > 0) || !std::isfinite(j.params.total))
+    return late(Error{"model", "parameter count is unknown or not positive"});
+
+  for (int i = 0; i < 3; ++i) {
+    Result<FlopsPerToken> f = flops_per_token(model, j.params, train, kRcModes[i]);
+    if (!f) return late(f.error());
+    j.flops[i] = *f;
+  }
+  j.width = model_width(model);
+  j.layers = model.num_layers > 0 ? static_cast<double>(model.num_layers)
+                                  : std::max(1.0, j.params.total / (12.0 * j.width * j.width));
+  j.seq = static_cast<double>(train.seq_len);
+  j.act_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  j.weight_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  j.weight_read_bytes = j.weight_bytes;
+  if (train.method == Method::qlora) j.weight_bytes = 0.53;  // NF4 4 bits + double-quantised constants
+  j.lora = lora_adapter_params(model, train);
+  j.trainable = train.method == Method::full ? j.params.total : std::max(j.lora.total, 1.0);
+  j.grad_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  const double master = (is_mixed(train.precision) || train.precision == Precision::fp32) ? 4.0 : 2.0;
+  const double state = optimizer_state_bytes(train.optimizer);
+  j.opt_update_bytes = 2.0 * (master + state) + j.grad_bytes + (is_mixed(train.precision) ? 2.0 : 0.0);
+  return j;
+}
+
+// A Ctx for one instance type from the job's half: the checks in make_ctx's order, then the instance's figures.
+Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
+                     const Offer& offer) {
   Ctx c;
   c.model = &model;
   c.train = &train;
   c.gpu = &gpu;
   c.offer = &offer;
-  if (train.seq_len <= 0) return Error{"seq_len", "must be a positive number of tokens"};
-  if (train.micro_batch <= 0) return Error{"micro_batch", "must be at least 1"};
-  if (train.global_batch < 0) return Error{"global_batch", "must be 0 (micro_batch x dp) or positive"};
+  if (j.has_early) return Error{j.early_field, j.early_message};
   if (offer.gpu_count <= 0) return Error{"offer/gpu_count", "must be at least 1"};
   if (!(gpu.memory_bytes > 0)) return Error{"gpu/memory_bytes", "GPU memory is unknown"};
   if (!(gpu.mem_bandwidth_GBps > 0)) return Error{"gpu/mem_bandwidth_GBps", "GPU memory bandwidth is unknown"};
-  if (!(train.headroom >= 0 && train.headroom < 1)) return Error{"headroom", "must be in [0, 1)"};
-  if (train.compute_efficiency > 1 || (train.compute_efficiency == 0) || std::isnan(train.compute_efficiency))
-    return Error{"compute_efficiency", "must be in (0, 1], or negative for the calibrated default"};
+  if (j.has_late) return Error{j.late_field, j.late_message};
 
-  Result<ParamCounts> pc = count_params(model);
-  if (!pc) return pc.error();
-  c.params = *pc;
-  if (!(c.params.total > 0)) c.params.total = model.params;
-  if (!(c.params.active > 0)) c.params.active = c.params.total;
-  if (!(c.params.total > 0) || !std::isfinite(c.params.total))
-    return Error{"model", "parameter count is unknown or not positive"};
-
-  for (int i = 0; i < 3; ++i) {
-    Result<FlopsPerToken> f = flops_per_token(model, c.params, train, kRcModes[i]);
-    if (!f) return f.error();
-    c.flops[i] = *f;
-    c.flops_ok[i] = true;
-  }
+  c.params = j.params;
+  for (int i = 0; i < 3; ++i) c.flops[i] = j.flops[i];
   c.peak = dense_peak_flops(gpu, train.precision);
   if (!(c.peak > 0)) {
     std::string msg = gpu.name.empty() ? gpu.id : gpu.name;
@@ -365,27 +430,53 @@ Result<Ctx> make_ctx(const ModelSpec& model, const TrainConfig& train, const Gpu
   }
   c.hbm_Bps = achievable_memory_bandwidth(gpu);
   c.base_eff = compute_efficiency(gpu, model, train, 1, 1.0);
-  c.width = model_width(model);
-  c.layers = model.num_layers > 0 ? static_cast<double>(model.num_layers)
-                                  : std::max(1.0, c.params.total / (12.0 * c.width * c.width));
-  c.seq = static_cast<double>(train.seq_len);
+  c.width = j.width;
+  c.layers = j.layers;
+  c.seq = j.seq;
   c.g = offer.gpu_count;
-  c.act_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
-  c.weight_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
-  c.weight_read_bytes = c.weight_bytes;
-  if (train.method == Method::qlora) c.weight_bytes = 0.53;  // NF4 4 bits + double-quantised constants
-  c.lora = lora_adapter_params(model, train);
-  c.trainable = train.method == Method::full ? c.params.total : std::max(c.lora.total, 1.0);
-  c.grad_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
-  const double master = (is_mixed(train.precision) || train.precision == Precision::fp32) ? 4.0 : 2.0;
-  const double state = optimizer_state_bytes(train.optimizer);
-  c.opt_update_bytes = 2.0 * (master + state) + c.grad_bytes + (is_mixed(train.precision) ? 2.0 : 0.0);
+  c.act_bytes = j.act_bytes;
+  c.weight_bytes = j.weight_bytes;
+  c.weight_read_bytes = j.weight_read_bytes;
+  c.lora = j.lora;
+  c.trainable = j.trainable;
+  c.grad_bytes = j.grad_bytes;
+  c.opt_update_bytes = j.opt_update_bytes;
   // Host memory bandwidth for CPU Adam: ~1.5 GB/s per vCPU up to 150 GB/s per node (assumption: a two-socket
   // DDR4/DDR5 server streams 150-300 GB/s; CPU Adam does not reach the full figure).
   c.host_Bps = (offer.vcpus > 0 ? std::min(150.0, offer.vcpus * 1.5) : 50.0) * 1e9;
   c.pcie_Bps = pcie_x16_GBps(gpu.pcie_gen) * 1e9 * 0.8;  // pinned-memory cudaMemcpy reaches ~80% of x16
   return c;
 }
+
+}  // namespace
+
+// Everything plan_job needs that depends only on the job, with each error kept for the point where plan_job
+// reports it.
+struct PlanJob::Prepared {
+  const ModelSpec& model;
+  const TrainConfig& train;
+  const Dataset& data;
+  JobPart part;
+  Result<DatasetTokens> tokens;
+  std::optional<MemoryEstimator> memory;  // empty: its constructor threw `memory_error`
+  std::string memory_error;
+  Prepared(const ModelSpec& m, const TrainConfig& t, const Dataset& d)
+      : model(m), train(t), data(d), part(job_part(m, t)), tokens(dataset_tokens(d, t.seq_len)) {
+    try {
+      memory.emplace(m, t);
+    } catch (const std::exception& e) {
+      memory_error = e.what();
+    }
+  }
+};
+
+PlanJob::PlanJob(const ModelSpec& model, const TrainConfig& train, const Dataset& data)
+    : prep_(std::make_unique<Prepared>(model, train, data)) {}
+PlanJob::~PlanJob() = default;
+PlanJob::PlanJob(PlanJob&&) noexcept = default;
+PlanJob& PlanJob::operator=(PlanJob&&) noexcept = default;
+
+namespace {
 
 // ------------------------------------------------------------------------------------------------
 // Search bookkeeping.
@@ -462,7 +553,7 @@ struct Searcher {
   const Ctx& c;
   const ModelSpec& model;
   const TrainConfig& train;
-  MemoryEstimator memory;  // estimate_memory with the job's layout-independent work done once
+  const MemoryEstimator& memory;  // estimate_memory with the job's layout-independent work done once
   double limit_bytes;  // usable memory per GPU
   double host_limit_bytes;
   std::vector<LayoutKey> layouts;
@@ -698,7 +789,7 @@ std::string loss_reason(const Plan& p, const Plan& best) {
 Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
                                  const Offer& offer, int nodes, const MemoryLayout& layout, int64_t global_batch) {
   try {
-    Result<Ctx> cr = make_ctx(model, train, gpu, offer);
+    Result<Ctx> cr = make_ctx(job_part(model, train), model, train, gpu, offer);
     if (!cr) return cr.error();
     const Ctx& c = *cr;
     if (nodes < 1) return Error{"nodes", "must be at least 1"};
@@ -726,12 +817,15 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
 
 namespace {
 
-Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, const Dataset& data,
-                             const GpuSpec& gpu, const Offer& offer, int max_nodes, const PlanOptions& opt) {
-  Result<Ctx> cr = make_ctx(model, train, gpu, offer);
+Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
+                             const PlanOptions& opt) {
+  const ModelSpec& model = job.model;
+  const TrainConfig& train = job.train;
+  const Dataset& data = job.data;
+  Result<Ctx> cr = make_ctx(job.part, model, train, gpu, offer);
   if (!cr) return cr.error();
   const Ctx& c = *cr;
-  Result<DatasetTokens> dt = dataset_tokens(data, train.seq_len);
+  const Result<DatasetTokens>& dt = job.tokens;
   if (!dt) return dt.error();
   if (max_nodes < 1) return Error{"max_nodes", "must be at least 1"};
 
@@ -746,7 +840,8 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
                             "the instance lists no inter-node network; only single-node plans are considered"});
   }
 
-  Searcher s{c, model, train, MemoryEstimator(model, train), gpu.memory_bytes * (1.0 - train.headroom),
+  if (!job.memory) return Error{"plan", job.memory_error};
+  Searcher s{c, model, train, *job.memory, gpu.memory_bytes * (1.0 - train.headroom),
              offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
   s.layouts.reserve(64);
   s.mbs.reserve(256);
@@ -1157,7 +1252,17 @@ Result<PlanResult> plan_impl(const ModelSpec& model, const TrainConfig& train, c
 Result<PlanResult> plan_job(const ModelSpec& model, const TrainConfig& train, const Dataset& data, const GpuSpec& gpu,
                             const Offer& offer, int max_nodes, const PlanOptions& options) {
   try {
-    return plan_impl(model, train, data, gpu, offer, max_nodes, options);
+    const PlanJob::Prepared job(model, train, data);
+    return plan_impl(job, gpu, offer, max_nodes, options);
+  } catch (const std::exception& e) {
+    return Error{"plan", e.what()};
+  }
+}
+
+Result<PlanResult> plan_job(const PlanJob& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
+                            const PlanOptions& options) {
+  try {
+    return plan_impl(*job.prep_, gpu, offer, max_nodes, options);
   } catch (const std::exception& e) {
     return Error{"plan", e.what()};
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "trainfit/memory.h"
 
@@ -222,6 +223,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   // Shapes by GPU index: the lookup stays a short scan however many offers share the GPU (issue 9: the
   // snapshot grows by regions and providers, the shapes do not).
   std::vector<std::vector<int>> shapes_of_gpu(s.gpus.size());
+  std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
   CostBreakdown cost;  // every cost evaluation's breakdown, reused
 
   for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) {
@@ -300,7 +302,8 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
           PlanOptions popt;
           popt.storage_read_MBps = p.storage_read_MBps;
           popt.max_runners_up = 3;
-          Result<PlanResult> plan = plan_job(q.model, train, q.dataset, s.gpus[o.gpu], o, max_nodes, popt);
+          if (!job) job.emplace(q.model, train, q.dataset);
+          Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, popt);
           if (plan) {
             shape.ok = true;
             shape.plan = std::move(plan).value();

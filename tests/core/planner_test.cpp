@@ -399,5 +399,50 @@ TEST(TimeValidation, TheTimeBandCoversEveryFullySpecifiedValidationError) {
   }
 }
 
+// The ranking prepares the job-level half of planning once (PlanJob) and plans every instance shape from it:
+// the result must be exactly the one-shot plan_job's, errors included and in the same order.
+TEST(Planner, PreparedJobPlansExactlyLikeTheOneShotCall) {
+  auto same = [](const Result<PlanResult>& a, const Result<PlanResult>& b) {
+    ASSERT_EQ(a.ok(), b.ok());
+    if (!a.ok()) {
+      EXPECT_EQ(a.error().to_string(), b.error().to_string());
+      return;
+    }
+    EXPECT_EQ(a->fits, b->fits);
+    EXPECT_EQ(a->why_not, b->why_not);
+    EXPECT_EQ(plan_summary(a->best), plan_summary(b->best));
+    EXPECT_EQ(a->time_s, b->time_s);
+    EXPECT_EQ(a->best.memory_bytes, b->best.memory_bytes);
+    EXPECT_EQ(a->layouts_evaluated, b->layouts_evaluated);
+    EXPECT_EQ(a->memory_checks, b->memory_checks);
+    ASSERT_EQ(a->runners_up.size(), b->runners_up.size());
+    for (size_t i = 0; i < a->runners_up.size(); ++i) EXPECT_EQ(a->runners_up[i].why, b->runners_up[i].why);
+    ASSERT_EQ(a->by_nodes.size(), b->by_nodes.size());
+    for (size_t i = 0; i < a->by_nodes.size(); ++i) EXPECT_EQ(a->by_nodes[i].tokens_per_s, b->by_nodes[i].tokens_per_s);
+  };
+  const Dataset data = tokens(1e9);
+  Offer no_gpus = p5(4);
+  no_gpus.gpu_count = 0;
+  GpuSpec no_bf16 = l40s();
+  no_bf16.tflops_bf16 = 0;
+  no_bf16.tflops_fp16 = 0;
+  for (const ModelSpec& m : {small_1b(), llama2_7b(), llama2_70b()}) {
+    for (Method method : {Method::full, Method::lora, Method::qlora}) {
+      for (double headroom : {0.05, 1.5}) {  // 1.5: the headroom error comes after the offer's and GPU's checks
+        TrainConfig t;
+        t.method = method;
+        t.seq_len = 4096;
+        t.micro_batch = 1;
+        t.global_batch = 256;
+        t.headroom = headroom;
+        const PlanJob job(m, t, data);
+        for (const GpuSpec& g : {h100(), l40s(), no_bf16})
+          for (const Offer& o : {p5(4), node(4, LinkClass::pcie, 64, NetKind::ethernet, 100, 2), no_gpus})
+            same(plan_job(job, g, o, 4), plan_job(m, t, data, g, o, 4));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trainfit

@@ -5,6 +5,7 @@
 // Memory comes from memory.h (estimate_memory), compute and communication from perf.h.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,26 @@ inline constexpr double kTimeBandHigh = 0.25;
 // train.recompute != automatic, only that recompute mode is tried.
 Result<PlanResult> plan_job(const ModelSpec& model, const TrainConfig& train, const Dataset& data, const GpuSpec& gpu,
                             const Offer& offer, int max_nodes, const PlanOptions& options = {});
+
+// The job-level work of plan_job (parameter and FLOP counts, LoRA adapters, the memory estimator's
+// layout-independent terms, dataset tokens) done once for many instance types: the ranking plans ~100 instance
+// shapes of one job. plan_job(job, gpu, offer, ...) returns exactly what plan_job(model, train, data, gpu, offer,
+// ...) returns, errors included. `model`, `train` and `data` must outlive the PlanJob and stay unchanged.
+class PlanJob {
+ public:
+  PlanJob(const ModelSpec& model, const TrainConfig& train, const Dataset& data);
+  ~PlanJob();
+  PlanJob(PlanJob&&) noexcept;
+  PlanJob& operator=(PlanJob&&) noexcept;
+  struct Prepared;
+
+ private:
+  friend Result<PlanResult> plan_job(const PlanJob& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
+                                     const PlanOptions& options);
+  std::unique_ptr<Prepared> prep_;
+};
+Result<PlanResult> plan_job(const PlanJob& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
+                            const PlanOptions& options = {});
 
 // Time of one layout (no memory check, no search): the planner's inner model, exposed for tests and the UI.
 struct LayoutTiming {
