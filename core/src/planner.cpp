@@ -513,7 +513,7 @@ struct Item {
 // comparator indirectly and the iterator arithmetic out of line: ~15% of a ranking in the baseline tier).
 // The comparisons and moves are the same, so the items come off the heap in the same order, ties included.
 struct ItemAfter {
-  bool operator()(const Item& a, const Item& b) const {
+  [[gnu::always_inline]] bool operator()(const Item& a, const Item& b) const {
     if (a.time_s != b.time_s) return a.time_s > b.time_s;
     return a.gpus > b.gpus;
   }
@@ -645,12 +645,9 @@ struct Searcher {
   }
 
   // Step time of group `gr` at its k-th micro-batch size (one time-model evaluation).
-  // mb_terms grows with mbs; an index is only ever filled for the layout whose slice holds it (mbs shrinks
-  // only while a layout's own slice is built, before any of its groups is timed).
-  MbTerms* terms_at(int index) {
-    if (mb_terms.size() < mbs.size()) mb_terms.resize(mbs.size());
-    return &mb_terms[index];
-  }
+  // mb_terms is grown with mbs once a layout's slice is final (plan_impl), so an index is only ever filled
+  // for the layout whose slice holds it.
+  MbTerms* terms_at(int index) { return &mb_terms[index]; }
 
   // Total step seconds of group `gr` at its k-th micro-batch size (one time-model evaluation); `bubble` gets
   // the pipeline-bubble part.
@@ -845,6 +842,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
              offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
   s.layouts.reserve(64);
   s.mbs.reserve(256);
+  s.mb_terms.reserve(256);
   s.groups.reserve(512);
   s.items.reserve(2048);
 
@@ -932,6 +930,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
         }
         L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
         if (L.mb_count <= 0) continue;
+        s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
         const int li = static_cast<int>(s.layouts.size());
         s.layouts.push_back(L);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -233,7 +234,8 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
     for (PricingOption option : {PricingOption::on_demand, PricingOption::spot}) {
       const double price = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
       if (price < 0) continue;  // this offer has no such pricing option
-      RankRow row;
+      // Built in place: every path below leaves exactly this one row (capacity reserved above, no reallocation).
+      RankRow& row = r.rows.emplace_back();
       row.offer = i;
       row.option = option;
       row.price_usd_per_h = price;
@@ -251,7 +253,6 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
         row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", price, f.max_usd_per_h);
       }
       if (row.state == RowState::filtered) {  // filtered rows are not planned: the filter is their reason
-        r.rows.push_back(std::move(row));
         continue;
       }
 
@@ -327,7 +328,6 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
           row.state = RowState::unsupported;
           row.why_not = shape.error;
         }
-        r.rows.push_back(std::move(row));
         continue;
       }
       if (!shape.plan.fits) {
@@ -335,7 +335,6 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
           row.state = RowState::does_not_fit;
           row.why_not = shape.plan.why_not;
         }
-        r.rows.push_back(std::move(row));
         continue;
       }
 
@@ -389,7 +388,6 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
       }
       if (have) {
         best.write_to(row);
-        r.rows.push_back(std::move(row));
       } else if (have_any) {
         fastest.write_to(row);
         row.state = RowState::filtered;
@@ -398,7 +396,6 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
                             f.deadline_h);
         else
           row.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
-        r.rows.push_back(std::move(row));
       } else {
         if (row.state != RowState::filtered) {
           row.state = RowState::error;
@@ -406,7 +403,6 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
                                                                  : std::string("no plan could be costed"))
                                            : last_error;
         }
-        r.rows.push_back(std::move(row));
       }
     }
   }
@@ -418,21 +414,33 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
     int cls;
     double value;
     int index;
+    int offer;
+    PricingOption option;
   };
   auto class_of = [](RowState st) { return st == RowState::ranked ? 0 : st == RowState::does_not_fit ? 1 : 2; };
+  // Grouped by class in one counting pass (the same order two stable partitions gave), the comparison sort
+  // for the ranked rows only; the others keep snapshot order within their class.
   std::vector<Key> keys(r.rows.size());
-  for (size_t i = 0; i < r.rows.size(); ++i)
-    keys[i] = Key{class_of(r.rows[i].state), sort_value(q.sort, r.rows[i]), static_cast<int>(i)};
-  // Only the ranked rows need a comparison sort; the others keep snapshot order within their class.
-  std::stable_partition(keys.begin(), keys.end(), [](const Key& k) { return k.cls == 0; });
-  const auto first_unranked = std::find_if(keys.begin(), keys.end(), [](const Key& k) { return k.cls != 0; });
-  std::stable_partition(first_unranked, keys.end(), [](const Key& k) { return k.cls == 1; });
-  std::sort(keys.begin(), first_unranked, [&](const Key& a, const Key& b) {
+  size_t next[3] = {0, 0, 0};
+  for (const RankRow& row : r.rows) ++next[class_of(row.state)];
+  next[2] = next[0] + next[1];
+  next[1] = next[0];
+  next[0] = 0;
+  const size_t n_ranked = next[1];
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const RankRow& row = r.rows[i];
+    const int cls = class_of(row.state);
+    keys[next[cls]++] = Key{cls, sort_value(q.sort, row), static_cast<int>(i), row.offer, row.option};
+  }
+  // Ties: offer id (std::string's order: bytes as unsigned, then length), then on-demand first.
+  auto id_less = [](const std::string& a, const std::string& b) {
+    const int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+    return c != 0 ? c < 0 : a.size() < b.size();
+  };
+  std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n_ranked), [&](const Key& a, const Key& b) {
     if (a.value != b.value) return a.value < b.value;
-    const RankRow& ra = r.rows[a.index];
-    const RankRow& rb = r.rows[b.index];
-    if (ra.offer != rb.offer) return s.offers[ra.offer].id < s.offers[rb.offer].id;
-    if (ra.option != rb.option) return ra.option < rb.option;
+    if (a.offer != b.offer) return id_less(s.offers[a.offer].id, s.offers[b.offer].id);
+    if (a.option != b.option) return a.option < b.option;
     return a.index < b.index;
   });
   {
