@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -129,6 +130,30 @@ struct Candidate {
   }
 };
 
+// What a node-count choice depends on besides the query (rank_offers keeps the last two choices).
+struct ChoiceKey {
+  int shape = -1, provider = -1;
+  const BillingRule* rule = nullptr;
+  PricingOption option = PricingOption::on_demand;
+  uint64_t price_bits = 0, spot_bits = 0;  // the offer's on-demand and spot prices, compared bit for bit
+  bool operator==(const ChoiceKey& o) const {
+    return shape == o.shape && provider == o.provider && rule == o.rule && option == o.option &&
+           price_bits == o.price_bits && spot_bits == o.spot_bits;
+  }
+};
+struct Choice {
+  ChoiceKey key;  // shape -1: empty
+  bool have = false, have_any = false;  // a candidate within deadline and budget / any costed candidate
+  Candidate best, fastest;
+  std::string last_error;               // the last cost evaluation's error (none costed)
+};
+
+uint64_t bits_of(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
 template <class Row>  // RankRow or Candidate
 double sort_value(SortKey k, const Row& r) {
   switch (k) {
@@ -226,6 +251,8 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   std::vector<std::vector<int>> shapes_of_gpu(s.gpus.size());
   std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
   CostBreakdown cost;  // every cost evaluation's breakdown, reused
+  Choice recent[2];    // the last two node-count choices
+  int recent_mru = 0;  // the more recent of them
 
   for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) {
     const Offer& o = s.offers[i];
@@ -340,52 +367,75 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
 
       // Choose the node count: the best sort value among those within the deadline and the budget. The
       // candidates are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the
-      // wasm baseline tier) and the chosen one is written into the row once.
-      const GpuSpec& g = s.gpus[o.gpu];
+      // wasm baseline tier) and the chosen one is written into the row once. The choice depends only on the
+      // shape's plan, the provider, the billing rule, the option and the offer's two prices: offers of one
+      // instance type in regions with the same prices, listed next to each other, take one of the last two
+      // choices (~35% of the bundled snapshot's costed rows) instead of costing every node count again.
       const BillingRule& rule = billing_rule_for(p, o.instance_type);
-      bool have = false, have_any = false;
-      Candidate best, fastest;
-      std::string last_error;
-      const auto& by_nodes = shape.plan.by_nodes;
-      for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
-        const Plan& plan = by_nodes[k];
-        if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
-        if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
-        const double train_s = tok->processed / plan.tokens_per_s;
-        Error cost_error;
-        const bool costed = compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
-        ++r.cost_evaluations;
-        if (!costed) {
-          last_error = cost_error.to_string();
-          continue;
+      const ChoiceKey key{sh, o.provider, &rule, option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
+      Choice* choice = nullptr;
+      for (int c = 0; c < 2; ++c)
+        if (recent[c].key == key) {
+          choice = &recent[c];
+          recent_mru = c;
         }
-        const CostBreakdown* c = &cost;
-        Candidate cand;
-        cand.nodes = plan.nodes;
-        cand.plan_index = k;
-        cand.time_s = train_s;
-        cand.time_low_s = train_s * (1 - kTimeBandLow);
-        cand.time_high_s = train_s * (1 + kTimeBandHigh);
-        cand.wall_s = c->wall_s;
-        cand.total_usd = c->total_usd;
-        // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
-        const double compute_part = c->compute_usd + c->rounding_waste_usd;
-        cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
-        cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
-        cand.total_low_usd = std::max(0.0, cand.total_low_usd);
-        cand.rounding_waste_usd = c->rounding_waste_usd;
-        cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
-        cand.memory_bytes = plan.memory_bytes;
-        cand.memory_high_bytes = plan.memory_high_bytes;
-        cand.headroom = g.memory_bytes > 0 ? 1 - plan.memory_high_bytes / g.memory_bytes : 0;
-        if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
-        have_any = true;
-        const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
-        const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
-        if (!deadline_ok || !budget_ok) continue;
-        if (!have || sort_value(q.sort, cand) < sort_value(q.sort, best)) best = cand;
-        have = true;
+      if (!choice) {
+        recent_mru = 1 - recent_mru;
+        choice = &recent[recent_mru];
+        choice->key = key;
+        choice->have = choice->have_any = false;
+        choice->last_error.clear();
+        const GpuSpec& g = s.gpus[o.gpu];
+        bool& have = choice->have;
+        bool& have_any = choice->have_any;
+        Candidate& best = choice->best;
+        Candidate& fastest = choice->fastest;
+        const auto& by_nodes = shape.plan.by_nodes;
+        for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
+          const Plan& plan = by_nodes[k];
+          if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
+          if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
+          const double train_s = tok->processed / plan.tokens_per_s;
+          Error cost_error;
+          const bool costed =
+              compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
+          ++r.cost_evaluations;
+          if (!costed) {
+            choice->last_error = cost_error.to_string();
+            continue;
+          }
+          const CostBreakdown* c = &cost;
+          Candidate cand;
+          cand.nodes = plan.nodes;
+          cand.plan_index = k;
+          cand.time_s = train_s;
+          cand.time_low_s = train_s * (1 - kTimeBandLow);
+          cand.time_high_s = train_s * (1 + kTimeBandHigh);
+          cand.wall_s = c->wall_s;
+          cand.total_usd = c->total_usd;
+          // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
+          const double compute_part = c->compute_usd + c->rounding_waste_usd;
+          cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
+          cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
+          cand.total_low_usd = std::max(0.0, cand.total_low_usd);
+          cand.rounding_waste_usd = c->rounding_waste_usd;
+          cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
+          cand.memory_bytes = plan.memory_bytes;
+          cand.memory_high_bytes = plan.memory_high_bytes;
+          cand.headroom = g.memory_bytes > 0 ? 1 - plan.memory_high_bytes / g.memory_bytes : 0;
+          if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
+          have_any = true;
+          const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
+          const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
+          if (!deadline_ok || !budget_ok) continue;
+          if (!have || sort_value(q.sort, cand) < sort_value(q.sort, best)) best = cand;
+          have = true;
+        }
       }
+      const bool have = choice->have, have_any = choice->have_any;
+      const Candidate& best = choice->best;
+      const Candidate& fastest = choice->fastest;
+      const std::string& last_error = choice->last_error;
       if (have) {
         best.write_to(row);
       } else if (have_any) {

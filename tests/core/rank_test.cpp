@@ -197,6 +197,51 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
     if (sp.gpu_count == 4) EXPECT_TRUE(sp.plan.uses_host);
 }
 
+// Offers of one instance type in regions with the same prices get the same node-count choice; the ranking
+// reuses it (rank.cpp keeps the last two) and the rows are the ones costed from scratch.
+TEST(Ranking, SamePricedRegionsReuseTheNodeCountChoice) {
+  Snapshot s = two_offers(55.04, 10.49264);
+  s.offers.resize(1);
+  s.offers[0].max_nodes = 4;
+  s.offers[0].spot_usd_per_h = 20;
+  for (const char* region : {"r2", "r3"}) {
+    Offer o = s.offers[0];
+    o.id = std::string("test/8xh100/") + region;
+    o.region = region;
+    s.offers.push_back(o);
+  }
+  s.offers[2].price_usd_per_h = 60;  // r3: another price, costed again
+  const Query q = query(R"({"model":"llama-3.1-70b","method":"full","dataset":{"tokens":1e9}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->ranked, 6);
+  const RankRow* rows[3][2] = {};
+  for (const RankRow& row : r->rows) rows[row.offer][static_cast<int>(row.option)] = &row;
+  int per_row = 0;  // node counts costed for one row
+  for (const Plan& p : r->shapes[rows[0][0]->shape].plan.by_nodes) per_row += p.why.empty() && p.tokens_per_s > 0;
+  ASSERT_GT(per_row, 1);
+  EXPECT_EQ(r->cost_evaluations, 4 * per_row) << "r2 reuses both of r1's choices; r3's on-demand price differs";
+  for (int option = 0; option < 2; ++option) {
+    const RankRow& a = *rows[0][option];
+    const RankRow& b = *rows[1][option];
+    EXPECT_EQ(a.nodes, b.nodes);
+    EXPECT_EQ(a.total_usd, b.total_usd);
+    EXPECT_EQ(a.total_low_usd, b.total_low_usd);
+    EXPECT_EQ(a.wall_s, b.wall_s);
+  }
+  Snapshot alone = s;  // r2 on its own: costed from scratch
+  alone.offers = {s.offers[1]};
+  Result<RankResult> fresh = rank_offers(q, alone);
+  ASSERT_TRUE(fresh.ok());
+  for (const RankRow& row : fresh->rows) {
+    const RankRow& shared = *rows[1][static_cast<int>(row.option)];
+    EXPECT_EQ(row.total_usd, shared.total_usd);
+    EXPECT_EQ(row.total_high_usd, shared.total_high_usd);
+    EXPECT_EQ(row.nodes, shared.nodes);
+  }
+  EXPECT_NE(rows[2][0]->total_usd, rows[0][0]->total_usd);
+}
+
 TEST(Ranking, SameQueryAndSnapshotGiveByteIdenticalJson) {
   const Snapshot s = bundled();
   const std::string q = R"({"model":"mistral-7b-v0.1","method":"qlora","top":50})";
