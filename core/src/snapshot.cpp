@@ -5,12 +5,17 @@
 #include "trainfit/snapshot.h"
 
 #include <algorithm>
+#include <clocale>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
+
+#include "rapidjson_config.h"
 
 namespace trainfit {
 
@@ -154,6 +159,246 @@ constexpr size_t kMaxString = 2000;
 constexpr int kMaxDepth = 32;
 constexpr double kMaxPrice = 10000;  // USD per instance-hour; no real instance is near this
 
+// ---------------------------------------------------------------- reading the parsed document (RapidJSON)
+
+using JValue = rapidjson::Value;
+using rapidjson::SizeType;
+
+// The type names nlohmann::json::type_name() gives, so messages stay what they were before RapidJSON.
+const char* type_name(const JValue& v) {
+  switch (v.GetType()) {
+    case rapidjson::kNullType: return "null";
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType: return "boolean";
+    case rapidjson::kObjectType: return "object";
+    case rapidjson::kArrayType: return "array";
+    case rapidjson::kStringType: return "string";
+    case rapidjson::kNumberType: return "number";
+  }
+  return "null";
+}
+
+// A string value as bytes: pointer + length, so an escaped \u0000 inside it is kept, as nlohmann kept it.
+std::string_view text_of(const JValue& v) { return {v.GetString(), v.GetStringLength()}; }
+
+// Member `key` of an object (nullptr if absent or not an object). With duplicate keys the LAST one wins, as it
+// did with nlohmann::json (whose parser assigned each member in turn), hence the search from the end.
+// Members are indexed rather than found with FindMember(): comparing RapidJSON 1.1.0's member iterators
+// (`v.FindMember(k) != v.MemberEnd()`) is ambiguous under C++20's reversed operators and clang 14 warns
+// (-Wambiguous-reversed-operator); indexing needs no iterator comparison at all.
+const JValue* find_member(const JValue& obj, std::string_view key) {
+  if (!obj.IsObject()) return nullptr;
+  const auto members = obj.MemberBegin();
+  for (SizeType i = obj.MemberCount(); i-- > 0;) {
+    const auto& m = members[i];
+    if (text_of(m.name) == key) return &m.value;
+  }
+  return nullptr;
+}
+
+// A value as nlohmann::json::dump() printed it (only for the schema_version message; bounded by the depth check).
+json to_nlohmann(const JValue& v) {
+  switch (v.GetType()) {
+    case rapidjson::kNullType: return nullptr;
+    case rapidjson::kFalseType: return false;
+    case rapidjson::kTrueType: return true;
+    case rapidjson::kStringType: return std::string(text_of(v));
+    case rapidjson::kNumberType:
+      if (v.IsUint64()) return v.GetUint64();
+      if (v.IsInt64()) return v.GetInt64();
+      return v.GetDouble();
+    case rapidjson::kArrayType: {
+      json a = json::array();
+      for (SizeType i = 0; i < v.Size(); ++i) a.push_back(to_nlohmann(v[i]));
+      return a;
+    }
+    case rapidjson::kObjectType: {
+      json o = json::object();
+      const auto members = v.MemberBegin();
+      for (SizeType i = 0; i < v.MemberCount(); ++i)
+        o[std::string(text_of(members[i].name))] = to_nlohmann(members[i].value);  // the last duplicate wins
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+// Numbers. RapidJSON 1.1.0's own full-precision conversion (kParseFullPrecisionFlag, StrtodFullPrecision) is not
+// safe on hostile input: "459.1335567417496687507380771823564e-347" reads out of bounds of its power-of-ten
+// table (SIGSEGV), "1037747886482800954818827e293" comes back as -3.2e-300 instead of overflowing, and some
+// inputs trip an assert inside a noexcept function (std::terminate); fixed upstream after 1.1.0, which is what
+// Debian ships. So RapidJSON only checks the number grammar (kParseNumbersAsStringsFlag hands over the token)
+// and the value is formed here, with nlohmann's rules: an integer literal that fits int64 / uint64 stays an
+// integer (schema_version must be one); everything else is a double, correctly rounded: exactly, in one
+// IEEE operation, when the significand is <= 2^53 and the power of ten within 10^+-22 (every number of the
+// bundled snapshot but 5 of 11,202), otherwise by strtod, as nlohmann did.
+struct JsonNumber {
+  enum Kind { kUint, kInt, kDouble } kind = kDouble;
+  uint64_t u = 0;
+  int64_t i = 0;
+  double d = 0;
+};
+
+JsonNumber read_number(const char* s, size_t n) {  // s[0, n) matches the JSON number grammar
+  JsonNumber r;
+  const bool neg = n > 0 && s[0] == '-';
+  size_t k = neg ? 1 : 0;
+  bool integer_literal = true;
+  for (size_t j = k; j < n; ++j)
+    if (s[j] == '.' || s[j] == 'e' || s[j] == 'E') integer_literal = false;
+  if (integer_literal) {
+    uint64_t v = 0;
+    bool overflow = false;
+    for (size_t j = k; j < n && !overflow; ++j) {
+      const unsigned dg = static_cast<unsigned>(s[j] - '0');
+      if (v > (UINT64_MAX - dg) / 10) overflow = true;
+      else v = v * 10 + dg;
+    }
+    if (!overflow && !neg) {
+      r.kind = JsonNumber::kUint;
+      r.u = v;
+      return r;
+    }
+    if (!overflow && v <= static_cast<uint64_t>(INT64_MAX) + 1) {
+      r.kind = JsonNumber::kInt;
+      r.i = v == static_cast<uint64_t>(INT64_MAX) + 1 ? INT64_MIN : -static_cast<int64_t>(v);
+      return r;
+    }
+    // Beyond 64 bits: a double, as in nlohmann.
+  }
+  // value = significand (digits without the point, leading zeros dropped, trailing zeros held back) x 10^e10
+  uint64_t mant = 0;
+  int digits = 0, held_zeros = 0, e10 = 0;
+  bool exact = true, frac = false;
+  for (; k < n && s[k] != 'e' && s[k] != 'E'; ++k) {
+    if (s[k] == '.') {
+      frac = true;
+      continue;
+    }
+    if (frac) --e10;
+    const unsigned dg = static_cast<unsigned>(s[k] - '0');
+    if (dg == 0) {
+      if (digits > 0) ++held_zeros;
+      continue;
+    }
+    digits += held_zeros + 1;
+    if (digits > 19) {
+      exact = false;
+      break;
+    }
+    for (; held_zeros > 0; --held_zeros) mant *= 10;
+    mant = mant * 10 + dg;
+  }
+  e10 += held_zeros;
+  if (exact) {
+    int ex = 0;
+    bool ex_neg = false;
+    if (k < n) {  // s[k] is 'e' or 'E'
+      ++k;
+      if (k < n && (s[k] == '+' || s[k] == '-')) ex_neg = s[k++] == '-';
+      for (; k < n; ++k) ex = std::min(ex * 10 + (s[k] - '0'), 100000);
+    }
+    e10 += ex_neg ? -ex : ex;
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (mant == 0) {
+      r.d = neg ? -0.0 : 0.0;
+      return r;
+    }
+    if (mant <= (uint64_t{1} << 53) && e10 >= -22 && e10 <= 22) {
+      const double m = static_cast<double>(mant);  // exact
+      const double v = e10 < 0 ? m / kPow10[-e10] : m * kPow10[e10];
+      r.d = neg ? -v : v;
+      return r;
+    }
+  }
+  // The rare rest: strtod, correctly rounded. It reads the locale's decimal point, so, like nlohmann, hand it
+  // that.
+  std::string token(s, n);
+  const char point = *std::localeconv()->decimal_point;
+  if (point != '.') std::replace(token.begin(), token.end(), '.', point);
+  r.d = std::strtod(token.c_str(), nullptr);
+  return r;
+}
+
+// Forwards RapidJSON's SAX events to the Document, forming numbers (read_number) and refusing what nlohmann
+// refused and RapidJSON 1.1.0 lets through:
+//  - a number that overflows a double (nlohmann: "number overflow"); RapidJSON's grammar check catches most;
+//  - a lone low surrogate escape (\uDC00..\uDFFF not preceded by a high one), which RapidJSON encodes as the
+//    invalid UTF-8 bytes ED B0..BF xx. Raw surrogate bytes are refused by kParseValidateEncodingFlag and a
+//    lone high surrogate by RapidJSON itself, so ED A0..BF in a decoded string can only come from there.
+struct CheckedHandler {
+  rapidjson::Document& d;
+  const char* refused = nullptr;  // why the handler stopped the parse
+  static bool has_surrogate(const char* s, SizeType n) {
+    for (SizeType i = 0; i + 1 < n; ++i)
+      if (static_cast<unsigned char>(s[i]) == 0xED && static_cast<unsigned char>(s[i + 1]) >= 0xA0) return true;
+    return false;
+  }
+  bool Null() { return d.Null(); }
+  bool Bool(bool b) { return d.Bool(b); }
+  // Not called with kParseNumbersAsStringsFlag; kept for the Handler concept.
+  bool Int(int i) { return d.Int(i); }
+  bool Uint(unsigned u) { return d.Uint(u); }
+  bool Int64(int64_t i) { return d.Int64(i); }
+  bool Uint64(uint64_t u) { return d.Uint64(u); }
+  bool Double(double x) { return d.Double(x); }
+  bool RawNumber(const char* s, SizeType n, bool) {
+    const JsonNumber v = read_number(s, n);
+    if (v.kind == JsonNumber::kUint) return d.Uint64(v.u);
+    if (v.kind == JsonNumber::kInt) return d.Int64(v.i);
+    if (!std::isfinite(v.d)) {
+      refused = "Number too big to be stored in double.";
+      return false;
+    }
+    return d.Double(v.d);
+  }
+  bool String(const char* s, SizeType n, bool copy) {
+    if (has_surrogate(s, n)) {
+      refused = "The surrogate pair in string is invalid.";
+      return false;
+    }
+    return d.String(s, n, copy);
+  }
+  bool StartObject() { return d.StartObject(); }
+  bool Key(const char* s, SizeType n, bool copy) { return String(s, n, copy); }
+  bool EndObject(SizeType n) { return d.EndObject(n); }
+  bool StartArray() { return d.StartArray(); }
+  bool EndArray(SizeType n) { return d.EndArray(n); }
+};
+
+// Strict RFC 8259, as nlohmann's parser was: UTF-8 validated, no comments, NaN or trailing commas; iterative
+// (no recursion: the parser's stack is on the heap, and the depth check already ran); numbers as above.
+constexpr unsigned kParseFlags =
+    rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
+
+// Parses `text` into `doc`; on failure returns false and says why and at which byte (0-based, in `text`).
+bool parse_json(std::string_view text, rapidjson::Document* doc, std::string* why) {
+  // A UTF-8 byte order mark is skipped, as nlohmann did. RapidJSON's own BOM skipping (EncodedInputStream)
+  // would also skip a partial mark, which nlohmann refused, so it is done here and the bare stream is parsed.
+  size_t skipped = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+    text.remove_prefix(3);
+    skipped = 3;
+  }
+  rapidjson::MemoryStream in(text.data(), text.size());
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  const char* refused = nullptr;
+  auto generate = [&](rapidjson::Document& d) {
+    CheckedHandler h{d};
+    result = reader.Parse<kParseFlags>(in, h);
+    refused = h.refused;
+    return !result.IsError();
+  };
+  doc->Populate(generate);
+  if (!result.IsError()) return true;
+  std::string reason = refused ? refused : rapidjson::GetParseError_En(result.Code());
+  if (!reason.empty() && reason.back() == '.') reason.pop_back();
+  *why = reason + " at byte " + std::to_string(result.Offset() + skipped);
+  return false;
+}
+
 class Ctx {
  public:
   Ctx(SnapshotReport* r, int max_errors) : r_(r), max_(max_errors) {}
@@ -170,26 +415,23 @@ class Ctx {
   bool has_errors() const { return !r_->errors.empty() || r_->errors_dropped > 0; }
 
   // A member of an object; reports missing/mistyped and returns nullptr.
-  const json* member(const json& obj, const char* key, const std::string& ptr) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
-      error(ptr + "/" + key, "missing required field");
-      return nullptr;
-    }
-    return &*it;
+  const JValue* member(const JValue& obj, const char* key, const std::string& ptr) {
+    const JValue* v = find_member(obj, key);
+    if (!v) error(ptr + "/" + key, "missing required field");
+    return v;
   }
-  bool str(const json& obj, const char* key, const std::string& ptr, std::string* out, bool required = true,
+  bool str(const JValue& obj, const char* key, const std::string& ptr, std::string* out, bool required = true,
            bool nonempty = false) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
+    const JValue* v = find_member(obj, key);
+    if (!v) {
       if (required) error(ptr + "/" + key, "missing required field");
       return !required;
     }
-    if (!it->is_string()) {
-      error(ptr + "/" + key, std::string("expected a string, got ") + it->type_name());
+    if (!v->IsString()) {
+      error(ptr + "/" + key, std::string("expected a string, got ") + type_name(*v));
       return false;
     }
-    const auto& s = it->get_ref<const std::string&>();
+    const std::string_view s = text_of(*v);
     if (s.size() > kMaxString) {
       error(ptr + "/" + key, "string longer than " + std::to_string(kMaxString) + " characters");
       return false;
@@ -198,14 +440,14 @@ class Ctx {
       error(ptr + "/" + key, "must not be empty");
       return false;
     }
-    *out = s;
+    out->assign(s);
     return true;
   }
   // Number in [lo, hi]. With `nullable`, JSON null (or absence when !required) gives -1 ("unknown").
-  bool num(const json& obj, const char* key, const std::string& ptr, double* out, double lo, double hi,
+  bool num(const JValue& obj, const char* key, const std::string& ptr, double* out, double lo, double hi,
            bool required = true, bool nullable = false) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
+    const JValue* v = find_member(obj, key);
+    if (!v) {
       if (required) {
         error(ptr + "/" + key, "missing required field");
         return false;
@@ -213,74 +455,76 @@ class Ctx {
       if (nullable) *out = -1;
       return true;
     }
-    return num_value(*it, ptr + "/" + key, out, lo, hi, nullable);
+    return num_value(*v, [&] { return ptr + "/" + key; }, out, lo, hi, nullable);
   }
-  bool num_value(const json& v, const std::string& ptr, double* out, double lo, double hi, bool nullable) {
-    if (v.is_null() && nullable) {
+  // `where()` gives the value's JSON pointer; it is only called when there is something to report.
+  template <class Where>
+  bool num_value(const JValue& v, const Where& where, double* out, double lo, double hi, bool nullable) {
+    if (v.IsNull() && nullable) {
       *out = -1;
       return true;
     }
-    if (!v.is_number()) {
-      error(ptr, std::string("expected a number") + (nullable ? " or null" : "") + ", got " + v.type_name());
+    if (!v.IsNumber()) {
+      error(where(), std::string("expected a number") + (nullable ? " or null" : "") + ", got " + type_name(v));
       return false;
     }
-    const double d = v.get<double>();
+    const double d = v.GetDouble();
     if (!std::isfinite(d)) {
-      error(ptr, "number is not finite");
+      error(where(), "number is not finite");
       return false;
     }
     if (d < lo || d > hi) {
-      error(ptr, (d < 0 && lo >= 0 ? "negative value " : "value out of range: ") + fmt_num(d) +
-                     " (allowed " + fmt_num(lo) + " .. " + fmt_num(hi) + ")");
+      error(where(), (d < 0 && lo >= 0 ? "negative value " : "value out of range: ") + fmt_num(d) +
+                         " (allowed " + fmt_num(lo) + " .. " + fmt_num(hi) + ")");
       return false;
     }
     *out = d;
     return true;
   }
-  bool integer(const json& obj, const char* key, const std::string& ptr, int* out, int lo, int hi,
+  bool integer(const JValue& obj, const char* key, const std::string& ptr, int* out, int lo, int hi,
                bool required = true) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
+    const JValue* v = find_member(obj, key);
+    if (!v) {
       if (required) error(ptr + "/" + key, "missing required field");
       return !required;
     }
-    return int_value(*it, ptr + "/" + key, out, lo, hi);
+    return int_value(*v, [&] { return ptr + "/" + key; }, out, lo, hi);
   }
-  bool int_value(const json& v, const std::string& ptr, int* out, int lo, int hi) {
-    if (!v.is_number()) {
-      error(ptr, std::string("expected an integer, got ") + v.type_name());
+  template <class Where>
+  bool int_value(const JValue& v, const Where& where, int* out, int lo, int hi) {
+    if (!v.IsNumber()) {
+      error(where(), std::string("expected an integer, got ") + type_name(v));
       return false;
     }
-    const double d = v.get<double>();
+    const double d = v.GetDouble();
     if (!std::isfinite(d) || d != std::floor(d)) {
-      error(ptr, "expected an integer, got " + fmt_num(d));
+      error(where(), "expected an integer, got " + fmt_num(d));
       return false;
     }
     if (d < lo || d > hi) {
-      error(ptr, "value out of range: " + fmt_num(d) + " (allowed " + std::to_string(lo) + " .. " +
-                     std::to_string(hi) + ")");
+      error(where(), "value out of range: " + fmt_num(d) + " (allowed " + std::to_string(lo) + " .. " +
+                         std::to_string(hi) + ")");
       return false;
     }
     *out = static_cast<int>(d);
     return true;
   }
-  bool boolean(const json& obj, const char* key, const std::string& ptr, bool* out, bool required = true) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
+  bool boolean(const JValue& obj, const char* key, const std::string& ptr, bool* out, bool required = true) {
+    const JValue* v = find_member(obj, key);
+    if (!v) {
       if (required) error(ptr + "/" + key, "missing required field");
       return !required;
     }
-    if (!it->is_boolean()) {
-      error(ptr + "/" + key, std::string("expected true/false, got ") + it->type_name());
+    if (!v->IsBool()) {
+      error(ptr + "/" + key, std::string("expected true/false, got ") + type_name(*v));
       return false;
     }
-    *out = it->get<bool>();
+    *out = v->GetBool();
     return true;
   }
-  bool date(const json& obj, const char* key, const std::string& ptr, std::string* out, bool required = true) {
+  bool date(const JValue& obj, const char* key, const std::string& ptr, std::string* out, bool required = true) {
     std::string s;
-    auto it = obj.find(key);
-    if (it == obj.end() && !required) return true;
+    if (!required && !find_member(obj, key)) return true;
     if (!str(obj, key, ptr, &s)) return false;
     if (!parse_iso_day(s)) {
       error(ptr + "/" + key, "not a valid ISO date (YYYY-MM-DD): \"" + s.substr(0, 40) + "\"");
@@ -289,26 +533,27 @@ class Ctx {
     *out = s;
     return true;
   }
-  const json* array(const json& obj, const char* key, const std::string& ptr, size_t max_n, bool required = true) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
+  const JValue* array(const JValue& obj, const char* key, const std::string& ptr, size_t max_n,
+                      bool required = true) {
+    const JValue* v = find_member(obj, key);
+    if (!v) {
       if (required) error(ptr + "/" + key, "missing required field");
       return nullptr;
     }
-    if (!it->is_array()) {
-      error(ptr + "/" + key, std::string("expected an array, got ") + it->type_name());
+    if (!v->IsArray()) {
+      error(ptr + "/" + key, std::string("expected an array, got ") + type_name(*v));
       return nullptr;
     }
-    if (it->size() > max_n) {
-      error(ptr + "/" + key, "absurd size: " + std::to_string(it->size()) + " entries (at most " +
+    if (v->Size() > max_n) {
+      error(ptr + "/" + key, "absurd size: " + std::to_string(v->Size()) + " entries (at most " +
                                  std::to_string(max_n) + ")");
       return nullptr;
     }
-    return &*it;
+    return v;
   }
-  bool object(const json& v, const std::string& ptr) {
-    if (!v.is_object()) {
-      error(ptr, std::string("expected an object, got ") + v.type_name());
+  bool object(const JValue& v, const std::string& ptr) {
+    if (!v.IsObject()) {
+      error(ptr, std::string("expected an object, got ") + type_name(v));
       return false;
     }
     return true;
@@ -319,8 +564,8 @@ class Ctx {
   int max_;
 };
 
-// Nesting depth and size are checked on the raw text before nlohmann builds anything: a hostile document
-// of a million '[' must cost one linear scan, not a million-frame structure.
+// Nesting depth and size are checked on the raw text before RapidJSON builds anything: a hostile document
+// of a million '[' must cost one linear scan, not a million-entry parser stack.
 bool depth_ok(std::string_view text, int max_depth) {
   int depth = 0;
   bool in_str = false, esc = false;
@@ -340,8 +585,10 @@ bool depth_ok(std::string_view text, int max_depth) {
 }
 
 std::string idx(const std::string& base, size_t i) { return base + "/" + std::to_string(i); }
+// Element i of an array (the caller has checked IsArray() and the size).
+const JValue& at(const JValue& a, size_t i) { return a[static_cast<SizeType>(i)]; }
 
-void read_gpu(Ctx& c, const json& v, const std::string& p, GpuSpec* g) {
+void read_gpu(Ctx& c, const JValue& v, const std::string& p, GpuSpec* g) {
   if (!c.object(v, p)) return;
   c.str(v, "id", p, &g->id, true, true);
   c.str(v, "name", p, &g->name, true, true);
@@ -372,7 +619,7 @@ void read_gpu(Ctx& c, const json& v, const std::string& p, GpuSpec* g) {
     c.error(p + "/mem_bandwidth_GBps", "memory bandwidth is 0 and spec_incomplete is not set");
 }
 
-void read_billing(Ctx& c, const json& v, const std::string& p, BillingRule* b, bool need_match) {
+void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b, bool need_match) {
   if (!c.object(v, p)) return;
   c.str(v, "match", p, &b->match, need_match, need_match);
   c.num(v, "increment_s", p, &b->increment_s, 1e-3, 31 * 86400.0);
@@ -381,22 +628,22 @@ void read_billing(Ctx& c, const json& v, const std::string& p, BillingRule* b, b
   c.str(v, "source", p, &b->source, true, true);
 }
 
-void read_provider(Ctx& c, const json& v, const std::string& p, Provider* pr) {
+void read_provider(Ctx& c, const JValue& v, const std::string& p, Provider* pr) {
   if (!c.object(v, p)) return;
   c.str(v, "id", p, &pr->id, true, true);
   c.str(v, "name", p, &pr->name, true, true);
   c.date(v, "capture_date", p, &pr->capture_date);
   c.str(v, "catalog_source", p, &pr->catalog_source, true, true);
-  if (const json* b = c.member(v, "billing", p)) read_billing(c, *b, p + "/billing", &pr->billing, false);
-  if (const json* ex = c.array(v, "billing_exceptions", p, 100, false)) {
-    pr->billing_exceptions.resize(ex->size());
-    for (size_t i = 0; i < ex->size(); ++i)
-      read_billing(c, (*ex)[i], idx(p + "/billing_exceptions", i), &pr->billing_exceptions[i], true);
+  if (const JValue* b = c.member(v, "billing", p)) read_billing(c, *b, p + "/billing", &pr->billing, false);
+  if (const JValue* ex = c.array(v, "billing_exceptions", p, 100, false)) {
+    pr->billing_exceptions.resize(ex->Size());
+    for (size_t i = 0; i < ex->Size(); ++i)
+      read_billing(c, at(*ex, i), idx(p + "/billing_exceptions", i), &pr->billing_exceptions[i], true);
   }
   c.num(v, "provision_s", p, &pr->provision_s, 0, 86400);
   c.boolean(v, "bills_provisioning", p, &pr->bills_provisioning);
   c.str(v, "provision_source", p, &pr->provision_source, true, true);
-  if (const json* s = c.member(v, "spot", p)) {
+  if (const JValue* s = c.member(v, "spot", p)) {
     const std::string sp = p + "/spot";
     if (c.object(*s, sp)) {
       c.boolean(*s, "available", sp, &pr->spot.available);
@@ -427,46 +674,48 @@ struct OfferCells {
 };
 
 // Reads one offer row; returns false if the row is unusable.
-bool read_offer(Ctx& c, const json& row, const std::string& p, const OfferCells& cols, size_t ncols,
+bool read_offer(Ctx& c, const JValue& row, const std::string& p, const OfferCells& cols, size_t ncols,
                 const std::map<std::string, int>& gpu_ix, const std::map<std::string, int>& prov_ix, Offer* o) {
-  if (!row.is_array()) {
-    c.error(p, std::string("expected an array (one cell per column), got ") + row.type_name());
+  if (!row.IsArray()) {
+    c.error(p, std::string("expected an array (one cell per column), got ") + type_name(row));
     return false;
   }
-  if (row.size() != ncols) {
-    c.error(p, "row has " + std::to_string(row.size()) + " cells, the header has " + std::to_string(ncols));
+  if (row.Size() != ncols) {
+    c.error(p, "row has " + std::to_string(row.Size()) + " cells, the header has " + std::to_string(ncols));
     return false;
   }
   bool ok = true;
-  auto cell = [&](Col k) -> const json* { return cols.at[k] < 0 ? nullptr : &row[cols.at[k]]; };
+  auto cell = [&](Col k) -> const JValue* {
+    return cols.at[k] < 0 ? nullptr : &at(row, static_cast<size_t>(cols.at[k]));
+  };
   auto cptr = [&](Col k) { return p + "/" + std::to_string(cols.at[k]); };
   auto s = [&](Col k, std::string* out, bool nonempty) {
-    const json* v = cell(k);
+    const JValue* v = cell(k);
     if (!v) return true;  // optional column absent
-    if (!v->is_string()) {
-      c.error(cptr(k), std::string(kColNames[k]) + ": expected a string, got " + v->type_name());
+    if (!v->IsString()) {
+      c.error(cptr(k), std::string(kColNames[k]) + ": expected a string, got " + type_name(*v));
       ok = false;
       return false;
     }
-    const auto& str = v->get_ref<const std::string&>();
+    const std::string_view str = text_of(*v);
     if (str.size() > kMaxString || (nonempty && str.empty())) {
       c.error(cptr(k), std::string(kColNames[k]) + (str.empty() ? ": must not be empty" : ": string too long"));
       ok = false;
       return false;
     }
-    *out = str;
+    out->assign(str);
     return true;
   };
   auto n = [&](Col k, double* out, double lo, double hi, bool nullable) {
-    const json* v = cell(k);
+    const JValue* v = cell(k);
     if (!v) return true;
-    if (!c.num_value(*v, cptr(k), out, lo, hi, nullable)) ok = false;
+    if (!c.num_value(*v, [&] { return cptr(k); }, out, lo, hi, nullable)) ok = false;
     return true;
   };
   auto i = [&](Col k, int* out, int lo, int hi) {
-    const json* v = cell(k);
+    const JValue* v = cell(k);
     if (!v) return true;
-    if (!c.int_value(*v, cptr(k), out, lo, hi)) ok = false;
+    if (!c.int_value(*v, [&] { return cptr(k); }, out, lo, hi)) ok = false;
     return true;
   };
 
@@ -501,8 +750,8 @@ bool read_offer(Ctx& c, const json& row, const std::string& p, const OfferCells&
   n(cSpotMax, &o->spot_max_usd_per_h, 0, kMaxPrice, true);
   n(cHost, &o->host_usd_per_h, 0, kMaxPrice, true);
   n(cAccel, &o->accel_usd_per_h, 0, kMaxPrice, true);
-  if (const json* v = cell(cCapture)) {
-    if (v->is_string() && parse_iso_day(v->get_ref<const std::string&>())) o->capture_date = v->get<std::string>();
+  if (const JValue* v = cell(cCapture)) {
+    if (v->IsString() && parse_iso_day(text_of(*v))) o->capture_date.assign(text_of(*v));
     else { c.error(cptr(cCapture), "capture_date: not a valid ISO date (YYYY-MM-DD)"); ok = false; }
   }
   int flags = 0;
@@ -612,19 +861,21 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
       c.error("", "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
       return std::nullopt;
     }
-    json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) {
-      c.error("", "not valid JSON (truncated or malformed)");
+    rapidjson::Document doc;
+    std::string why;
+    if (!parse_json(text, &doc, &why)) {
+      c.error("", "not valid JSON (truncated or malformed): " + why);
       return std::nullopt;
     }
     if (!c.object(doc, "")) return std::nullopt;
 
     Snapshot s;
-    const json* sv = c.member(doc, "schema_version", "");
+    const JValue* sv = c.member(doc, "schema_version", "");
     if (!sv) return std::nullopt;
-    if (!sv->is_number_integer() || sv->get<int64_t>() != kSnapshotSchemaVersion) {
-      c.error("/schema_version", "unsupported schema_version " + sv->dump().substr(0, 40) + " (this build reads " +
-                                     std::to_string(kSnapshotSchemaVersion) + ")");
+    // An integer literal only, as nlohmann's is_number_integer(): 1.0 and 1e0 are doubles and refused.
+    if (!sv->IsInt64() || sv->GetInt64() != kSnapshotSchemaVersion) {
+      c.error("/schema_version", "unsupported schema_version " + to_nlohmann(*sv).dump().substr(0, 40) +
+                                     " (this build reads " + std::to_string(kSnapshotSchemaVersion) + ")");
       return std::nullopt;  // nothing else can be trusted to mean what this build thinks
     }
     s.schema_version = kSnapshotSchemaVersion;
@@ -633,11 +884,11 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
     c.str(doc, "currency", "", &s.currency, true);
     if (s.currency != "USD") c.error("/currency", "only USD snapshots are supported");
 
-    if (const json* src = c.array(doc, "sources", "", kMaxSources)) {
-      s.sources.resize(src->size());
-      for (size_t i = 0; i < src->size(); ++i) {
+    if (const JValue* src = c.array(doc, "sources", "", kMaxSources)) {
+      s.sources.resize(src->Size());
+      for (size_t i = 0; i < src->Size(); ++i) {
         const std::string p = idx("/sources", i);
-        const json& v = (*src)[i];
+        const JValue& v = at(*src, i);
         if (!c.object(v, p)) continue;
         c.str(v, "id", p, &s.sources[i].id, true, true);
         c.str(v, "address", p, &s.sources[i].address, true, true);
@@ -647,19 +898,19 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
     }
 
     std::map<std::string, int> gpu_ix, prov_ix;
-    if (const json* gs = c.array(doc, "gpus", "", kMaxGpus)) {
-      s.gpus.resize(gs->size());
-      for (size_t i = 0; i < gs->size(); ++i) {
-        read_gpu(c, (*gs)[i], idx("/gpus", i), &s.gpus[i]);
+    if (const JValue* gs = c.array(doc, "gpus", "", kMaxGpus)) {
+      s.gpus.resize(gs->Size());
+      for (size_t i = 0; i < gs->Size(); ++i) {
+        read_gpu(c, at(*gs, i), idx("/gpus", i), &s.gpus[i]);
         if (s.gpus[i].id.empty()) continue;
         if (!gpu_ix.emplace(s.gpus[i].id, static_cast<int>(i)).second)
           c.error(idx("/gpus", i) + "/id", "duplicate GPU id \"" + s.gpus[i].id + "\"");
       }
     }
-    if (const json* ps = c.array(doc, "providers", "", kMaxProviders)) {
-      s.providers.resize(ps->size());
-      for (size_t i = 0; i < ps->size(); ++i) {
-        read_provider(c, (*ps)[i], idx("/providers", i), &s.providers[i]);
+    if (const JValue* ps = c.array(doc, "providers", "", kMaxProviders)) {
+      s.providers.resize(ps->Size());
+      for (size_t i = 0; i < ps->Size(); ++i) {
+        read_provider(c, at(*ps, i), idx("/providers", i), &s.providers[i]);
         if (s.providers[i].id.empty()) continue;
         if (!prov_ix.emplace(s.providers[i].id, static_cast<int>(i)).second)
           c.error(idx("/providers", i) + "/id", "duplicate provider id \"" + s.providers[i].id + "\"");
@@ -667,21 +918,21 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
     }
 
     std::vector<std::string> row_ptr;
-    if (const json* off = c.member(doc, "offers", "") ; off && c.object(*off, "/offers")) {
-      const json* cols = c.array(*off, "columns", "/offers", 64);
-      const json* rows = c.array(*off, "rows", "/offers", kMaxOffers);
+    if (const JValue* off = c.member(doc, "offers", "") ; off && c.object(*off, "/offers")) {
+      const JValue* cols = c.array(*off, "columns", "/offers", 64);
+      const JValue* rows = c.array(*off, "rows", "/offers", kMaxOffers);
       OfferCells oc;
       std::fill(std::begin(oc.at), std::end(oc.at), -1);
       bool header_ok = cols != nullptr;
       if (cols) {
-        for (size_t k = 0; k < cols->size(); ++k) {
-          const json& name = (*cols)[k];
-          if (!name.is_string()) {
+        for (size_t k = 0; k < cols->Size(); ++k) {
+          const JValue& name = at(*cols, k);
+          if (!name.IsString()) {
             c.error(idx("/offers/columns", k), "column name must be a string");
             header_ok = false;
             continue;
           }
-          const auto& nm = name.get_ref<const std::string&>();
+          const std::string nm(text_of(name));
           bool known = false;
           for (int j = 0; j < kColCount; ++j)
             if (nm == kColNames[j]) {
@@ -699,11 +950,11 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
       }
       if (header_ok && rows) {
         std::set<std::string> seen;
-        s.offers.reserve(rows->size());
-        for (size_t i = 0; i < rows->size(); ++i) {
+        s.offers.reserve(rows->Size());
+        for (size_t i = 0; i < rows->Size(); ++i) {
           const std::string p = idx("/offers/rows", i);
           Offer o;
-          if (!read_offer(c, (*rows)[i], p, oc, cols->size(), gpu_ix, prov_ix, &o)) continue;
+          if (!read_offer(c, at(*rows, i), p, oc, cols->Size(), gpu_ix, prov_ix, &o)) continue;
           if (!seen.insert(o.id).second) {
             c.error(p + "/" + std::to_string(oc.at[cId]), "duplicate offer id \"" + o.id + "\"");
             continue;

@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -186,6 +188,128 @@ TEST(Snapshot, DeepNestingIsRefusedWithoutRecursing) {
   auto r = report_of(deep);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.errors[0].message.find("nested deeper"), std::string::npos);
+}
+
+// The loader parses with RapidJSON (core/src/snapshot.cpp); these pin what it must keep from the nlohmann days
+// and the parse-error wording it added.
+
+// Only the first error's message, or "" when the document loads.
+std::string first_error(const std::string& text) {
+  const SnapshotReport r = report_of(text);
+  return r.errors.empty() ? "" : r.errors[0].to_string();
+}
+
+TEST(SnapshotParser, DuplicateKeysKeepTheLastValue) {
+  const std::string text = minimal_doc().dump();  // keys sorted: "currency" comes before "gpus"
+  ASSERT_EQ(text.front(), '{');
+  // A second "currency" after the real one wins: the document is refused for it.
+  std::string last_eur = text.substr(0, text.size() - 1) + ",\"currency\":\"EUR\"}";
+  EXPECT_TRUE(has_error(report_of(last_eur), "/currency", "only USD")) << first_error(last_eur);
+  // The same key first, then the real one: the real one wins and the document loads.
+  std::string first_eur = "{\"currency\":\"EUR\"," + text.substr(1);
+  EXPECT_TRUE(report_of(first_eur).ok()) << first_error(first_eur);
+  // Inside a nested object too.
+  std::string gpu = text;
+  const std::string key = "\"tdp_w\":700";
+  const size_t at = gpu.find(key);
+  ASSERT_NE(at, std::string::npos);
+  gpu.insert(at + key.size(), ",\"tdp_w\":-5");
+  EXPECT_TRUE(has_error(report_of(gpu), "/gpus/0/tdp_w", "negative value -5")) << first_error(gpu);
+}
+
+TEST(SnapshotParser, ParseErrorsSayWhyAndAtWhichByte) {
+  // byte 21 is the '"' where a ',' or '}' should be
+  EXPECT_EQ(first_error("{\"schema_version\": 1 \"id\": \"x\"}"),
+            "not valid JSON (truncated or malformed): Missing a comma or '}' after an object member at byte 21");
+  EXPECT_EQ(first_error(""), "not valid JSON (truncated or malformed): The document is empty at byte 0");
+  EXPECT_EQ(first_error("{} x"), "not valid JSON (truncated or malformed): "
+                                 "The document root must not be followed by other values at byte 3");
+  // Offsets count from the start of the text, byte order mark included (a whole BOM is skipped, as before).
+  EXPECT_EQ(first_error("\xEF\xBB\xBF{,}"),
+            "not valid JSON (truncated or malformed): Missing a name for object member at byte 4");
+  EXPECT_EQ(first_error("\xEF{}"), "not valid JSON (truncated or malformed): Invalid value at byte 0");
+  EXPECT_EQ(first_error("6"), "expected an object, got number");  // JSON, but not a snapshot
+  const std::string text = minimal_doc().dump();
+  EXPECT_EQ(first_error(text.substr(0, 100)),
+            "not valid JSON (truncated or malformed): Missing a closing quotation mark in string at byte 100");
+}
+
+TEST(SnapshotParser, TextThatNlohmannRefusedIsStillRefused) {
+  const std::string text = minimal_doc().dump();
+  auto with_name = [&](const std::string& raw) {  // the GPU's name, as raw JSON string contents
+    std::string t = text;
+    const std::string key = "\"name\":\"H100 SXM\"";
+    const size_t at = t.find(key);
+    EXPECT_NE(at, std::string::npos);
+    return t.replace(at, key.size(), "\"name\":\"" + raw + "\"");
+  };
+  EXPECT_TRUE(report_of(with_name("H100 \xC3\xA9 \\u00e9 \\ud83d\\ude00")).ok());  // valid UTF-8 and escapes
+  for (const std::string bad : {"\xff", "\xC3", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\\uD800",
+                                "\\uDC00", "\\uD800x", "tab\there", "\\x41"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(first_error(with_name(bad)).rfind("not valid JSON (truncated or malformed)", 0), 0u)
+        << first_error(with_name(bad));
+  }
+  for (const char* bad : {"[1,]", "{\"a\":1,}", "{'a':1}", "[NaN]", "[Infinity]", "[01]", "[1.]", "[.5]", "[+1]",
+                          "[1e]", "/*c*/{}", "{\"a\" 1}", "[\"a\"\"b\"]", "{}{}", "\xEF\xBB{}"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(first_error(bad).rfind("not valid JSON (truncated or malformed)", 0), 0u) << first_error(bad);
+  }
+}
+
+TEST(SnapshotParser, NumbersAreReadAsNlohmannAndStrtodReadThem) {
+  auto price_doc = [](const std::string& literal) {  // the first offer's on-demand price as a raw literal
+    json d = minimal_doc();
+    d["offers"]["rows"][0][16] = 123456.5;
+    d["offers"]["rows"][0][17] = nullptr;
+    d["offers"]["rows"][0][18] = nullptr;
+    std::string t = d.dump();
+    const size_t at = t.find("123456.5");
+    return t.replace(at, 8, literal);
+  };
+  for (const char* literal : {"55.04", "0.18626499999999999", "5.3832700000000004", "10.766540000000001", "1e3",
+                              "1E+3", "2.5e-3", "0.000001", "9999.999999999999999999", "100000000000000000000e-20",
+                              "4.35e-5", "0", "-0", "0.0", "9007.199254740993", "1.000000000000000111"}) {
+    SCOPED_TRACE(literal);
+    auto s = load_snapshot(price_doc(literal));
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    EXPECT_EQ(s->offers[0].price_usd_per_h, std::strtod(literal, nullptr));  // bit for bit
+  }
+  // Overflow is a parse error (nlohmann: "number overflow"), never infinity or a wrapped value.
+  for (const char* literal : {"1e400", "1.7976931348623159e308", "1037747886482800954818827e293", "-1e309"}) {
+    SCOPED_TRACE(literal);
+    EXPECT_NE(first_error(price_doc(literal)).find("not valid JSON (truncated or malformed): Number too big"),
+              std::string::npos) << first_error(price_doc(literal));
+  }
+  // Far below the smallest double: zero, as strtod gives (RapidJSON 1.1.0's own conversion read out of bounds
+  // of its power-of-ten table on this one).
+  for (const char* literal : {"459.1335567417496687507380771823564e-347", "1e-400", "2.4703282292062328e-324"}) {
+    SCOPED_TRACE(literal);
+    auto s = load_snapshot(price_doc(literal));
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    EXPECT_EQ(s->offers[0].price_usd_per_h, std::strtod(literal, nullptr));
+  }
+  // Known difference from nlohmann (which read it as 0): a zero with an exponent beyond RapidJSON's range check.
+  EXPECT_NE(first_error(price_doc("0e400")).find("Number too big"), std::string::npos);
+}
+
+TEST(SnapshotParser, SchemaVersionMustBeAnIntegerLiteral) {
+  const std::string text = minimal_doc().dump();
+  const std::string key = "\"schema_version\":1";
+  for (const char* v : {"1.0", "1e0", "10e-1", "\"1\"", "true", "[1]", "{\"v\":1}", "18446744073709551617", "-0"}) {
+    SCOPED_TRACE(v);
+    std::string t = text;
+    t.replace(t.find(key), key.size(), std::string("\"schema_version\":") + v);
+    EXPECT_TRUE(has_error(report_of(t), "/schema_version", "unsupported schema_version ")) << first_error(t);
+  }
+  // The value is quoted as nlohmann printed it.
+  std::string t = text;
+  t.replace(t.find(key), key.size(), "\"schema_version\":{\"b\":[1.50,2],\"a\":null,\"b\":\"x\"}");
+  EXPECT_EQ(first_error(t),
+            "/schema_version: unsupported schema_version {\"a\":null,\"b\":\"x\"} (this build reads 1)");
+  t = text;
+  t.replace(t.find(key), key.size(), "\"schema_version\":1.0");
+  EXPECT_EQ(first_error(t), "/schema_version: unsupported schema_version 1.0 (this build reads 1)");
 }
 
 TEST(Snapshot, ArbitraryBytesNeverCrash) {
