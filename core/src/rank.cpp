@@ -81,9 +81,21 @@ bool same_but_host(const ShapePlan& a, const Offer& o, int max_nodes, double rea
          a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps;
 }
 
+// The plan-cache key's parts: numbers as raw bytes and strings with their length, so two keys are equal
+// exactly when the inputs are bit-identical (formatting ~300 doubles with %.17g was most of the key's cost; the
+// wasm build's musl formats through software long double).
+void key_bytes(std::string& key, const void* p, size_t n) { key.append(static_cast<const char*>(p), n); }
+void key_number(std::string& key, double v) { key_bytes(key, &v, sizeof v); }
+void key_int(std::string& key, int64_t v) { key_bytes(key, &v, sizeof v); }
+void key_string(std::string& key, const std::string& v) {
+  key_int(key, static_cast<int64_t>(v.size()));
+  key += v;
+}
+
 // What a plan depends on besides the shape: the job (model, setup, dataset, efficiency override) and the GPU
 // table (shapes name GPUs by index). Filters, cost options, sort, top and target are left out: they never
-// reach the planner (filters.max_nodes does, through the shape's max_nodes).
+// reach the planner (filters.max_nodes does, through the shape's max_nodes). The GPU's architecture and name are
+// in it too: the planner reads the architecture for the compute-efficiency ceiling and the name in an error.
 std::string plan_job_key(const Query& q, const Snapshot& s) {
   Query k = q;
   const Query d = default_query();
@@ -92,16 +104,19 @@ std::string plan_job_key(const Query& q, const Snapshot& s) {
   k.target = d.target;
   k.sort = d.sort;
   k.top = 0;
-  std::string key = query_to_json(k, true);
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "|%.17g|%.17g|%zu", q.mfu, q.train.compute_efficiency, s.gpus.size());
-  key += buf;
+  std::string key;
+  key_string(key, query_to_json(k, true));
+  key_number(key, q.mfu);
+  key_number(key, q.train.compute_efficiency);
+  key_int(key, static_cast<int64_t>(s.gpus.size()));
   for (const GpuSpec& g : s.gpus) {
-    std::snprintf(buf, sizeof buf, "|%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%d,%d", g.memory_bytes,
-                  g.mem_bandwidth_GBps, g.tflops_fp32, g.tflops_tf32, g.tflops_bf16, g.tflops_fp16, g.tflops_fp8,
-                  g.nvlink_gen, g.nvlink_GBps, g.pcie_gen, g.spec_incomplete ? 1 : 0);
-    key += g.id;
-    key += buf;
+    key_string(key, g.id);
+    key_string(key, g.name);
+    key_string(key, g.arch);
+    for (double v : {g.memory_bytes, g.mem_bandwidth_GBps, g.tflops_fp32, g.tflops_tf32, g.tflops_bf16, g.tflops_fp16,
+                     g.tflops_fp8, g.nvlink_GBps})
+      key_number(key, v);
+    for (int64_t v : {int64_t(g.nvlink_gen), int64_t(g.pcie_gen), int64_t(g.spec_incomplete ? 1 : 0)}) key_int(key, v);
   }
   return key;
 }
