@@ -488,6 +488,7 @@ struct LayoutKey {
   int lean_group = -1;     // the layout's leanest non-offload group (highest ZeRO, last recompute mode)
   int group_begin = 0, group_count = 0;  // the layout's non-offload groups
   DpTerms dp_terms;        // its data-parallel collectives, filled by step_time
+  int ni = 0;              // index of its node count
 };
 
 struct Group {  // (layout, zero, recompute, offload): memory is monotone in the micro-batch within a group
@@ -914,7 +915,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
         const int dp = used / (tp * pp);
         const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
         if (gb % dp) continue;  // the global batch does not split over this DP degree
-        LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}};
+        LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni};
         L.links = layout_links(c, nodes, tp, pp, dp);
         if (L.links.excluded) continue;
         if (fixed) {
@@ -1079,9 +1080,8 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     const Item it = s.items[remaining];
     Group& gr = s.groups[it.group];
     const LayoutKey& L = s.layouts[gr.layout];
-    int ni = 0;
-    while (ni < n_counts && node_counts[ni] != L.nodes) ++ni;
-    if (ni >= n_counts || !alive[ni]) continue;
+    const int ni = L.ni;
+    if (!alive[ni]) continue;
     if (found && ++pops_after_best > 400 && have_count >= alive_count) break;
     const bool want_alt = found && L.nodes == best.nodes && alternatives < 2;
     if (have[ni] && !want_alt) continue;
@@ -1193,6 +1193,8 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   res.time_high_s = res.time_s * (1.0 + kTimeBandHigh);
 
   // Runners-up: best of every other node count, then alternatives on the winner's node count.
+  res.by_nodes.reserve(n_counts);
+  res.runners_up.reserve(std::max(0, std::min(opt.max_runners_up, n_counts - 1 + alternatives)));
   for (int ni = 0; ni < n_counts; ++ni) {
     Plan p;
     if (node_counts[ni] == best.nodes) {

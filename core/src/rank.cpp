@@ -254,6 +254,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   if (q.mfu > 0) train.compute_efficiency = q.mfu;
   const Filters& f = q.filters;
   r.rows.reserve(s.offers.size() * 2);
+  r.shapes.reserve(std::min<size_t>(s.offers.size(), 256));  // the bundled snapshot has 138 shapes
   if (cache) {
     std::string key = plan_job_key(q, s);
     if (key != cache->job_key_) {
