@@ -8,14 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
-
+#include "json_reader.h"
 #include "trainfit/embedded.h"
 
 namespace trainfit {
 namespace {
-
-using nlohmann::json;
 
 enum class Part { embedding, head, layer, final_norm };
 
@@ -364,23 +361,30 @@ Result<ModelSpec> model_from_params(double params) {
 
 namespace {
 
-// Reads one model object. `ptr` is its JSON pointer (or "model" for queries); errors name the key.
-Result<ModelPreset> preset_from_json(const json& j, const std::string& ptr, bool catalog) {
-  auto err = [&](const std::string& key, const std::string& msg) {
-    return Error{ptr + (ptr.empty() || ptr[0] == '/' ? "/" : ".") + key, msg};
+// Reads one model object. `ptr` is its JSON pointer (or "model" for queries); errors name the key. Read with
+// RapidJSON (json_reader.h): the catalog is parsed at start-up, on the web page's critical path.
+using jsonr::JValue;
+using jsonr::text_of;
+
+Result<ModelPreset> preset_from_json(const JValue& j, const std::string& ptr, bool catalog) {
+  auto err = [&](std::string_view key, const std::string& msg) {
+    return Error{ptr + (ptr.empty() || ptr[0] == '/' ? "/" : ".") + std::string(key), msg};
   };
-  if (!j.is_object()) return Error{ptr, "must be an object"};
+  if (!j.IsObject()) return Error{ptr, "must be an object"};
+  const auto members = j.MemberBegin();
+  const jsonr::SizeType count = j.MemberCount();
   ModelPreset p;
   ModelSpec& m = p.spec;
-  if (j.contains("params") && !catalog) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      if (it.key() != "params" && it.key() != "name") return err(it.key(), "unknown key next to params");
+  if (const JValue* params = jsonr::find_member(j, "params"); params && !catalog) {
+    for (jsonr::SizeType i = 0; i < count; ++i) {
+      const std::string_view k = text_of(members[i].name);
+      if (k != "params" && k != "name") return err(k, "unknown key next to params");
     }
-    if (!j["params"].is_number()) return err("params", "must be a number");
-    auto r = model_from_params(j["params"].get<double>());
+    if (!params->IsNumber()) return err("params", "must be a number");
+    auto r = model_from_params(params->GetDouble());
     if (!r) return err("params", r.error().message);
     p.spec = r.value();
-    if (j.contains("name") && j["name"].is_string()) p.spec.name = j["name"].get<std::string>();
+    if (const JValue* name = jsonr::find_member(j, "name"); name && name->IsString()) p.spec.name = std::string(text_of(*name));
     return p;
   }
   static const char* ints[] = {"hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
@@ -389,16 +393,18 @@ Result<ModelPreset> preset_from_json(const json& j, const std::string& ptr, bool
   int64_t* dst[] = {&m.hidden_size, &m.num_layers, &m.num_heads, &m.num_kv_heads, &m.head_dim,
                     &m.intermediate_size, &m.vocab_size, &m.max_position_embeddings, &m.num_experts,
                     &m.experts_per_token, &m.type_vocab_size};
-  bool have_kv = false;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& k = it.key();
-    const json& v = it.value();
+  bool have_kv = false, have_arch = false;
+  // Members in document order; of duplicate keys only the last is read, as nlohmann kept only the last.
+  for (jsonr::SizeType i = 0; i < count; ++i) {
+    const std::string_view k = text_of(members[i].name);
+    const JValue& v = members[i].value;
+    if (jsonr::find_member(j, k) != &v) continue;
     bool done = false;
     for (size_t n = 0; n < sizeof(ints) / sizeof(ints[0]); ++n) {
       if (k == ints[n]) {
-        if (!v.is_number_integer() && !(v.is_number() && std::floor(v.get<double>()) == v.get<double>()))
+        if (!jsonr::is_integer(v) && !(v.IsNumber() && std::floor(v.GetDouble()) == v.GetDouble()))
           return err(k, "must be an integer");
-        const double d = v.get<double>();
+        const double d = v.GetDouble();
         if (d < 0 || d > 9e15) return err(k, "must be a non-negative integer");
         *dst[n] = int64_t(d);
         if (k == "num_kv_heads") have_kv = true;
@@ -408,27 +414,28 @@ Result<ModelPreset> preset_from_json(const json& j, const std::string& ptr, bool
     }
     if (done) continue;
     if (k == "id" || k == "name" || k == "hf_id" || k == "config_source" || k == "params_source") {
-      if (!v.is_string()) return err(k, "must be a string");
-      const std::string s = v.get<std::string>();
-      if (k == "id") m.id = s;
-      else if (k == "name") m.name = s;
-      else if (k == "hf_id") m.hf_id = s;
-      else if (k == "config_source") p.config_source = s;
-      else p.params_source = s;
+      if (!v.IsString()) return err(k, "must be a string");
+      std::string str(text_of(v));
+      if (k == "id") m.id = std::move(str);
+      else if (k == "name") m.name = std::move(str);
+      else if (k == "hf_id") m.hf_id = std::move(str);
+      else if (k == "config_source") p.config_source = std::move(str);
+      else p.params_source = std::move(str);
     } else if (k == "arch") {
-      if (!v.is_string() || !arch_from_id(v.get<std::string>(), &m.arch) || m.arch == Arch::params_only)
+      if (!v.IsString() || !arch_from_id(text_of(v), &m.arch) || m.arch == Arch::params_only)
         return err(k, "must be one of gpt2, llama, qwen2, mistral, mixtral, gemma2, phi3, falcon, opt, bert");
+      have_arch = true;
     } else if (k == "tie_embeddings") {
-      if (!v.is_boolean()) return err(k, "must be true or false");
-      m.tie_embeddings = v.get<bool>();
+      if (!v.IsBool()) return err(k, "must be true or false");
+      m.tie_embeddings = v.GetBool();
     } else if (k == "params_expected" && catalog) {
-      if (!v.is_number() || v.get<double>() <= 0) return err(k, "must be a positive number");
-      p.params_expected = v.get<double>();
+      if (!v.IsNumber() || v.GetDouble() <= 0) return err(k, "must be a positive number");
+      p.params_expected = v.GetDouble();
     } else {
       return err(k, "unknown key");
     }
   }
-  if (!j.contains("arch")) return err("arch", "is required");
+  if (!have_arch) return err("arch", "is required");
   if (catalog && m.id.empty()) return err("id", "is required");
   if (!catalog && m.id.empty()) m.id = "custom";
   if (!have_kv) m.num_kv_heads = m.num_heads;  // HF default: multi-head attention
@@ -445,8 +452,10 @@ Result<ModelPreset> preset_from_json(const json& j, const std::string& ptr, bool
 
 Result<ModelSpec> parse_model_json(std::string_view json_text) {
   try {
-    const json j = json::parse(json_text);
-    auto p = preset_from_json(j, "model", false);
+    rapidjson::Document doc;
+    std::string why;
+    if (!jsonr::parse_json(json_text, &doc, &why)) return Error{"model", "invalid JSON: " + why};
+    auto p = preset_from_json(doc, "model", false);
     if (!p) return p.error();
     return p->spec;
   } catch (const std::exception& e) {
@@ -456,16 +465,18 @@ Result<ModelSpec> parse_model_json(std::string_view json_text) {
 
 Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text) {
   try {
-    const json j = json::parse(json_text);
-    if (!j.is_object()) return Error{"", "the model catalog must be a JSON object"};
-    if (!j.contains("models") || !j["models"].is_array()) return Error{"/models", "must be an array"};
-    const json& arr = j["models"];
-    if (arr.empty()) return Error{"/models", "is empty"};
+    rapidjson::Document doc;
+    std::string why;
+    if (!jsonr::parse_json(json_text, &doc, &why)) return Error{"", "invalid model catalog JSON: " + why};
+    if (!doc.IsObject()) return Error{"", "the model catalog must be a JSON object"};
+    const JValue* arr = jsonr::find_member(doc, "models");
+    if (!arr || !arr->IsArray()) return Error{"/models", "must be an array"};
+    if (arr->Empty()) return Error{"/models", "is empty"};
     std::vector<ModelPreset> out;
-    out.reserve(arr.size());
-    for (size_t n = 0; n < arr.size(); ++n) {
+    out.reserve(arr->Size());
+    for (jsonr::SizeType n = 0; n < arr->Size(); ++n) {
       const std::string ptr = "/models/" + std::to_string(n);
-      auto p = preset_from_json(arr[n], ptr, true);
+      auto p = preset_from_json((*arr)[n], ptr, true);
       if (!p) return p.error();
       for (const auto& prev : out) {
         if (prev.spec.id == p->spec.id) return Error{ptr + "/id", "duplicate id '" + prev.spec.id + "'"};
