@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "trainfit/format.h"
+
 namespace trainfit {
 
 const char* topology_name(Topology t) {
@@ -520,10 +522,17 @@ struct ItemAfter {
   }
 };
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / kGiB);
-  return buf;
+// Text that was written with snprintf into a buffer of `size` bytes keeps what that buffer kept. The numbers
+// go through fixed() (format.h: printf's digits without printf, which dominated plans that do not fit).
+std::string& clip(std::string& s, size_t size) {
+  if (s.size() > size - 1) s.resize(size - 1);
+  return s;
+}
+
+std::string gib(double bytes) {  // "%.1f GiB"
+  std::string s = fixed(bytes / kGiB, 1);
+  s += " GiB";
+  return clip(s, 32);
 }
 
 }  // namespace
@@ -725,10 +734,10 @@ void micro_batches(int64_t per_replica, std::vector<int64_t>& out) {
   if (per_replica <= 256 && (out.empty() || out.back() != per_replica)) out.push_back(per_replica);
 }
 
-std::string percent_slower(double t, double best) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f%% slower", (t / best - 1.0) * 100.0);
-  return buf;
+std::string percent_slower(double t, double best) {  // "%.0f%% slower"
+  std::string s = fixed((t / best - 1.0) * 100.0, 0);
+  s += "% slower";
+  return clip(s, 64);
 }
 
 // Why `p` lost against `best`, in words: how much slower, and the part of its step that grew the most.
@@ -736,19 +745,22 @@ std::string loss_reason(const Plan& p, const Plan& best) {
   const double ratio = best.tokens_per_s / std::max(1e-30, p.tokens_per_s);
   if (ratio <= 1.0 + 1e-9) return "as fast, but uses more GPUs";
   std::string why;
-  char head[160];
   if (ratio >= 2.0) {
-    std::snprintf(head, sizeof head, "%.1fx longer", ratio);
-    why = head;
+    why = fixed(ratio, 1);  // "%.1fx longer"
+    why += "x longer";
+    clip(why, 160);
   } else {
     why = percent_slower(ratio, 1.0);
   }
   if (p.gpus != best.gpus) {
     // Per-GPU throughput decides cost: a smaller cluster can be slower yet cheaper.
     const double per_gpu = (p.tokens_per_s / p.gpus) / (best.tokens_per_s / best.gpus) - 1.0;
-    std::snprintf(head, sizeof head, " on %d GPUs instead of %d (per-GPU throughput %+.0f%%)", p.gpus, best.gpus,
-                  100.0 * per_gpu);
-    why += head;
+    // " on %d GPUs instead of %d (per-GPU throughput %+.0f%%)"
+    std::string part = " on " + std::to_string(p.gpus) + " GPUs instead of " + std::to_string(best.gpus) +
+                       " (per-GPU throughput ";
+    append_fixed(part, 100.0 * per_gpu, 0, true);
+    part += "%)";
+    why += clip(part, 160);
   }
   struct Part {
     const char* name;
@@ -771,10 +783,13 @@ std::string loss_reason(const Plan& p, const Plan& best) {
       name = part.name;
     }
   }
-  char buf[128];
   if (name && worst > 0.02) {
-    std::snprintf(buf, sizeof buf, ": %s takes %.0f%% of its step", name, 100.0 * share);
-    why += buf;
+    std::string part = ": ";  // ": %s takes %.0f%% of its step"
+    part += name;
+    part += " takes ";
+    append_fixed(part, 100.0 * share, 0);
+    part += "% of its step";
+    why += clip(part, 128);
   } else if (p.efficiency < best.efficiency * 0.97) {
     why += ": smaller GEMMs per GPU (lower compute efficiency)";
   }

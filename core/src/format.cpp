@@ -1,0 +1,63 @@
+// trainfit core — printf("%.Nf") without printf (format.h).
+//
+// Why it is exact. Let a = |v| and s = 10^N (exact). p = a * s rounded to a double; e = fma(a, s, -p) is the
+// exact rounding error, so the true product is p + e. printf rounds the true product to an integer, ties to
+// even. A rounding boundary k + 0.5 (exactly representable while p < 2^52) cannot lie strictly between p + e
+// and p: it would then be nearer to p + e than p is, and p is the double nearest to it. So unless p itself is
+// a boundary, rounding p gives the same integer; when it is, the sign of e says on which side the true product
+// lies, and e == 0 is a true tie (to even). The sign is printed whenever v's sign bit is set ("-0.0" for
+// -0.04), as printf does.
+#include "trainfit/format.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+namespace trainfit {
+
+void append_fixed(std::string& out, double v, int decimals, bool plus_sign) {
+  static constexpr double kScale[4] = {1.0, 10.0, 100.0, 1000.0};
+  const bool in_range = decimals >= 0 && decimals <= 3 && std::isfinite(v);
+  const double a = std::fabs(v);
+  const double p = in_range ? a * kScale[decimals] : 0.0;
+  if (!in_range || !(p < 4503599627370496.0)) {  // 2^52: beyond it doubles are integers spaced >= 1
+    char buf[400];
+    std::snprintf(buf, sizeof buf, plus_sign ? "%+.*f" : "%.*f", decimals, v);
+    out += buf;
+    return;
+  }
+  const double floor_p = std::floor(p);
+  double n;
+  if (p - floor_p == 0.5) {
+    const double e = std::fma(a, kScale[decimals], -p);
+    n = e > 0 ? floor_p + 1.0 : (e < 0 ? floor_p : std::nearbyint(p));
+  } else {
+    n = std::nearbyint(p);
+  }
+  // Digits of n, least significant first, with at least decimals + 1 of them.
+  char digits[24];
+  int len = 0;
+  uint64_t u = static_cast<uint64_t>(n);
+  do {
+    digits[len++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  while (len < decimals + 1) digits[len++] = '0';
+  if (std::signbit(v)) {
+    out += '-';
+  } else if (plus_sign) {
+    out += '+';
+  }
+  for (int i = len - 1; i >= 0; --i) {
+    out += digits[i];
+    if (i == decimals && decimals > 0) out += '.';
+  }
+}
+
+std::string fixed(double v, int decimals, bool plus_sign) {
+  std::string s;
+  append_fixed(s, v, decimals, plus_sign);
+  return s;
+}
+
+}  // namespace trainfit
