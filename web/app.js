@@ -137,6 +137,7 @@
       }
     }
     window.trainfitBooted = true;  // the module starts drawing (web/main_web.cpp)
+    document.body.classList.add('started');  // shows the canvas (style.css)
     document.getElementById('splash').remove();
     started = true;
     readyResolve();
@@ -241,6 +242,37 @@
   });
 
   const canvas = document.getElementById('canvas');
+  // The WebGL2 context is created while the wasm downloads and compiles (instantiateWasm below), when this
+  // thread has nothing else to do, instead of inside the module's start-up (glfwCreateWindow), where creating
+  // it and enabling its extensions took ~40 ms of the critical path (headless Chromium, software WebGL). The
+  // attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no antialias; alpha, depth
+  // and stencil from the default hints), so its later getContext call returns this same context; the
+  // extensions are those its GL.initExtensions enables (all but *lose_context / *debug*), so they are already
+  // enabled when it asks again.
+  function createContextEarly() {
+    try {
+      const gl = canvas.getContext('webgl2', { antialias: false, alpha: true, depth: true, stencil: true });
+      if (!gl) return;  // the module reports a missing WebGL2 itself
+      for (const ext of gl.getSupportedExtensions() || [])
+        if (!ext.includes('lose_context') && !ext.includes('debug')) gl.getExtension(ext);
+    } catch (e) { /* the module's own attempt reports it */ }
+  }
+  // emscripten's Module.instantiateWasm hook: the same streaming compile emscripten does (and its fallback to
+  // an ArrayBuffer when the server sends the wasm with the wrong MIME type), with the context created while the
+  // compile runs off this thread.
+  function instantiateWasm(imports, receive) {
+    const url = 'trainfit.wasm';
+    const viaBuffer = () => fetch(url, { credentials: 'same-origin' })
+      .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + url); return r.arrayBuffer(); })
+      .then((b) => WebAssembly.instantiate(b, imports));
+    const streamed = WebAssembly.instantiateStreaming
+      ? WebAssembly.instantiateStreaming(fetch(url, { credentials: 'same-origin' }), imports).catch(viaBuffer)
+      : viaBuffer();
+    streamed.then((r) => receive(r.instance, r.module),
+      (e) => { banner('The calculator could not load: ' + e.message); splash('The calculator could not load.'); });
+    createContextEarly();
+    return {};  // exports arrive through receive()
+  }
   canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); banner('The graphics context was lost; reload the page.'); });
   canvas.addEventListener('contextmenu', (e) => e.preventDefault());
 
@@ -270,6 +302,7 @@
 
   window.Module = {
     canvas: canvas,
+    instantiateWasm: instantiateWasm,
     print: (t) => console.log(t),
     printErr: (t) => console.warn(t),
     onAbort: (what) => banner('The calculator stopped: ' + what),

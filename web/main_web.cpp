@@ -99,6 +99,7 @@ void frame() {
     static const double t0 = emscripten_get_now();
     g_booted = EM_ASM_INT({ return window.trainfitBooted ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
     if (!g_booted) return;
+    EM_ASM({ document.body.classList.add('started'); });  // the canvas is hidden until then (style.css)
     EM_ASM({ performance.mark('tf:first-frame'); });
   }
   ImGui_ImplOpenGL3_NewFrame();
@@ -113,8 +114,10 @@ void frame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-  // The page mirrors the query into the URL hash and localStorage, and tells embedding pages.
-  if (app.query_version() != g_synced_version) {
+  // The page mirrors the query into the URL hash and localStorage, and tells embedding pages. Not during the
+  // first two frames, which bring the first results on screen: serialising the query costs ~10 ms there, while
+  // the wasm still runs in the browser's baseline tier, and the link it writes is the one the page opened with.
+  if (app.query_version() != g_synced_version && app.frames() > 2) {
     g_synced_version = app.query_version();
     const std::string hash = app.query_hash();
     EM_ASM({ if (window.trainfitQueryChanged) window.trainfitQueryChanged(UTF8ToString($0)); }, hash.c_str());

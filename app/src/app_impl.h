@@ -4,6 +4,7 @@
 // Derived results are recomputed only when their inputs change (query version, snapshot version, selection).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,8 @@ struct App::Impl {
 
   // ---- ranking cache: re-ranked only when the query (minus view-only keys) or the snapshot changes
   uint64_t seen_version = 0;
-  std::string rank_key;
+  std::optional<Query> rank_query;  // the query (selection-independent part) the ranking was made for
+  uint64_t rank_snapshot_version = 0;
   Result<ParamCounts> params = Error{"", "not computed"};
   Result<MemoryBreakdown> memory = Error{"", "not computed"};  // one GPU, no sharding: the headline figure
   bool ranked = false;

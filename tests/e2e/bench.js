@@ -38,10 +38,7 @@ function readyProbe(kind) {
             if (frames >= 2) { window.__tfReadyMs = performance.now(); return; }
           } else if (seenAt < 0) {
             // The app: results on screen, i.e. the UI ranked the snapshot, then one more frame drew them.
-            if (frames >= 1 && window.trainfit) {
-              const st = JSON.parse(M.ccall('tf_state', 'string', [], []));
-              if (st.ranked > 0) seenAt = frames;
-            }
+            if (frames >= 1 && M._tf_ranked() > 0) seenAt = frames;  // not tf_state: its JSON would load the page
           } else if (frames > seenAt) { window.__tfReadyMs = performance.now(); return; }
         }
       } catch (e) { /* not up yet */ }

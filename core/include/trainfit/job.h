@@ -41,6 +41,8 @@ struct ModelSpec {
   int64_t experts_per_token = 1;     // top-k routing
   int64_t type_vocab_size = 0;       // BERT token types
   double params = 0;                 // params_only: the total count; otherwise filled by count_params
+
+  bool operator==(const ModelSpec&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -63,6 +65,8 @@ struct ParallelConfig {
   bool sequence_parallel = false;
   bool offload_optimizer = false;
   bool offload_params = false;
+
+  bool operator==(const ParallelConfig&) const = default;
 };
 
 struct TrainConfig {
@@ -98,6 +102,8 @@ struct TrainConfig {
   // optimizer.zero_grad(set_to_none=True), the PyTorch >= 2.0 default: gradients are freed after each step.
   // false (PyTorch < 2.0 default, Hugging Face Trainer then): they stay allocated while activations build up.
   bool zero_grad_set_to_none = true;
+
+  bool operator==(const TrainConfig&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -110,6 +116,8 @@ struct Dataset {
   bool packing = true;           // false: every example is padded to seq_len
   double size_bytes = 0;         // on-disk size to stage (0 = estimate from tokens * bytes_per_token)
   double bytes_per_token = 4;    // raw text ~4 bytes/token (tokenised uint16/32 is 2-4)
+
+  bool operator==(const Dataset&) const = default;
 };
 
 }  // namespace trainfit

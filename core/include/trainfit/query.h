@@ -34,6 +34,8 @@ struct Filters {
   bool must_fit = true;                 // hide offers the job does not fit on
   bool hide_stale = false;
   bool hide_flagged = false;            // hide offers with data-quality warnings
+
+  bool operator==(const Filters&) const = default;
 };
 
 struct CostOptions {
@@ -44,6 +46,8 @@ struct CostOptions {
   double spot_interruption_rate_per_h = 0;  // 0 = the snapshot's rate, or rank.h's assumption where it has none
   int dev_runs = 0;                     // development-cycle scenario: K runs ...
   double dev_run_minutes = 0;           // ... of T minutes each
+
+  bool operator==(const CostOptions&) const = default;
 };
 
 // What `plan`, `cost` and `estimate` look at: one offer (and node count), or one GPU model.
@@ -52,6 +56,8 @@ struct Target {
   std::string gpu;                      // GPU id for `estimate`'s fit check ("h100-sxm")
   int nodes = 0;                        // 0 = let the planner choose
   PricingFilter pricing = PricingFilter::any;
+
+  bool operator==(const Target&) const = default;
 };
 
 struct Query {
@@ -65,6 +71,9 @@ struct Query {
   SortKey sort = SortKey::total_cost;
   int top = 0;                          // 0 = all rows
   double mfu = 0;                       // efficiency override (0 = calibrated default)
+
+  // Member-wise equality (all the structs above have it): the UI compares queries to skip re-ranking.
+  bool operator==(const Query&) const = default;
 };
 
 // The default job: what the first screen shows (a LoRA fine-tune of an 8B model on 100M tokens).

@@ -46,6 +46,8 @@ class App {
 
   void frame();                        // draw one frame of UI
   uint64_t frames() const;
+  // Rows of the current ranking that fit and pass the filters (-1: no ranking yet). Cheap, for load probes.
+  int ranked_rows() const;
   void set_ui_scale(float scale);      // the shells call this when devicePixelRatio / monitor scale changes
   float ui_scale() const;
   bool fonts_dirty() const;            // true after set_ui_scale or a theme change: the shell calls rebuild_fonts
