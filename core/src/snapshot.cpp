@@ -12,6 +12,9 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -470,21 +473,28 @@ struct OfferCells {
 };
 
 // Reads one offer row; returns false if the row is unusable.
-bool read_offer(Ctx& c, const JValue& row, const std::string& p, const OfferCells& cols, size_t ncols,
-                const std::map<std::string, int>& gpu_ix, const std::map<std::string, int>& prov_ix, Offer* o) {
+// GPU or provider id -> index. The views point into the Snapshot's own id strings, which stay put while it is read.
+using IdIndex = std::unordered_map<std::string_view, int>;
+
+// The JSON pointer of offer row `i` (built only for messages: most rows never need one).
+std::string row_pointer(size_t i) { return idx("/offers/rows", i); }
+
+bool read_offer(Ctx& c, const JValue& row, size_t row_index, const OfferCells& cols, size_t ncols,
+                const IdIndex& gpu_ix, const IdIndex& prov_ix, Offer* o) {
+  const auto p = [&] { return row_pointer(row_index); };
   if (!row.IsArray()) {
-    c.error(p, std::string("expected an array (one cell per column), got ") + type_name(row));
+    c.error(p(), std::string("expected an array (one cell per column), got ") + type_name(row));
     return false;
   }
   if (row.Size() != ncols) {
-    c.error(p, "row has " + std::to_string(row.Size()) + " cells, the header has " + std::to_string(ncols));
+    c.error(p(), "row has " + std::to_string(row.Size()) + " cells, the header has " + std::to_string(ncols));
     return false;
   }
   bool ok = true;
   auto cell = [&](Col k) -> const JValue* {
     return cols.at[k] < 0 ? nullptr : &at(row, static_cast<size_t>(cols.at[k]));
   };
-  auto cptr = [&](Col k) { return p + "/" + std::to_string(cols.at[k]); };
+  auto cptr = [&](Col k) { return p() + "/" + std::to_string(cols.at[k]); };
   auto s = [&](Col k, std::string* out, bool nonempty) {
     const JValue* v = cell(k);
     if (!v) return true;  // optional column absent
@@ -555,17 +565,17 @@ bool read_offer(Ctx& c, const JValue& row, const std::string& p, const OfferCell
   o->flags = static_cast<uint32_t>(flags);
 
   if (!prov.empty()) {
-    auto it = prov_ix.find(prov);
+    auto it = prov_ix.find(std::string_view(prov));
     if (it == prov_ix.end()) { c.error(cptr(cProvider), "unknown provider \"" + prov.substr(0, 60) + "\""); ok = false; }
     else o->provider = it->second;
   }
   if (!gpu.empty()) {
-    auto it = gpu_ix.find(gpu);
+    auto it = gpu_ix.find(std::string_view(gpu));
     if (it == gpu_ix.end()) { c.error(cptr(cGpu), "unknown GPU \"" + gpu.substr(0, 60) + "\""); ok = false; }
     else o->gpu = it->second;
   }
   if (ok && o->price_usd_per_h < 0 && o->spot_usd_per_h < 0) {
-    c.error(p, "offer has neither an on-demand nor a spot price");
+    c.error(p(), "offer has neither an on-demand nor a spot price");
     ok = false;
   }
   if (ok && o->spot_max_usd_per_h >= 0 && o->spot_usd_per_h >= 0 && o->spot_max_usd_per_h < o->spot_usd_per_h) {
@@ -587,10 +597,10 @@ double median(std::vector<double> v) {
 }
 
 // Suspicious data -> warnings + flags. Thresholds come from SnapshotLoadOptions (documented in snapshot.md).
-void derive_flags(Ctx& c, Snapshot& s, const std::vector<std::string>& row_ptr, const SnapshotLoadOptions& opt) {
+void derive_flags(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt) {
   auto flag = [&](size_t i, OfferFlag f, const char* code, std::string msg) {
     s.offers[i].flags |= f;
-    c.warn(row_ptr[i], code, s.offers[i].id + ": " + msg);
+    c.warn(row_pointer(row_of[i]), code, s.offers[i].id + ": " + msg);
   };
   for (size_t i = 0; i < s.offers.size(); ++i) {
     Offer& o = s.offers[i];
@@ -693,13 +703,13 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
       }
     }
 
-    std::map<std::string, int> gpu_ix, prov_ix;
+    IdIndex gpu_ix, prov_ix;
     if (const JValue* gs = c.array(doc, "gpus", "", kMaxGpus)) {
       s.gpus.resize(gs->Size());
       for (size_t i = 0; i < gs->Size(); ++i) {
         read_gpu(c, at(*gs, i), idx("/gpus", i), &s.gpus[i]);
         if (s.gpus[i].id.empty()) continue;
-        if (!gpu_ix.emplace(s.gpus[i].id, static_cast<int>(i)).second)
+        if (!gpu_ix.emplace(std::string_view(s.gpus[i].id), static_cast<int>(i)).second)
           c.error(idx("/gpus", i) + "/id", "duplicate GPU id \"" + s.gpus[i].id + "\"");
       }
     }
@@ -708,12 +718,12 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
       for (size_t i = 0; i < ps->Size(); ++i) {
         read_provider(c, at(*ps, i), idx("/providers", i), &s.providers[i]);
         if (s.providers[i].id.empty()) continue;
-        if (!prov_ix.emplace(s.providers[i].id, static_cast<int>(i)).second)
+        if (!prov_ix.emplace(std::string_view(s.providers[i].id), static_cast<int>(i)).second)
           c.error(idx("/providers", i) + "/id", "duplicate provider id \"" + s.providers[i].id + "\"");
       }
     }
 
-    std::vector<std::string> row_ptr;
+    std::vector<size_t> row_of;  // offer -> its row in the document (for warnings' pointers)
     if (const JValue* off = c.member(doc, "offers", "") ; off && c.object(*off, "/offers")) {
       const JValue* cols = c.array(*off, "columns", "/offers", 64);
       const JValue* rows = c.array(*off, "rows", "/offers", kMaxOffers);
@@ -745,24 +755,27 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
           }
       }
       if (header_ok && rows) {
-        std::set<std::string> seen;
+        // Offer ids seen so far, as views into the parsed document (alive until the end of this function).
+        std::unordered_set<std::string_view> seen;
+        seen.reserve(rows->Size());
         s.offers.reserve(rows->Size());
+        row_of.reserve(rows->Size());
         for (size_t i = 0; i < rows->Size(); ++i) {
-          const std::string p = idx("/offers/rows", i);
           Offer o;
-          if (!read_offer(c, at(*rows, i), p, oc, cols->Size(), gpu_ix, prov_ix, &o)) continue;
-          if (!seen.insert(o.id).second) {
-            c.error(p + "/" + std::to_string(oc.at[cId]), "duplicate offer id \"" + o.id + "\"");
+          const JValue& row = at(*rows, i);
+          if (!read_offer(c, row, i, oc, cols->Size(), gpu_ix, prov_ix, &o)) continue;
+          if (!seen.insert(text_of(row[static_cast<SizeType>(oc.at[cId])])).second) {
+            c.error(row_pointer(i) + "/" + std::to_string(oc.at[cId]), "duplicate offer id \"" + o.id + "\"");
             continue;
           }
           s.offers.push_back(std::move(o));
-          row_ptr.push_back(p);
+          row_of.push_back(i);
         }
       }
     }
     if (s.providers.empty() && !c.has_errors()) c.error("/providers", "no providers");
     if (c.has_errors()) return std::nullopt;
-    derive_flags(c, s, row_ptr, opt);
+    derive_flags(c, s, row_of, opt);
     s.warnings = r->warnings;
     return s;
   } catch (const std::exception& e) {
