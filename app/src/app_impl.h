@@ -29,8 +29,8 @@ enum Col : int {
 // Text of one result row that is not already a C string in the snapshot: built once per ranking, so the
 // table does not allocate while it draws (issue 9).
 struct RowText {
-  char gpus[48];    // "8 x H100 SXM"
-  char plan[64];    // "2x8 TP8 PP1 DP2 Z1 sel mb4"
+  char gpus[48] = "";  // "8 x H100 SXM" (empty until formatted: App::Impl::row_texts)
+  char plan[64] = "";  // "2x8 TP8 PP1 DP2 Z1 sel mb4"
 };
 
 // One validation row for the Accuracy view (from api_call("validate")).
@@ -82,7 +82,7 @@ struct App::Impl {
   double rank_ms = 0;
   uint64_t rank_count = 0;        // how many times the ranking ran (tests pin the cache with it)
   uint64_t rank_version = 0;      // bumps with each new ranking
-  std::vector<RowText> row_text;
+  mutable std::vector<RowText> row_text;  // per ranked row, formatted on first use: read it through row_texts()
   std::vector<int> view;          // rows shown, in display order (indices into rank->rows)
   bool view_dirty = true;
   int sort_col = kColRank;        // kColRank = the core's order (the query's `sort` key)
@@ -126,6 +126,7 @@ struct App::Impl {
   void recompute();                     // ranking + headline figures when stale
   void rebuild_view();
   void select_row(int row);             // sets target.offer / target.pricing (in the hash)
+  const RowText& row_texts(int row) const;// the row's "GPUs" and "Plan" cells, formatted on first use
   void update_detail();
   const RankRow* selected_row() const;
   const Plan* row_plan(const RankRow& r) const;

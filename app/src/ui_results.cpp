@@ -45,8 +45,8 @@ const char* col_text(const App::Impl& s, int ri, int col) {
     case kColProvider: return s.snapshot.providers[o.provider].id.c_str();
     case kColRegion: return o.region.c_str();
     case kColOption: return option_label(r.option);
-    case kColGpus: return s.row_text[ri].gpus;
-    case kColPlan: return s.row_text[ri].plan;
+    case kColGpus: return s.row_texts(ri).gpus;
+    case kColPlan: return s.row_texts(ri).plan;
     case kColState: return row_state_name(r.state);
     default: return "";
   }
@@ -194,11 +194,11 @@ void draw_results_table(App::Impl& s, float height) {
       ImGui::TableSetColumnIndex(kColOption);
       ImGui::TextUnformatted(option_label(r.option));
       ImGui::TableSetColumnIndex(kColGpus);
-      ImGui::TextUnformatted(s.row_text[ri].gpus);
+      ImGui::TextUnformatted(s.row_texts(ri).gpus);
       ImGui::TableSetColumnIndex(kColVram);
       ImGui::TextUnformatted(fmt_bytes_gib(buf, sizeof buf, s.snapshot.gpus[o.gpu].memory_bytes));
       ImGui::TableSetColumnIndex(kColPlan);
-      ImGui::TextUnformatted(s.row_text[ri].plan);
+      ImGui::TextUnformatted(s.row_texts(ri).plan);
       if (ranked) {
         ImGui::TableSetColumnIndex(kColTime);
         ImGui::TextUnformatted(fmt_duration(buf, sizeof buf, r.wall_s));
@@ -277,10 +277,10 @@ std::string results_text(const App::Impl& s, bool markdown) {
     cell(s.snapshot.providers[o.provider].id, false);
     cell(o.region, false);
     cell(option_label(r.option), false);
-    cell(s.row_text[ri].gpus, false);
+    cell(s.row_texts(ri).gpus, false);
     cell(numtxt(s.snapshot.gpus[o.gpu].memory_bytes / kGiB), false);
     cell(std::to_string(r.nodes), false);
-    cell(s.row_text[ri].plan, false);
+    cell(s.row_texts(ri).plan, false);
     cell(ranked ? numtxt(r.wall_s / 3600) : "", false);
     cell(ranked ? numtxt(r.total_usd) : "", false);
     cell(numtxt(r.price_usd_per_h), false);
