@@ -113,7 +113,8 @@ async function main() {
     await timeToInteractive(browser, bareBase + '/', 'bare');  // warm the browser process itself
     for (let i = 0; i < RUNS; ++i) {
       yard.push(await timeToInteractive(browser, bareBase + '/', 'bare'));
-      app.push(await timeToInteractive(browser, base + '/', 'app'));
+      // ?nosw=1: a first visit, as the bare page's (no service worker serving the files from its cache).
+      app.push(await timeToInteractive(browser, base + '/?nosw=1', 'app'));
     }
     fig.load_app_ms = median(app);
     fig.load_bare_ms = median(yard);
