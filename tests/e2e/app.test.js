@@ -34,6 +34,37 @@ test('page loads with the bundled snapshot, draws frames and reports no errors',
   await page.close();
 });
 
+test('the WebGL context made while the wasm compiles is the one the module uses, with GLFW\'s attributes', async () => {
+  // web/app.js creates the context early (load time, issue 9) with the attributes emscripten 3.1.6's GLFW asks
+  // for; a mismatch would silently change how the canvas is drawn, since getContext returns the first context.
+  const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+  const r = await page.evaluate(() => {
+    const gl = Module.canvas.getContext('webgl2');
+    const a = gl.getContextAttributes();
+    return { same: gl === Module.ctx, antialias: a.antialias, alpha: a.alpha, depth: a.depth, stencil: a.stencil,
+      premultipliedAlpha: a.premultipliedAlpha, preserveDrawingBuffer: a.preserveDrawingBuffer };
+  });
+  assert.deepStrictEqual(r, { same: true, antialias: false, alpha: true, depth: true, stencil: true,
+    premultipliedAlpha: true, preserveDrawingBuffer: false });
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
+test('the wasm still loads when the server sends it with a wrong content type', async () => {
+  // Streaming compilation needs application/wasm; web/app.js falls back to compiling an ArrayBuffer, as
+  // emscripten's own loader does.
+  const odd = await serve(undefined, { '.wasm': 'application/octet-stream' });
+  try {
+    const { page, problems } = await openApp(ctx.browser, 'http://127.0.0.1:' + odd.address().port, '?nosw=1');
+    const st = await page.evaluate(() => window.trainfit.state());
+    assert.ok(st.ranked > 0, 'the app ranked the bundled snapshot');
+    assert.deepStrictEqual(problems.filter((p) => !/MIME type/i.test(p)), []);
+    await page.close();
+  } finally {
+    odd.close();
+  }
+});
+
 test('a real click on the Method combo changes the query and the URL hash', async () => {
   const { page, problems } = await openApp(ctx.browser, base, '?nosw=1#model=llama-3.1-8b&method=lora');
   await clickLabel(page, 'Method');

@@ -12,7 +12,8 @@ const OUT = process.env.TRAINFIT_E2E_OUT || path.join(ROOT, 'build/e2e');
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
   '.css': 'text/css', '.png': 'image/png' };
 
-function serve(dir = SITE) {
+// `types` overrides content types by extension (a test serves the wasm with a wrong one).
+function serve(dir = SITE, types = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     let p = path.normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
@@ -21,7 +22,8 @@ function serve(dir = SITE) {
     if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404); res.end('not found'); return;
     }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
+    const ext = path.extname(file);
+    res.writeHead(200, { 'content-type': types[ext] || TYPES[ext] || 'application/octet-stream', 'cache-control': 'no-store' });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
