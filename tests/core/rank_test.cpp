@@ -125,7 +125,9 @@ TEST(Ranking, RowsAreSortedAndTheParetoFrontierIsNonDominated) {
   ASSERT_GT(r->ranked, 10);
   int pareto = 0;
   for (int i = 0; i < r->ranked; ++i) {
-    if (i > 0) EXPECT_LE(r->rows[i - 1].total_usd, r->rows[i].total_usd);
+    if (i > 0) {
+      EXPECT_LE(r->rows[i - 1].total_usd, r->rows[i].total_usd);
+    }
     if (!r->rows[i].pareto) continue;
     ++pareto;
     for (int j = 0; j < r->ranked; ++j) {
@@ -194,7 +196,9 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
   ASSERT_TRUE(f.ok()) << f.error().to_string();
   EXPECT_EQ(f->shapes_shared, 1) << "only the H100 twin shares";
   for (const ShapePlan& sp : f->shapes)
-    if (sp.gpu_count == 4) EXPECT_TRUE(sp.plan.uses_host);
+    if (sp.gpu_count == 4) {
+      EXPECT_TRUE(sp.plan.uses_host);
+    }
 }
 
 // Offers of one instance type in regions with the same prices get the same node-count choice; the ranking
