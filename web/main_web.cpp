@@ -7,9 +7,8 @@
 //         paste comes in through the exported tf_paste.
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
 //   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
-//         WebGL) is started in main() with one tiny draw into an offscreen framebuffer, so it overlaps the
+//         WebGL) is started in main() with one tiny draw into the still hidden canvas, so it overlaps the
 //         snapshot parse instead of following the first full frame (warm_up_gpu below).
-#include <GLES3/gl3.h>  // framebuffer objects for warm_up_gpu
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
 #include <emscripten/html5.h>
@@ -59,30 +58,22 @@ void rebuild_fonts_now(trainfit::app::App& app) {
   ImGui_ImplOpenGL3_CreateFontsTexture();
 }
 
-// One small textured, blended ImGui draw into a 16 x 16 offscreen framebuffer, then a flush: the GPU process
-// compiles and links the shaders, uploads the font atlas and builds its pipeline for the ImGui state while the
-// page goes on loading the snapshot. Drawing into the canvas itself would not do: the canvas is behind the
-// splash, and a drawn canvas is composited (read back under software compositing) on the next frame.
+// One small textured, blended ImGui draw, then a flush: the GPU process compiles and links the shaders, uploads
+// the font atlas and builds its pipeline for the ImGui state while the page goes on loading the snapshot. It
+// draws into the canvas itself, so the pipeline is the one the first frame uses (its framebuffer format), and
+// is not composited: the canvas is hidden behind the splash until the first frame (web/style.css), and a
+// visible drawn canvas would be read back under software compositing.
 void warm_up_gpu(trainfit::app::App& app) {
   sync_canvas_size();  // the device pixel ratio decides the font size
   rebuild_fonts_now(app);
-  GLuint tex = 0, fbo = 0;
-  glGenTextures(1, &tex);
-  glBindTexture(GL_TEXTURE_2D, tex);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-  glGenFramebuffers(1, &fbo);
-  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(0, 0), ImVec2(8, 8), IM_COL32(128, 128, 128, 128));
   ImGui::GetForegroundDrawList()->AddText(ImVec2(0, 0), IM_COL32_WHITE, "tf");
   ImGui::Render();
+  glViewport(0, 0, g_fb_w, g_fb_h);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glDeleteFramebuffers(1, &fbo);
-  glDeleteTextures(1, &tex);
   glFlush();
 }
 
