@@ -112,6 +112,15 @@ int main(int argc, char** argv) {
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
+  {
+    // Fonts at the window's scale, then the renderer's objects: the atlas texture is uploaded once (the
+    // backend's first NewFrame would otherwise create it again behind a rebuilt one).
+    float sx = 1, sy = 1;
+    glfwGetWindowContentScale(window, &sx, &sy);
+    app.set_ui_scale(sx);
+    app.rebuild_fonts();
+    ImGui_ImplOpenGL3_CreateDeviceObjects();
+  }
   g_app = &app;
   glfwSetDropCallback(window, on_drop);
   // Prices: --snapshot FILE, else the snapshot compiled into this binary.

@@ -266,10 +266,15 @@
       .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + url); return r.arrayBuffer(); })
       .then((b) => WebAssembly.instantiate(b, imports));
     const streamed = WebAssembly.instantiateStreaming
-      ? WebAssembly.instantiateStreaming(fetch(url, { credentials: 'same-origin' }), imports).catch(viaBuffer)
+      ? WebAssembly.instantiateStreaming(fetch(url, { credentials: 'same-origin' }), imports).catch((e) => {
+        console.warn('trainfit: streaming wasm compile failed (' + String((e && e.message) || e) + '); retrying from a buffer');
+        return viaBuffer();
+      })
       : viaBuffer();
-    streamed.then((r) => receive(r.instance, r.module),
-      (e) => { banner('The calculator could not load: ' + e.message); splash('The calculator could not load.'); });
+    streamed.then((r) => receive(r.instance, r.module), (e) => {
+      banner('The calculator could not load: ' + String((e && e.message) || e));
+      splash('The calculator could not load.');
+    });
     createContextEarly();
     return {};  // exports arrive through receive()
   }

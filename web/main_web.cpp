@@ -65,7 +65,8 @@ void rebuild_fonts_now(trainfit::app::App& app) {
 // visible drawn canvas would be read back under software compositing.
 void warm_up_gpu(trainfit::app::App& app) {
   sync_canvas_size();  // the device pixel ratio decides the font size
-  rebuild_fonts_now(app);
+  app.rebuild_fonts();
+  ImGui_ImplOpenGL3_CreateDeviceObjects();  // shaders + the atlas's texture, uploaded once
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
@@ -86,11 +87,16 @@ void frame() {
   // link are applied, or failed), the splash covers the canvas: drawing the UI without data would only delay
   // the first useful frame (software-rendered WebGL costs ~100 ms per full frame in headless Chromium).
   if (!g_booted) {
-    // Draw anyway after 20 s, so a page script failure can never leave a blank canvas behind the splash.
+    // Draw anyway after 20 s, so a page script failure can never leave the splash up for good.
     static const double t0 = emscripten_get_now();
     g_booted = EM_ASM_INT({ return window.trainfitBooted ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
     if (!g_booted) return;
-    EM_ASM({ document.body.classList.add('started'); });  // the canvas is hidden until then (style.css)
+    // Show the canvas (hidden until now, style.css); app.js has removed the splash, unless it failed.
+    EM_ASM({
+      document.body.classList.add('started');
+      var splash = document.getElementById('splash');
+      if (splash) splash.remove();
+    });
     EM_ASM({ performance.mark('tf:first-frame'); });
   }
   ImGui_ImplOpenGL3_NewFrame();
@@ -107,7 +113,8 @@ void frame() {
 
   // The page mirrors the query into the URL hash and localStorage, and tells embedding pages. Not during the
   // first two frames, which bring the first results on screen: serialising the query costs ~10 ms there, while
-  // the wasm still runs in the browser's baseline tier, and the link it writes is the one the page opened with.
+  // the wasm still runs in the browser's baseline tier. Changes made meanwhile (a link, a saved query, the JS
+  // API) are mirrored at the third frame: the versions differ until then.
   if (app.query_version() != g_synced_version && app.frames() > 2) {
     g_synced_version = app.query_version();
     const std::string hash = app.query_hash();

@@ -1,7 +1,7 @@
 // trainfit — offline cache. App files: cache first (they change only with a new build, which changes this
-// file's CACHE name). The snapshot: network first, so a fresh one is used when online, the cached one offline.
+// file's CACHE name: cmake/stamp_sw.cmake writes a digest of the app files in place of the placeholder). The snapshot: network first, so a fresh one is used when online, the cached one offline.
 'use strict';
-const CACHE = 'trainfit-v2';
+const CACHE = 'trainfit-@CACHE_VERSION@';
 const APP = ['./', 'index.html', 'app.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.json', 'icon.svg'];
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(APP)).then(() => self.skipWaiting()));

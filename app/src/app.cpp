@@ -238,7 +238,13 @@ std::string App::state_json() const {
   out += "\",\"embed\":";
   out += s.opts.embed ? "true" : "false";
   out += ",\"snapshot\":";
-  out += s.has_snapshot ? "\"" + json_escape(s.snapshot.id) + "\"" : std::string("null");
+  if (s.has_snapshot) {  // (appended piecewise: "\"" + string trips g++ 12's false -Wrestrict, GCC bug 105329)
+    out += '"';
+    out += json_escape(s.snapshot.id);
+    out += '"';
+  } else {
+    out += "null";
+  }
   out += ",\"snapshot_origin\":\"" + json_escape(s.snapshot_origin) + "\"";
   if (s.has_snapshot) put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
   // The UI's own cached ranking: tests compare these numbers with `trainfit rank --format json`.
@@ -342,7 +348,9 @@ std::string App::take_shell_requests() {
   std::string out = "[";
   for (size_t i = 0; i < impl_->requests.size(); ++i) {
     if (i) out += ",";
-    out += "\"" + json_escape(impl_->requests[i]) + "\"";
+    out += '"';  // (piecewise, as in state_json)
+    out += json_escape(impl_->requests[i]);
+    out += '"';
   }
   impl_->requests.clear();
   return out + "]";
@@ -435,7 +443,7 @@ void draw_header(App::Impl& s) {
     s.request(s.dark ? "theme:dark" : "theme:light");
   }
   ImGui::SameLine();
-  if (ImGui::Button("Copy link")) s.clipboard = "#" + query_to_hash(s.query);
+  if (ImGui::Button("Copy link")) s.clipboard = std::string("#").append(query_to_hash(s.query));
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every input is in the link: it reproduces this ranking.");
   ImGui::SameLine();
   if (ImGui::Button("Load prices...")) s.request("open_file");

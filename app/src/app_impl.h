@@ -26,8 +26,8 @@ enum Col : int {
   kColHeadroom, kColVram, kColPlan, kColState, kColCount
 };
 
-// Text of one result row that is not already a C string in the snapshot: built once per ranking, so the
-// table does not allocate while it draws (issue 9).
+// Text of one result row that is not already a C string in the snapshot: formatted the first time the row is
+// shown after a ranking (App::Impl::row_texts) and kept, so the table does not allocate while it draws (issue 9).
 struct RowText {
   char gpus[48] = "";  // "8 x H100 SXM" (empty until formatted: App::Impl::row_texts)
   char plan[64] = "";  // "2x8 TP8 PP1 DP2 Z1 sel mb4"
