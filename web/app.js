@@ -136,9 +136,7 @@
         try { localStorage.removeItem(STORAGE_KEY); } catch (e) { /* storage may be blocked */ }
       }
     }
-    window.trainfitBooted = true;  // the module starts drawing (web/main_web.cpp)
-    document.body.classList.add('started');  // shows the canvas (style.css)
-    document.getElementById('splash').remove();
+    window.trainfitBooted = true;  // the module draws its first frame, shows the canvas, removes the splash
     started = true;
     readyResolve();
   }

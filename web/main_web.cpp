@@ -91,13 +91,14 @@ void frame() {
     static const double t0 = emscripten_get_now();
     g_booted = EM_ASM_INT({ return window.trainfitBooted ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
     if (!g_booted) return;
-    // Show the canvas (hidden until now, style.css); app.js has removed the splash, unless it failed.
+    // The one place the page is revealed (booted or not): the canvas, hidden until now (style.css), shows
+    // this frame, and the splash goes.
     EM_ASM({
       document.body.classList.add('started');
       var splash = document.getElementById('splash');
       if (splash) splash.remove();
+      performance.mark('tf:first-frame');
     });
-    EM_ASM({ performance.mark('tf:first-frame'); });
   }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();

@@ -361,7 +361,13 @@ void App::set_dark(bool dark) {
   impl_->fonts_dirty = true;  // the style is rebuilt with the fonts, outside the frame
 }
 bool App::dark() const { return impl_->dark; }
-void App::clear_color(float rgba[4]) const { std::copy(impl_->clear, impl_->clear + 4, rgba); }
+void App::clear_color(float rgba[4]) const {
+  const ImVec4 c = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // transparent, colour kept (rebuild_fonts)
+  rgba[0] = c.x;
+  rgba[1] = c.y;
+  rgba[2] = c.z;
+  rgba[3] = 1.0f;
+}
 void App::set_embed(bool embed) { impl_->opts.embed = embed; }
 double App::frame_ms() const { return impl_->frame_ms; }
 double App::frame_ms_avg() const { return impl_->frame_ms_avg; }
@@ -399,11 +405,8 @@ bool App::rebuild_fonts() {
   // screen layers of blended pixels that a software-rendered WebGL canvas (SwiftShader: headless browsers, VMs,
   // machines with a blocklisted GPU) shades one by one: measured 50-65 ms of raster per frame with them,
   // 17-22 ms without (docs/performance.md). The shells clear to WindowBg instead (clear_color), children are
-  // told apart by their borders, and popups/tooltips keep their opaque PopupBg.
-  impl_->clear[0] = style.Colors[ImGuiCol_WindowBg].x;
-  impl_->clear[1] = style.Colors[ImGuiCol_WindowBg].y;
-  impl_->clear[2] = style.Colors[ImGuiCol_WindowBg].z;
-  impl_->clear[3] = 1.0f;
+  // told apart by their borders, and popups/tooltips keep their opaque PopupBg. Only the alpha goes: the colour
+  // stays in the style for clear_color.
   style.Colors[ImGuiCol_WindowBg].w = 0.0f;
   style.Colors[ImGuiCol_ChildBg].w = 0.0f;
   style.WindowRounding = 0.0f;

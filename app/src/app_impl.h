@@ -67,7 +67,6 @@ struct App::Impl {
   bool fonts_dirty = true;
   float atlas_px = 0;  // font size the current atlas was built at (0: none yet)
   bool dark = true;
-  float clear[4] = {0.09f, 0.09f, 0.11f, 1.0f};  // the shell's clear colour: the theme's WindowBg (rebuild_fonts)
   std::string today;              // ISO date, for the snapshot's age
 
   // ---- ranking cache: re-ranked only when the query (minus view-only keys) or the snapshot changes
