@@ -101,10 +101,8 @@ void BM_PlanOneInstance(benchmark::State& state, const char* query) {
 BENCHMARK_CAPTURE(BM_PlanOneInstance, lora8b, "lora8b")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PlanOneInstance, full70b, "full70b")->Unit(benchmark::kMicrosecond);
 
-// Full ranking of the bundled snapshot, from scratch (every shape planned, every offer costed).
-void BM_RankBundled(benchmark::State& state, const char* query) {
-  const trainfit::Snapshot& s = bundled_snapshot();
-  const trainfit::Query q = query_named(query);
+// Ranks `s` from scratch (no PlanCache: every shape planned, every offer costed) once per iteration.
+void rank_from_scratch(benchmark::State& state, const trainfit::Query& q, const trainfit::Snapshot& s) {
   trainfit::RankResult last;
   for (auto _ : state) {
     auto r = trainfit::rank_offers(q, s);
@@ -115,6 +113,11 @@ void BM_RankBundled(benchmark::State& state, const char* query) {
     last = std::move(r).value();
   }
   report_rank(state, last, s.offers.size());
+}
+
+// Full ranking of the bundled snapshot, from scratch (every shape planned, every offer costed).
+void BM_RankBundled(benchmark::State& state, const char* query) {
+  rank_from_scratch(state, query_named(query), bundled_snapshot());
 }
 BENCHMARK_CAPTURE(BM_RankBundled, lora8b, "lora8b")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RankBundled, full70b, "full70b")->Unit(benchmark::kMillisecond);
@@ -151,18 +154,7 @@ BENCHMARK_CAPTURE(BM_ReRankCached, lora8b, "lora8b")->Arg(0)->Arg(100000)->Unit(
 // Issue 5: a full evaluation (topology planning included) of 1k / 10k / 100k synthetic offers, one thread.
 void BM_RankSynthetic(benchmark::State& state, const char* query) {
   const int n = static_cast<int>(state.range(0));
-  const trainfit::Snapshot s = trainfit::bench::synthetic_snapshot(bundled_snapshot(), n);
-  const trainfit::Query q = query_named(query);
-  trainfit::RankResult last;
-  for (auto _ : state) {
-    auto r = trainfit::rank_offers(q, s);
-    if (!r) {
-      state.SkipWithError(r.error().to_string().c_str());
-      return;
-    }
-    last = std::move(r).value();
-  }
-  report_rank(state, last, s.offers.size());
+  rank_from_scratch(state, query_named(query), trainfit::bench::synthetic_snapshot(bundled_snapshot(), n));
 }
 BENCHMARK_CAPTURE(BM_RankSynthetic, lora8b, "lora8b")->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RankSynthetic, full70b, "full70b")->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);

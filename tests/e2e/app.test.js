@@ -2,22 +2,15 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
 const path = require('node:path');
-const { serve, launch, openApp, clickLabel, OUT } = require('./harness');
+const { serve, openApp, clickLabel, startSite, stopSite, OUT } = require('./harness');
 
-let server, base, ctx;
+let site, base, ctx;
 test.before(async () => {
-  fs.mkdirSync(OUT, { recursive: true });
-  server = await serve();
-  base = 'http://127.0.0.1:' + server.address().port;
-  ctx = await launch();
+  site = await startSite();
+  ({ base, ctx } = site);
 });
-test.after(async () => {
-  if (ctx) await ctx.browser.close();
-  if (ctx) fs.rmSync(ctx.userDir, { recursive: true, force: true });
-  if (server) server.close();
-});
+test.after(() => stopSite(site));
 
 test('page loads with the bundled snapshot, draws frames and reports no errors', async () => {
   const { page, problems, firstFrameMs } = await openApp(ctx.browser, base, '?nosw=1');

@@ -72,4 +72,22 @@ async function clickLabel(page, label) {
   return r;
 }
 
-module.exports = { serve, launch, openApp, clickLabel, OUT, SITE, ROOT };
+// One served site and one browser for a test file: `site = await startSite()` in test.before (site.base,
+// site.ctx.browser), `await stopSite(site)` in test.after (it tolerates a before hook that failed half way).
+async function startSite() {
+  fs.mkdirSync(OUT, { recursive: true });
+  const site = { server: await serve() };
+  site.base = 'http://127.0.0.1:' + site.server.address().port;
+  site.ctx = await launch();
+  return site;
+}
+async function stopSite(site) {
+  if (!site) return;
+  if (site.ctx) {
+    await site.ctx.browser.close();
+    fs.rmSync(site.ctx.userDir, { recursive: true, force: true });
+  }
+  if (site.server) site.server.close();
+}
+
+module.exports = { serve, launch, openApp, clickLabel, startSite, stopSite, OUT, SITE, ROOT };

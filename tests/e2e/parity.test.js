@@ -6,7 +6,7 @@ const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { serve, launch, openApp, ROOT } = require('./harness');
+const { openApp, startSite, stopSite, ROOT } = require('./harness');
 
 const CLI = process.env.TRAINFIT_CLI || path.join(ROOT, 'build/native-release/cli/trainfit');
 function cli(args, stdin) {
@@ -21,19 +21,14 @@ const QUERIES = [
              vocab_size: 128256, tie_embeddings: true }, method: 'full', top: 10 },
 ];
 
-let server, base, ctx, page;
+let site, base, ctx, page;
 test.before(async () => {
   assert.ok(fs.existsSync(CLI), 'build the native CLI first: ' + CLI);
-  server = await serve();
-  base = 'http://127.0.0.1:' + server.address().port;
-  ctx = await launch();
+  site = await startSite();
+  ({ base, ctx } = site);
   ({ page } = await openApp(ctx.browser, base, '?nosw=1'));
 });
-test.after(async () => {
-  if (ctx) await ctx.browser.close();
-  if (ctx) fs.rmSync(ctx.userDir, { recursive: true, force: true });
-  if (server) server.close();
-});
+test.after(() => stopSite(site));
 
 for (const [i, q] of QUERIES.entries()) {
   test('rank and estimate JSON are identical in the CLI and the JS API (query ' + i + ')', async () => {

@@ -7,21 +7,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const harness = require('./harness');
-const { serve, launch, openApp, OUT, ROOT } = harness;
+const { openApp, startSite, stopSite, OUT, ROOT } = harness;
 
 const CLI = process.env.TRAINFIT_CLI || path.join(ROOT, 'build/native-release/cli/trainfit');
-let server, base, ctx;
+let site, base, ctx;
 test.before(async () => {
-  fs.mkdirSync(OUT, { recursive: true });
-  server = await serve();
-  base = 'http://127.0.0.1:' + server.address().port;
-  ctx = await launch();
+  site = await startSite();
+  ({ base, ctx } = site);
 });
-test.after(async () => {
-  if (ctx) await ctx.browser.close();
-  if (ctx) fs.rmSync(ctx.userDir, { recursive: true, force: true });
-  if (server) server.close();
-});
+test.after(() => stopSite(site));
 
 const state = (page) => page.evaluate(() => window.trainfit.state());
 const view = (page) => page.evaluate(() => window.trainfit.view());
