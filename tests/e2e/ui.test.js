@@ -19,6 +19,13 @@ test.after(() => stopSite(site));
 
 const state = (page) => page.evaluate(() => window.trainfit.state());
 const view = (page) => page.evaluate(() => window.trainfit.view());
+// Presses `keys` in order, keeps them down for two frames, releases them in reverse order.
+async function hold(page, ...keys) {
+  for (const k of keys) await page.keyboard.down(k);
+  await frames(page, 2);
+  for (const k of keys.reverse()) await page.keyboard.up(k);
+  await frames(page, 1);
+}
 async function frames(page, n) {
   const f = await page.evaluate(() => Module.ccall('tf_frames', 'number', [], []));
   await page.waitForFunction((m) => Module.ccall('tf_frames', 'number', [], []) >= m, f + n);
@@ -84,9 +91,11 @@ test('real clicks and keys: choose a preset by search, sort a column, select a r
 
   // Keys: select the sequence length field's text, type a new value, Enter.
   await clickLabel(page, 'Seq len');
-  await page.keyboard.press('Control+A');
+  // Control+A and Enter are held over frames: Dear ImGui 1.86 reads key state once per frame (no input queue),
+  // so a press and release between two frames is never seen (a flake on a slow frame).
+  await hold(page, 'Control', 'KeyA');
   await page.keyboard.type('4096');
-  await page.keyboard.press('Enter');
+  await hold(page, 'Enter');
   await page.waitForFunction(() => window.trainfit.query().seq_len === 4096);
   assert.deepStrictEqual(problems, []);
   await page.close();
