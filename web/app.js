@@ -240,20 +240,16 @@
   });
 
   const canvas = document.getElementById('canvas');
-  // The WebGL2 context is created while the wasm downloads and compiles (instantiateWasm below), when this
-  // thread has nothing else to do, instead of inside the module's start-up (glfwCreateWindow), where creating
-  // it and enabling its extensions took ~40 ms of the critical path (headless Chromium, software WebGL). The
-  // attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no antialias; alpha, depth
-  // and stencil from the default hints), so its later getContext call returns this same context; the
-  // extensions are those its GL.initExtensions enables (all but *lose_context / *debug*), so they are already
-  // enabled when it asks again.
+  // The WebGL2 context is created while the wasm compiles (instantiateWasm below) instead of inside the
+  // module's start-up (glfwCreateWindow), where creating it took ~20 ms of the critical path (headless Chromium,
+  // software WebGL). The attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no
+  // antialias; alpha, depth and stencil from the default hints), so its later getContext call returns this same
+  // context. No extension is enabled: the renderer needs none (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0,
+  // web/CMakeLists.txt), and each would cost a synchronous round trip to the GPU process.
   function createContextEarly() {
     try {
-      const gl = canvas.getContext('webgl2', { antialias: false, alpha: true, depth: true, stencil: true });
-      if (!gl) return;  // the module reports a missing WebGL2 itself
-      for (const ext of gl.getSupportedExtensions() || [])
-        if (!ext.includes('lose_context') && !ext.includes('debug')) gl.getExtension(ext);
-    } catch (e) { /* the module's own attempt reports it */ }
+      canvas.getContext('webgl2', { antialias: false, alpha: true, depth: true, stencil: true });
+    } catch (e) { /* the module's own attempt reports a missing WebGL2 */ }
   }
   // emscripten's Module.instantiateWasm hook: the same streaming compile emscripten does (and its fallback to
   // an ArrayBuffer when the server sends the wasm with the wrong MIME type), with the context created while the

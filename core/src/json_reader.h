@@ -1,5 +1,6 @@
 // trainfit core — strict JSON reading with RapidJSON, shared by the snapshot reader (snapshot.cpp) and the model
-// catalog (model.cpp). Internal to the core: not installed with trainfit/*.h.
+// catalog (model.cpp), and the nesting check every JSON input goes through first (queries too, query.cpp).
+// Internal to the core: not installed with trainfit/*.h.
 //
 // Why RapidJSON and not nlohmann (which the rest of the core uses): these two documents are read at page load,
 // in the browser's baseline wasm tier, where nlohmann's DOM parse of the 218 KB snapshot cost ~100 ms and this
@@ -20,6 +21,10 @@ using rapidjson::SizeType;
 // Parses `text` into `doc`; on failure returns false and says why and at which byte (0-based, in `text`),
 // e.g. "Missing a closing quotation mark in string at byte 1322".
 bool parse_json(std::string_view text, rapidjson::Document* doc, std::string* why);
+
+// True when brackets outside strings nest deeper than `max_depth`: a linear scan of the raw text, no allocation,
+// run before any parser builds a tree (a document of a million '[' must not cost a million-entry stack).
+bool json_nesting_exceeds(std::string_view text, int max_depth);
 
 // nlohmann::json::type_name()'s names ("null", "boolean", "number", "string", "array", "object").
 const char* type_name(const JValue& v);

@@ -14,6 +14,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "json_reader.h"
 #include "trainfit/model.h"
 
 namespace trainfit {
@@ -716,26 +717,6 @@ void for_each_written(const Query& q, bool full, Emit emit) {
   }
 }
 
-// True when brackets outside strings nest deeper than `max_depth` (a linear scan, no allocation).
-bool json_nesting_exceeds(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char ch : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) return true;
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 // Where and why a query is not JSON, so `{"seq_len": NaN}` is reported as a problem near seq_len rather than
 // a bare "invalid": nlohmann's reason and position, plus the last key read before that position.
 std::string json_syntax_problem(std::string_view text) {
@@ -798,7 +779,7 @@ Result<Query> parse_query_json(std::string_view text) {
   if (text.size() > (1u << 20)) return Error{"", "query is too large (the limit is 1 MiB)"};
   // A query nests three levels at most; refuse deep documents before nlohmann builds a tree of them
   // (a megabyte of '[' took seconds to build and tear down in a Debug build).
-  if (json_nesting_exceeds(text, 16)) return Error{"", "query is nested too deeply (the limit is 16 levels)"};
+  if (jsonr::json_nesting_exceeds(text, 16)) return Error{"", "query is nested too deeply (the limit is 16 levels)"};
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Error{"", "query is not valid JSON" + json_syntax_problem(text)};
   if (!doc.is_object()) return Error{"", "query must be a JSON object"};

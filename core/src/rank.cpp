@@ -92,22 +92,24 @@ void key_string(std::string& key, const std::string& v) {
   key += v;
 }
 
-// What a plan depends on besides the shape: the job (model, setup, dataset, efficiency override) and the GPU
-// table (shapes name GPUs by index). Filters, cost options, sort, top and target are left out: they never
-// reach the planner (filters.max_nodes does, through the shape's max_nodes). The GPU's architecture and name are
-// in it too: the planner reads the architecture for the compute-efficiency ceiling and the name in an error.
-std::string plan_job_key(const Query& q, const Snapshot& s) {
+// What a plan depends on besides the shape: the job (model, setup, dataset, efficiency override), i.e. the
+// query less what never reaches the planner (filters, cost options, target, sort, top: filters.max_nodes does,
+// through the shape's max_nodes), compared member-wise (Query::operator==: every field, by construction); and
+// the GPU table (shapes name GPUs by index), whose architecture and name the planner reads too (the
+// compute-efficiency ceiling, an error's text). Not query_to_json: serialising the query was ~40% of the
+// page's first ranking in wasm's baseline tier.
+Query plan_job_query(const Query& q) {
   Query k = q;
-  const Query d = default_query();
-  k.filters = d.filters;
-  k.cost = d.cost;
-  k.target = d.target;
-  k.sort = d.sort;
+  k.filters = Filters{};
+  k.cost = CostOptions{};
+  k.target = Target{};
+  k.sort = SortKey::total_cost;
   k.top = 0;
+  return k;
+}
+
+std::string gpu_table_key(const Snapshot& s) {
   std::string key;
-  key_string(key, query_to_json(k, true));
-  key_number(key, q.mfu);
-  key_number(key, q.train.compute_efficiency);
   key_int(key, static_cast<int64_t>(s.gpus.size()));
   for (const GpuSpec& g : s.gpus) {
     key_string(key, g.id);
@@ -227,252 +229,245 @@ static JobCostInput job_input(const Query& q, const RankResult& r, const Provide
   return in;
 }
 
-void PlanCache::clear() {
-  job_key_.clear();
-  shapes_.clear();
+namespace {
+
+// NOTE(perf): rank_offers is a short driver over functions of moderate size, kept out of line (see the NOTE in
+// snapshot.cpp): the per-offer work (Ranker::offer), a shape's plan (Ranker::shape_for), a node-count choice
+// (Ranker::choose), the sort and the Pareto sweep. With the offer loop inside one long function, every page
+// load had V8 optimise all of rank_offers (~80 ms of a core) during the first ranking; now only the small hot
+// parts are, and later rankings run them optimised.
+struct Ranker {
+  const Query& q;
+  const Snapshot& s;
+  const Filters& f;
+  const TrainConfig& train;
+  const DatasetTokens& tok;
+  RankResult& r;
+  std::vector<ShapePlan>* cached = nullptr;  // the PlanCache's shapes, hit and miss counters (none: no cache)
+  int* hits = nullptr;
+  int* misses = nullptr;
+  std::vector<std::vector<int>> shapes_of_gpu;  // shape indices by GPU index (see shape_for)
+  std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
+  CostBreakdown cost;          // every cost evaluation's breakdown, reused
+  Choice recent[2];            // the last two node-count choices
+  int recent_mru = 0;          // the more recent of them
+
+  [[gnu::noinline]] void offer(int i);
+  [[gnu::noinline]] int shape_for(const Offer& o, const Provider& p, int max_nodes);
+  [[gnu::noinline]] void choose(Choice& choice, const ShapePlan& shape, const Provider& p, const Offer& o,
+                                const BillingRule& rule, PricingOption option);
+};
+
+// Both pricing options of offer i: filters, its shape's plan, the node count, the row.
+void Ranker::offer(int i) {
+  const Offer& o = s.offers[i];
+  const Provider& p = s.providers[o.provider];
+  const std::string offer_reason = offer_filter(f, s, o);
+  for (PricingOption option : {PricingOption::on_demand, PricingOption::spot}) {
+    const double price = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
+    if (price < 0) continue;  // this offer has no such pricing option
+    // Built in place: every path below leaves exactly this one row (capacity reserved above, no reallocation).
+    RankRow& row = r.rows.emplace_back();
+    row.offer = i;
+    row.option = option;
+    row.price_usd_per_h = price;
+    if (!offer_reason.empty()) {
+      row.state = RowState::filtered;
+      row.why_not = offer_reason;
+    } else if (f.pricing == PricingFilter::spot && option != PricingOption::spot) {
+      row.state = RowState::filtered;
+      row.why_not = "on-demand price (only spot selected)";
+    } else if (f.pricing == PricingFilter::on_demand && option != PricingOption::on_demand) {
+      row.state = RowState::filtered;
+      row.why_not = "spot price (only on-demand selected)";
+    } else if (f.max_usd_per_h > 0 && price > f.max_usd_per_h) {
+      row.state = RowState::filtered;
+      row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", price, f.max_usd_per_h);
+    }
+    if (row.state == RowState::filtered) {  // filtered rows are not planned: the filter is their reason
+      continue;
+    }
+
+    const int max_nodes = std::max(1, std::min(o.max_nodes, f.max_nodes));
+    const int sh = shape_for(o, p, max_nodes);
+    row.shape = sh;
+    const ShapePlan& shape = r.shapes[sh];
+    if (!shape.ok) {
+      if (row.state != RowState::filtered) {
+        row.state = RowState::unsupported;
+        row.why_not = shape.error;
+      }
+      continue;
+    }
+    if (!shape.plan.fits) {
+      if (row.state != RowState::filtered) {
+        row.state = RowState::does_not_fit;
+        row.why_not = shape.plan.why_not;
+      }
+      continue;
+    }
+
+    // Choose the node count: the best sort value among those within the deadline and the budget. The
+    // candidates are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the
+    // wasm baseline tier) and the chosen one is written into the row once. The choice depends only on the
+    // shape's plan, the provider, the billing rule, the option and the offer's two prices: offers of one
+    // instance type in regions with the same prices, listed next to each other, take one of the last two
+    // choices (~35% of the bundled snapshot's costed rows) instead of costing every node count again.
+    const BillingRule& rule = billing_rule_for(p, o.instance_type);
+    const ChoiceKey key{sh, o.provider, &rule, option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
+    Choice* choice = nullptr;
+    for (int c = 0; c < 2; ++c)
+      if (recent[c].key == key) {
+        choice = &recent[c];
+        recent_mru = c;
+      }
+    if (!choice) {
+      recent_mru = 1 - recent_mru;
+      choice = &recent[recent_mru];
+      choice->key = key;
+      choose(*choice, shape, p, o, rule, option);
+    }
+    if (choice->have) {
+      choice->best.write_to(row);
+    } else if (choice->have_any) {
+      const Candidate& fastest = choice->fastest;
+      fastest.write_to(row);
+      row.state = RowState::filtered;
+      if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
+        row.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
+                          f.deadline_h);
+      else
+        row.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
+    } else {
+      if (row.state != RowState::filtered) {
+        row.state = RowState::error;
+        row.why_not = choice->last_error.empty() ? (q.target.nodes > 0 ? fmt("no plan on %.0f nodes", q.target.nodes)
+                                                                       : std::string("no plan could be costed"))
+                                                 : choice->last_error;
+      }
+    }
+  }
 }
 
-Result<RankResult> rank_offers(const Query& q, const Snapshot& s) { return rank_offers(q, s, nullptr); }
-
-Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cache) {
-  RankResult r;
-  Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
-  if (!tok) return tok.error();
-  r.useful_tokens = tok->useful;
-  r.processed_tokens = tok->processed;
-  // Checkpoint: what a resumable save writes (Megatron/DeepSpeed save model states; LoRA saves the adapter
-  // and its optimizer states only).
-  MemoryLayout unsharded;
-  Result<MemoryBreakdown> states = estimate_memory(q.model, q.train, unsharded);
-  if (!states) return states.error();
-  r.checkpoint_bytes = q.train.method == Method::full
-                           ? states->weights + states->master_weights + states->optimizer_states
-                           : states->lora_adapters;
-  r.dataset_bytes = q.dataset.size_bytes > 0 ? q.dataset.size_bytes : tok->useful * q.dataset.bytes_per_token;
-
-  TrainConfig train = q.train;
-  if (q.mfu > 0) train.compute_efficiency = q.mfu;
-  const Filters& f = q.filters;
-  r.rows.reserve(s.offers.size() * 2);
-  r.shapes.reserve(std::min<size_t>(s.offers.size(), 256));  // the bundled snapshot has 138 shapes
-  if (cache) {
-    std::string key = plan_job_key(q, s);
-    if (key != cache->job_key_) {
-      cache->job_key_ = std::move(key);
-      cache->shapes_.clear();
-    }
-  }
-  // Shapes by GPU index: the lookup stays a short scan however many offers share the GPU (issue 9: the
-  // snapshot grows by regions and providers, the shapes do not).
-  std::vector<std::vector<int>> shapes_of_gpu(s.gpus.size());
-  std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
-  CostBreakdown cost;  // every cost evaluation's breakdown, reused
-  Choice recent[2];    // the last two node-count choices
-  int recent_mru = 0;  // the more recent of them
-
-  for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) {
-    const Offer& o = s.offers[i];
-    const Provider& p = s.providers[o.provider];
-    const std::string offer_reason = offer_filter(f, s, o);
-    for (PricingOption option : {PricingOption::on_demand, PricingOption::spot}) {
-      const double price = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
-      if (price < 0) continue;  // this offer has no such pricing option
-      // Built in place: every path below leaves exactly this one row (capacity reserved above, no reallocation).
-      RankRow& row = r.rows.emplace_back();
-      row.offer = i;
-      row.option = option;
-      row.price_usd_per_h = price;
-      if (!offer_reason.empty()) {
-        row.state = RowState::filtered;
-        row.why_not = offer_reason;
-      } else if (f.pricing == PricingFilter::spot && option != PricingOption::spot) {
-        row.state = RowState::filtered;
-        row.why_not = "on-demand price (only spot selected)";
-      } else if (f.pricing == PricingFilter::on_demand && option != PricingOption::on_demand) {
-        row.state = RowState::filtered;
-        row.why_not = "spot price (only on-demand selected)";
-      } else if (f.max_usd_per_h > 0 && price > f.max_usd_per_h) {
-        row.state = RowState::filtered;
-        row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", price, f.max_usd_per_h);
-      }
-      if (row.state == RowState::filtered) {  // filtered rows are not planned: the filter is their reason
-        continue;
-      }
-
-      // The plan of this offer's shape (computed once per shape).
-      const int max_nodes = std::max(1, std::min(o.max_nodes, f.max_nodes));
-      int sh = -1;
-      for (int k : shapes_of_gpu[o.gpu])
-        if (same_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) {
-          sh = k;
-          break;
-        }
-      if (sh < 0 && cache) {
-        for (const ShapePlan& c : cache->shapes_)
-          if (same_shape(c, o, max_nodes, p.storage_read_MBps)) {
-            r.shapes.push_back(c);
-            sh = static_cast<int>(r.shapes.size()) - 1;
-            shapes_of_gpu[o.gpu].push_back(sh);
-            ++r.shapes_cached;
-            ++cache->hits_;
-            break;
-          }
-      }
-      if (sh < 0) {
-        ShapePlan shape;
-        shape.gpu = o.gpu;
-        shape.gpu_count = o.gpu_count;
-        shape.intra_link = o.intra_link;
-        shape.intra_link_GBps = o.intra_link_GBps;
-        shape.inter_net = o.inter_net;
-        shape.inter_net_Gbps = o.inter_net_Gbps;
-        shape.max_nodes = max_nodes;
-        shape.storage_read_MBps = p.storage_read_MBps;
-        shape.vcpus = o.vcpus;
-        shape.host_ram_bytes = o.host_ram_bytes;
-        const ShapePlan* twin = nullptr;
-        for (int k : shapes_of_gpu[o.gpu]) {
-          const ShapePlan& c = r.shapes[k];
-          if (c.ok && !c.plan.uses_host && same_but_host(c, o, max_nodes, p.storage_read_MBps)) {
-            twin = &c;
-            break;
-          }
-        }
-        if (twin) {
-          shape.ok = true;
-          shape.plan = twin->plan;
-          ++r.shapes_shared;
-        } else {
-          PlanOptions popt;
-          popt.storage_read_MBps = p.storage_read_MBps;
-          popt.max_runners_up = 3;
-          if (!job) job.emplace(q.model, train, q.dataset);
-          Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, popt);
-          if (plan) {
-            shape.ok = true;
-            shape.plan = std::move(plan).value();
-          } else {
-            shape.error = plan.error().to_string();
-          }
-        }
-        if (cache) {
-          cache->shapes_.push_back(shape);
-          ++cache->misses_;
-        }
-        r.shapes.push_back(std::move(shape));
-        sh = static_cast<int>(r.shapes.size()) - 1;
+// The index in r.shapes of the plan for offer o's shape: one already made in this ranking, one from the
+// cache, the plan of a twin that differs only in host RAM / vCPUs, or a new plan. Shapes are looked up by GPU
+// index, so the lookup stays a short scan however many offers share the GPU (issue 9: the snapshot grows by
+// regions and providers, the shapes do not).
+int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
+  for (int k : shapes_of_gpu[o.gpu])
+    if (same_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) return k;
+  if (cached) {
+    for (const ShapePlan& c : *cached)
+      if (same_shape(c, o, max_nodes, p.storage_read_MBps)) {
+        r.shapes.push_back(c);
+        const int sh = static_cast<int>(r.shapes.size()) - 1;
         shapes_of_gpu[o.gpu].push_back(sh);
-        ++r.shapes_planned;
+        ++r.shapes_cached;
+        ++*hits;
+        return sh;
       }
-      row.shape = sh;
-      const ShapePlan& shape = r.shapes[sh];
-      if (!shape.ok) {
-        if (row.state != RowState::filtered) {
-          row.state = RowState::unsupported;
-          row.why_not = shape.error;
-        }
-        continue;
-      }
-      if (!shape.plan.fits) {
-        if (row.state != RowState::filtered) {
-          row.state = RowState::does_not_fit;
-          row.why_not = shape.plan.why_not;
-        }
-        continue;
-      }
-
-      // Choose the node count: the best sort value among those within the deadline and the budget. The
-      // candidates are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the
-      // wasm baseline tier) and the chosen one is written into the row once. The choice depends only on the
-      // shape's plan, the provider, the billing rule, the option and the offer's two prices: offers of one
-      // instance type in regions with the same prices, listed next to each other, take one of the last two
-      // choices (~35% of the bundled snapshot's costed rows) instead of costing every node count again.
-      const BillingRule& rule = billing_rule_for(p, o.instance_type);
-      const ChoiceKey key{sh, o.provider, &rule, option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
-      Choice* choice = nullptr;
-      for (int c = 0; c < 2; ++c)
-        if (recent[c].key == key) {
-          choice = &recent[c];
-          recent_mru = c;
-        }
-      if (!choice) {
-        recent_mru = 1 - recent_mru;
-        choice = &recent[recent_mru];
-        choice->key = key;
-        choice->have = choice->have_any = false;
-        choice->last_error.clear();
-        const GpuSpec& g = s.gpus[o.gpu];
-        bool& have = choice->have;
-        bool& have_any = choice->have_any;
-        Candidate& best = choice->best;
-        Candidate& fastest = choice->fastest;
-        const auto& by_nodes = shape.plan.by_nodes;
-        for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
-          const Plan& plan = by_nodes[k];
-          if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
-          if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
-          const double train_s = tok->processed / plan.tokens_per_s;
-          Error cost_error;
-          const bool costed =
-              compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
-          ++r.cost_evaluations;
-          if (!costed) {
-            choice->last_error = cost_error.to_string();
-            continue;
-          }
-          const CostBreakdown* c = &cost;
-          Candidate cand;
-          cand.nodes = plan.nodes;
-          cand.plan_index = k;
-          cand.time_s = train_s;
-          cand.time_low_s = train_s * (1 - kTimeBandLow);
-          cand.time_high_s = train_s * (1 + kTimeBandHigh);
-          cand.wall_s = c->wall_s;
-          cand.total_usd = c->total_usd;
-          // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
-          const double compute_part = c->compute_usd + c->rounding_waste_usd;
-          cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
-          cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
-          cand.total_low_usd = std::max(0.0, cand.total_low_usd);
-          cand.rounding_waste_usd = c->rounding_waste_usd;
-          cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
-          cand.memory_bytes = plan.memory_bytes;
-          cand.memory_high_bytes = plan.memory_high_bytes;
-          cand.headroom = g.memory_bytes > 0 ? 1 - plan.memory_high_bytes / g.memory_bytes : 0;
-          if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
-          have_any = true;
-          const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
-          const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
-          if (!deadline_ok || !budget_ok) continue;
-          if (!have || sort_value(q.sort, cand) < sort_value(q.sort, best)) best = cand;
-          have = true;
-        }
-      }
-      const bool have = choice->have, have_any = choice->have_any;
-      const Candidate& best = choice->best;
-      const Candidate& fastest = choice->fastest;
-      const std::string& last_error = choice->last_error;
-      if (have) {
-        best.write_to(row);
-      } else if (have_any) {
-        fastest.write_to(row);
-        row.state = RowState::filtered;
-        if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
-          row.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
-                            f.deadline_h);
-        else
-          row.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
-      } else {
-        if (row.state != RowState::filtered) {
-          row.state = RowState::error;
-          row.why_not = last_error.empty() ? (q.target.nodes > 0 ? fmt("no plan on %.0f nodes", q.target.nodes)
-                                                                 : std::string("no plan could be costed"))
-                                           : last_error;
-        }
-      }
+  }
+  ShapePlan shape;
+  shape.gpu = o.gpu;
+  shape.gpu_count = o.gpu_count;
+  shape.intra_link = o.intra_link;
+  shape.intra_link_GBps = o.intra_link_GBps;
+  shape.inter_net = o.inter_net;
+  shape.inter_net_Gbps = o.inter_net_Gbps;
+  shape.max_nodes = max_nodes;
+  shape.storage_read_MBps = p.storage_read_MBps;
+  shape.vcpus = o.vcpus;
+  shape.host_ram_bytes = o.host_ram_bytes;
+  const ShapePlan* twin = nullptr;
+  for (int k : shapes_of_gpu[o.gpu]) {
+    const ShapePlan& c = r.shapes[k];
+    if (c.ok && !c.plan.uses_host && same_but_host(c, o, max_nodes, p.storage_read_MBps)) {
+      twin = &c;
+      break;
     }
   }
+  if (twin) {
+    shape.ok = true;
+    shape.plan = twin->plan;
+    ++r.shapes_shared;
+  } else {
+    PlanOptions popt;
+    popt.storage_read_MBps = p.storage_read_MBps;
+    popt.max_runners_up = 3;
+    if (!job) job.emplace(q.model, train, q.dataset);
+    Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, popt);
+    if (plan) {
+      shape.ok = true;
+      shape.plan = std::move(plan).value();
+    } else {
+      shape.error = plan.error().to_string();
+    }
+  }
+  if (cached) {
+    cached->push_back(shape);
+    ++*misses;
+  }
+  r.shapes.push_back(std::move(shape));
+  const int sh = static_cast<int>(r.shapes.size()) - 1;
+  shapes_of_gpu[o.gpu].push_back(sh);
+  ++r.shapes_planned;
+  return sh;
+}
 
+// Costs every node count of the shape's plan for one offer and pricing option: the best candidate within the
+// deadline and the budget by the sort key, and the fastest of all (shown, filtered, when none qualifies).
+void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, const Offer& o,
+                    const BillingRule& rule, PricingOption option) {
+  choice.have = choice.have_any = false;
+  choice.last_error.clear();
+  const GpuSpec& g = s.gpus[o.gpu];
+  bool& have = choice.have;
+  bool& have_any = choice.have_any;
+  Candidate& best = choice.best;
+  Candidate& fastest = choice.fastest;
+  const auto& by_nodes = shape.plan.by_nodes;
+  for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
+    const Plan& plan = by_nodes[k];
+    if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
+    if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
+    const double train_s = tok.processed / plan.tokens_per_s;
+    Error cost_error;
+    const bool costed = compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
+    ++r.cost_evaluations;
+    if (!costed) {
+      choice.last_error = cost_error.to_string();
+      continue;
+    }
+    const CostBreakdown* c = &cost;
+    Candidate cand;
+    cand.nodes = plan.nodes;
+    cand.plan_index = k;
+    cand.time_s = train_s;
+    cand.time_low_s = train_s * (1 - kTimeBandLow);
+    cand.time_high_s = train_s * (1 + kTimeBandHigh);
+    cand.wall_s = c->wall_s;
+    cand.total_usd = c->total_usd;
+    // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
+    const double compute_part = c->compute_usd + c->rounding_waste_usd;
+    cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
+    cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
+    cand.total_low_usd = std::max(0.0, cand.total_low_usd);
+    cand.rounding_waste_usd = c->rounding_waste_usd;
+    cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
+    cand.memory_bytes = plan.memory_bytes;
+    cand.memory_high_bytes = plan.memory_high_bytes;
+    cand.headroom = g.memory_bytes > 0 ? 1 - plan.memory_high_bytes / g.memory_bytes : 0;
+    if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
+    have_any = true;
+    const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
+    const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
+    if (!deadline_ok || !budget_ok) continue;
+    if (!have || sort_value(q.sort, cand) < sort_value(q.sort, best)) best = cand;
+    have = true;
+  }
+}
+
+[[gnu::noinline]] void sort_rows(const Query& q, const Snapshot& s, RankResult& r) {
   // Sort: ranked rows by the key (ties: offer id, then on-demand first) for byte-identical output; the rest
   // after them in snapshot order. Sorted as small keys, then the rows moved once: sorting the rows themselves
   // (~200 bytes each) was a third of the time at 100k offers.
@@ -517,6 +512,9 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   }
   for (const auto& row : r.rows) r.ranked += row.state == RowState::ranked;
 
+}
+
+[[gnu::noinline]] void mark_pareto(RankResult& r) {
   // Pareto frontier on (wall time, total cost): sweep by time, keep rows strictly cheaper than all faster ones.
   struct Point {
     double wall_s, usd;
@@ -536,6 +534,59 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
       best_cost = pt.usd;
     }
   }
+}
+}  // namespace
+
+void PlanCache::clear() {
+  has_job_ = false;
+  job_ = Query{};
+  gpus_key_.clear();
+  shapes_.clear();
+}
+
+Result<RankResult> rank_offers(const Query& q, const Snapshot& s) { return rank_offers(q, s, nullptr); }
+
+Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cache) {
+  RankResult r;
+  Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
+  if (!tok) return tok.error();
+  r.useful_tokens = tok->useful;
+  r.processed_tokens = tok->processed;
+  // Checkpoint: what a resumable save writes (Megatron/DeepSpeed save model states; LoRA saves the adapter
+  // and its optimizer states only).
+  MemoryLayout unsharded;
+  Result<MemoryBreakdown> states = estimate_memory(q.model, q.train, unsharded);
+  if (!states) return states.error();
+  r.checkpoint_bytes = q.train.method == Method::full
+                           ? states->weights + states->master_weights + states->optimizer_states
+                           : states->lora_adapters;
+  r.dataset_bytes = q.dataset.size_bytes > 0 ? q.dataset.size_bytes : tok->useful * q.dataset.bytes_per_token;
+
+  TrainConfig train = q.train;
+  if (q.mfu > 0) train.compute_efficiency = q.mfu;
+  const Filters& f = q.filters;
+  r.rows.reserve(s.offers.size() * 2);
+  r.shapes.reserve(std::min<size_t>(s.offers.size(), 256));  // the bundled snapshot has 138 shapes
+  if (cache) {
+    Query job = plan_job_query(q);
+    std::string gpus = gpu_table_key(s);
+    if (!cache->has_job_ || !(job == cache->job_) || gpus != cache->gpus_key_) {
+      cache->has_job_ = true;
+      cache->job_ = std::move(job);
+      cache->gpus_key_ = std::move(gpus);
+      cache->shapes_.clear();
+    }
+  }
+  Ranker rk{q, s, f, train, *tok, r};
+  if (cache) {
+    rk.cached = &cache->shapes_;
+    rk.hits = &cache->hits_;
+    rk.misses = &cache->misses_;
+  }
+  rk.shapes_of_gpu.resize(s.gpus.size());
+  for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) rk.offer(i);
+  sort_rows(q, s, r);
+  mark_pareto(r);
   return r;
 }
 

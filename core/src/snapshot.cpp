@@ -363,31 +363,11 @@ class Ctx {
   int max_;
 };
 
-// Nesting depth and size are checked on the raw text before RapidJSON builds anything: a hostile document
-// of a million '[' must cost one linear scan, not a million-entry parser stack.
-bool depth_ok(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_str = false, esc = false;
-  for (char ch : text) {
-    if (in_str) {
-      if (esc) esc = false;
-      else if (ch == '\\') esc = true;
-      else if (ch == '"') in_str = false;
-      continue;
-    }
-    if (ch == '"') in_str = true;
-    else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) return false;
-    } else if (ch == ']' || ch == '}') --depth;
-  }
-  return true;
-}
-
 std::string idx(const std::string& base, size_t i) { return base + "/" + std::to_string(i); }
 // Element i of an array (the caller has checked IsArray() and the size).
 const JValue& at(const JValue& a, size_t i) { return a[static_cast<SizeType>(i)]; }
 
-void read_gpu(Ctx& c, const JValue& v, const std::string& p, GpuSpec* g) {
+[[gnu::noinline]] void read_gpu(Ctx& c, const JValue& v, const std::string& p, GpuSpec* g) {
   if (!c.object(v, p)) return;
   c.str(v, "id", p, &g->id, true, true);
   c.str(v, "name", p, &g->name, true, true);
@@ -427,7 +407,7 @@ void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b,
   c.str(v, "source", p, &b->source, true, true);
 }
 
-void read_provider(Ctx& c, const JValue& v, const std::string& p, Provider* pr) {
+[[gnu::noinline]] void read_provider(Ctx& c, const JValue& v, const std::string& p, Provider* pr) {
   if (!c.object(v, p)) return;
   c.str(v, "id", p, &pr->id, true, true);
   c.str(v, "name", p, &pr->name, true, true);
@@ -479,8 +459,8 @@ using IdIndex = std::unordered_map<std::string_view, int>;
 // The JSON pointer of offer row `i` (built only for messages: most rows never need one).
 std::string row_pointer(size_t i) { return idx("/offers/rows", i); }
 
-bool read_offer(Ctx& c, const JValue& row, size_t row_index, const OfferCells& cols, size_t ncols,
-                const IdIndex& gpu_ix, const IdIndex& prov_ix, Offer* o) {
+[[gnu::noinline]] bool read_offer(Ctx& c, const JValue& row, size_t row_index, const OfferCells& cols, size_t ncols,
+                                  const IdIndex& gpu_ix, const IdIndex& prov_ix, Offer* o) {
   const auto p = [&] { return row_pointer(row_index); };
   if (!row.IsArray()) {
     c.error(p(), std::string("expected an array (one cell per column), got ") + type_name(row));
@@ -590,41 +570,82 @@ bool read_offer(Ctx& c, const JValue& row, size_t row_index, const OfferCells& c
   return ok;
 }
 
+// NOTE(perf): the loops over offers live in functions of their own ([[gnu::noinline]]; web/CMakeLists.txt stops
+// wasm-opt from inlining them back), apart from the long functions around them that run once
+// (load_snapshot_report, derive_flags). V8 compiles a wasm function whose loops have run long enough again with
+// its optimising compiler, on a background thread: with the row loop inside it, load_snapshot_report (12 KB of
+// wasm) was compiled so during every page load, ~100 ms of a core the page needed to start, for a function
+// that had already run (docs/performance.md, "Load time"). Small functions run per row are cheap to optimise.
+
+// The offer rows, in order; unusable rows and duplicate ids are reported and left out.
+[[gnu::noinline]] void read_offer_rows(Ctx& c, const JValue& rows, const OfferCells& oc, size_t ncols,
+                                       const IdIndex& gpu_ix, const IdIndex& prov_ix, Snapshot* s,
+                                       std::vector<size_t>* row_of) {
+  // Offer ids seen so far, as views into the parsed document (alive while the caller reads it).
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(rows.Size());
+  s->offers.reserve(rows.Size());
+  row_of->reserve(rows.Size());
+  for (size_t i = 0; i < rows.Size(); ++i) {
+    Offer o;
+    const JValue& row = at(rows, i);
+    if (!read_offer(c, row, i, oc, ncols, gpu_ix, prov_ix, &o)) continue;
+    if (!seen.insert(text_of(row[static_cast<SizeType>(oc.at[cId])])).second) {
+      c.error(row_pointer(i) + "/" + std::to_string(oc.at[cId]), "duplicate offer id \"" + o.id + "\"");
+      continue;
+    }
+    s->offers.push_back(std::move(o));
+    row_of->push_back(i);
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Suspicious data -> warnings + flags. Thresholds come from SnapshotLoadOptions (documented in snapshot.md).
-void derive_flags(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt) {
-  auto flag = [&](size_t i, OfferFlag f, const char* code, std::string msg) {
-    s.offers[i].flags |= f;
-    c.warn(row_pointer(row_of[i]), code, s.offers[i].id + ": " + msg);
-  };
-  for (size_t i = 0; i < s.offers.size(); ++i) {
-    Offer& o = s.offers[i];
-    const double od = o.price_usd_per_h, sp = o.spot_usd_per_h;
-    if (od >= 0 && sp >= 0 && sp > od)
-      flag(i, kFlagSpotAboveOnDemand, "spot_above_on_demand",
-           "spot $" + fmt_num(sp) + "/h is above on-demand $" + fmt_num(od) + "/h");
-    if (od == 0 || sp == 0 || o.host_usd_per_h == 0 || o.accel_usd_per_h == 0)
-      flag(i, kFlagZeroComponent, "zero_component", "a price component is $0 in the source");
-    if (od > 0 && sp >= 0 && sp < (1 - opt.deep_spot_discount) * od)
-      flag(i, kFlagDeepSpotDiscount, "deep_spot_discount",
-           "spot is " + fmt_num(100 * (1 - sp / od)) + "% below on-demand (beyond " +
-               fmt_num(100 * opt.deep_spot_discount) + "%)");
-    if (o.gpu >= 0 && s.gpus[o.gpu].spec_incomplete && !(o.flags & kFlagSpecIncomplete))
-      flag(i, kFlagSpecIncomplete, "spec_incomplete", "GPU spec incomplete: " + s.gpus[o.gpu].spec_note);
-    if (!opt.today.empty()) {
-      const std::string& cap = o.capture_date.empty() ? s.providers[o.provider].capture_date : o.capture_date;
-      auto age = days_between(cap, opt.today);
-      if (age && *age > opt.stale_after_days)
-        flag(i, kFlagStale, "stale", "captured " + cap + ", " + std::to_string(*age) + " days before " + opt.today);
-    }
+// Sets flag `f` on offer i and records its warning; `msg` writes the text. Out of line (see NOTE(perf) above):
+// few offers are flagged, and the text building would otherwise sit in the loops' bodies.
+template <class Msg>
+[[gnu::noinline]] void flag_offer(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, size_t i, OfferFlag f,
+                                  const char* code, const Msg& msg) {
+  s.offers[i].flags |= f;
+  c.warn(row_pointer(row_of[i]), code, s.offers[i].id + ": " + msg());
+}
+
+// The per-offer checks of derive_flags.
+[[gnu::noinline]] void check_offer(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, size_t i,
+                                   const SnapshotLoadOptions& opt) {
+  const Offer& o = s.offers[i];
+  const double od = o.price_usd_per_h, sp = o.spot_usd_per_h;
+  if (od >= 0 && sp >= 0 && sp > od)
+    flag_offer(c, s, row_of, i, kFlagSpotAboveOnDemand, "spot_above_on_demand",
+               [&] { return "spot $" + fmt_num(sp) + "/h is above on-demand $" + fmt_num(od) + "/h"; });
+  if (od == 0 || sp == 0 || o.host_usd_per_h == 0 || o.accel_usd_per_h == 0)
+    flag_offer(c, s, row_of, i, kFlagZeroComponent, "zero_component",
+               [] { return std::string("a price component is $0 in the source"); });
+  if (od > 0 && sp >= 0 && sp < (1 - opt.deep_spot_discount) * od)
+    flag_offer(c, s, row_of, i, kFlagDeepSpotDiscount, "deep_spot_discount", [&] {
+      return "spot is " + fmt_num(100 * (1 - sp / od)) + "% below on-demand (beyond " +
+             fmt_num(100 * opt.deep_spot_discount) + "%)";
+    });
+  if (o.gpu >= 0 && s.gpus[o.gpu].spec_incomplete && !(o.flags & kFlagSpecIncomplete))
+    flag_offer(c, s, row_of, i, kFlagSpecIncomplete, "spec_incomplete",
+               [&] { return "GPU spec incomplete: " + s.gpus[o.gpu].spec_note; });
+  if (!opt.today.empty()) {
+    const std::string& cap = o.capture_date.empty() ? s.providers[o.provider].capture_date : o.capture_date;
+    auto age = days_between(cap, opt.today);
+    if (age && *age > opt.stale_after_days)
+      flag_offer(c, s, row_of, i, kFlagStale, "stale", [&] {
+        return "captured " + cap + ", " + std::to_string(*age) + " days before " + opt.today;
+      });
   }
-  // Outliers: the reference is the median over providers of each provider's median per-GPU on-demand price
-  // for the same GPU, so one provider with many regions cannot set the reference on its own.
+}
+
+// Outliers: the reference is the median over providers of each provider's median per-GPU on-demand price
+// for the same GPU, so one provider with many regions cannot set the reference on its own. GPU index -> price.
+[[gnu::noinline]] std::map<int, double> reference_prices(const Snapshot& s) {
   std::map<int, std::map<int, std::vector<double>>> by_gpu;  // gpu -> provider -> per-GPU prices
   for (const auto& o : s.offers) {
     const double p = price_per_gpu_usd_per_h(o);
@@ -637,15 +658,23 @@ void derive_flags(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, const 
     for (auto& [pv, prices] : provs) meds.push_back(median(prices));
     ref[g] = median(meds);
   }
+  return ref;
+}
+
+// Suspicious data -> warnings + flags. Thresholds come from SnapshotLoadOptions (documented in snapshot.md).
+[[gnu::noinline]] void derive_flags(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt) {
+  for (size_t i = 0; i < s.offers.size(); ++i) check_offer(c, s, row_of, i, opt);
+  const std::map<int, double> ref = reference_prices(s);
   for (size_t i = 0; i < s.offers.size(); ++i) {
     auto it = ref.find(s.offers[i].gpu);
     const double p = price_per_gpu_usd_per_h(s.offers[i]);
     if (it == ref.end() || p <= 0 || it->second <= 0) continue;
     const double ratio = p / it->second;
     if (ratio > opt.outlier_factor || ratio < 1 / opt.outlier_factor)
-      flag(i, kFlagPriceOutlier, "price_outlier",
-           "$" + fmt_num(p) + " per GPU-hour vs median $" + fmt_num(it->second) + " for " +
-               s.gpus[s.offers[i].gpu].id + " across providers (x" + fmt_num(ratio) + ")");
+      flag_offer(c, s, row_of, i, kFlagPriceOutlier, "price_outlier", [&] {
+        return "$" + fmt_num(p) + " per GPU-hour vs median $" + fmt_num(it->second) + " for " +
+               s.gpus[s.offers[i].gpu].id + " across providers (x" + fmt_num(ratio) + ")";
+      });
   }
 }
 
@@ -663,7 +692,9 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
                       std::to_string(opt.max_input_bytes) + "-byte limit");
       return std::nullopt;
     }
-    if (!depth_ok(text, kMaxDepth)) {
+    // Nesting is checked on the raw text before RapidJSON builds anything: a hostile document of a million
+    // '[' must cost one linear scan, not a million-entry parser stack.
+    if (jsonr::json_nesting_exceeds(text, kMaxDepth)) {
       c.error("", "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
       return std::nullopt;
     }
@@ -754,24 +785,7 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
             header_ok = false;
           }
       }
-      if (header_ok && rows) {
-        // Offer ids seen so far, as views into the parsed document (alive until the end of this function).
-        std::unordered_set<std::string_view> seen;
-        seen.reserve(rows->Size());
-        s.offers.reserve(rows->Size());
-        row_of.reserve(rows->Size());
-        for (size_t i = 0; i < rows->Size(); ++i) {
-          Offer o;
-          const JValue& row = at(*rows, i);
-          if (!read_offer(c, row, i, oc, cols->Size(), gpu_ix, prov_ix, &o)) continue;
-          if (!seen.insert(text_of(row[static_cast<SizeType>(oc.at[cId])])).second) {
-            c.error(row_pointer(i) + "/" + std::to_string(oc.at[cId]), "duplicate offer id \"" + o.id + "\"");
-            continue;
-          }
-          s.offers.push_back(std::move(o));
-          row_of.push_back(i);
-        }
-      }
+      if (header_ok && rows) read_offer_rows(c, *rows, oc, cols->Size(), gpu_ix, prov_ix, &s, &row_of);
     }
     if (s.providers.empty() && !c.has_errors()) c.error("/providers", "no providers");
     if (c.has_errors()) return std::nullopt;

@@ -81,5 +81,28 @@ TEST(PlanCache, LoweringMaxNodesIsANewShapeNotAStalePlan) {
   expect_same_rows(*cached, *rank_offers(q, bundled()));
 }
 
+TEST(PlanCache, AnEfficiencyOverrideOrAChangedGpuTableReplans) {
+  PlanCache cache;
+  Query q = default_query();
+  ASSERT_TRUE(rank_offers(q, bundled(), &cache).ok());
+  q.mfu = 0.2;  // the efficiency override: every step time changes
+  Result<RankResult> mfu = rank_offers(q, bundled(), &cache);
+  ASSERT_TRUE(mfu.ok());
+  EXPECT_EQ(mfu->shapes_cached, 0);
+  expect_same_rows(*mfu, *rank_offers(q, bundled()));
+
+  // The same query on a snapshot whose GPUs are half as fast: shapes are found by GPU index, so the plans made
+  // with the old table must not be served.
+  Snapshot slower = bundled();
+  for (GpuSpec& g : slower.gpus) {
+    g.tflops_bf16 /= 2;
+    g.tflops_fp16 /= 2;
+  }
+  Result<RankResult> replanned = rank_offers(q, slower, &cache);
+  ASSERT_TRUE(replanned.ok());
+  EXPECT_EQ(replanned->shapes_cached, 0);
+  expect_same_rows(*replanned, *rank_offers(q, slower));
+}
+
 }  // namespace
 }  // namespace trainfit

@@ -103,7 +103,9 @@ class PlanCache {
   int misses() const { return misses_; }  // shapes planned
  private:
   friend Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache);
-  std::string job_key_;
+  bool has_job_ = false;
+  Query job_;             // the query the plans are for, less what never reaches the planner (rank.cpp)
+  std::string gpus_key_;  // the GPU table they were planned with, as bytes
   std::vector<ShapePlan> shapes_;
   int hits_ = 0, misses_ = 0;
 };
