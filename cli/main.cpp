@@ -243,6 +243,11 @@ int main(int argc, char** argv) {
   sim->add_option("--inputs", inputs_dir, "curated inputs (gpus.json, providers.json, instance_families.json)");
   sim->add_option("--out", out_path, "where to write the snapshot");
   sim->callback([&] { std::exit(trainfit::snapshot_import_cmd(catalog_dir, inputs_dir, out_path, stdout)); });
+  std::string pack_out;
+  CLI::App* sp = snapshot->add_subcommand("pack", "write a snapshot's compact binary form (what the web page loads)");
+  sp->add_option("file", snap_path, "snapshot JSON")->required();
+  sp->add_option("out", pack_out, "binary file to write (e.g. data/snapshot.bin)")->required();
+  sp->callback([&] { std::exit(trainfit::snapshot_pack_cmd(snap_path, pack_out, stdout)); });
 
   try {
     cli.parse(argc, argv);

@@ -25,6 +25,26 @@ bool read_file(const std::string& path, std::string* text) {
   return static_cast<bool>(f) || f.eof();
 }
 
+// Writes next to the target, then renames: a failed write never leaves a half file behind. Says why on `out`.
+bool write_file_atomically(const std::string& path, const std::string& bytes, std::FILE* out) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << bytes;
+    if (!f) {
+      std::fprintf(out, "error: cannot write %s\n", tmp.c_str());
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::fprintf(out, "error: cannot replace %s: %s\n", path.c_str(), ec.message().c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // Today's date (UTC), or TRAINFIT_TODAY when set (YYYY-MM-DD): golden tests pin the date so ages and stale
@@ -162,28 +182,31 @@ int snapshot_import_cmd(const std::string& catalog_dir, const std::string& input
   }
   const auto& r = res.value();
   for (const auto& n : r.notes) std::fprintf(out, "note %s [%s]: %s\n", n.field.c_str(), n.code.c_str(), n.message.c_str());
-  // Write next to the target, then rename: a failed write never leaves a half snapshot behind.
-  const std::string tmp = out_path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << r.json;
-    if (!f) {
-      std::fprintf(out, "error: cannot write %s\n", tmp.c_str());
-      return 2;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, out_path, ec);
-  if (ec) {
-    std::fprintf(out, "error: cannot replace %s: %s\n", out_path.c_str(), ec.message().c_str());
-    return 2;
-  }
+  if (!write_file_atomically(out_path, r.json, out)) return 2;
   std::map<std::string, int> by_code;
   for (const auto& w : r.report.warnings) ++by_code[w.code];
   std::fprintf(out, "wrote %s: %s, %zu GPUs, %zu providers, %zu offers from %d of %d catalog rows (%zu bytes)\n",
                out_path.c_str(), r.snapshot.id.c_str(), r.snapshot.gpus.size(), r.snapshot.providers.size(),
                r.snapshot.offers.size(), r.rows_used, r.rows_read, r.json.size());
   for (const auto& [code, n] : by_code) std::fprintf(out, "  warning %d x %s\n", n, code.c_str());
+  return 0;
+}
+
+int snapshot_pack_cmd(const std::string& json_path, const std::string& out_path, std::FILE* out) {
+  std::string text;
+  if (!read_file(json_path, &text)) {
+    std::fprintf(out, "error: cannot read %s\n", json_path.c_str());
+    return 2;
+  }
+  Result<std::string> packed = pack_snapshot(text);
+  if (!packed) {
+    std::fprintf(out, "%s: refused, %s kept unchanged: %s\n", json_path.c_str(), out_path.c_str(),
+                 packed.error().to_string().c_str());
+    return 3;
+  }
+  if (!write_file_atomically(out_path, packed.value(), out)) return 2;
+  std::fprintf(out, "wrote %s: %zu bytes from %s (%zu bytes)\n", out_path.c_str(), packed.value().size(),
+               json_path.c_str(), text.size());
   return 0;
 }
 

@@ -1,4 +1,4 @@
-// trainfit CLI — `trainfit snapshot validate|info|import`: file-reading wrappers around the core snapshot
+// trainfit CLI — `trainfit snapshot validate|info|import|pack`: file-reading wrappers around the core snapshot
 // loader and importer. Exit codes: 0 ok, 2 bad input (unreadable file, bad argument), 3 bad snapshot
 // (refused by the validator, or an import that would not validate; the previous output file is kept).
 #pragma once
@@ -17,5 +17,8 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out);
 // Rebuild the snapshot from a SkyPilot catalog checkout (catalog_dir) and data/inputs (inputs_dir).
 int snapshot_import_cmd(const std::string& catalog_dir, const std::string& inputs_dir, const std::string& out_path,
                         std::FILE* out);
+
+// The compact binary form of a snapshot JSON (snapshot.h, pack_snapshot), e.g. data/snapshot.bin for the page.
+int snapshot_pack_cmd(const std::string& json_path, const std::string& out_path, std::FILE* out);
 
 }  // namespace trainfit

@@ -65,6 +65,14 @@ EMSCRIPTEN_KEEPALIVE const char* tf_query() { return guarded([] { return trainfi
 EMSCRIPTEN_KEEPALIVE const char* tf_load_snapshot(const char* text, const char* origin) {
   return guarded([&] { return status_json(trainfit::web::app().load_snapshot(text ? text : "", origin ? origin : "")); });
 }
+// The same from the compact binary form (data/snapshot.bin, what the page loads for the bundled snapshot):
+// `size` bytes at `bytes` (binary: they may hold zeros).
+EMSCRIPTEN_KEEPALIVE const char* tf_load_snapshot_bin(const char* bytes, double size, const char* origin) {
+  return guarded([&] {
+    const std::string_view data(bytes ? bytes : "", bytes && size > 0 ? static_cast<size_t>(size) : 0);
+    return status_json(trainfit::web::app().load_snapshot_binary(data, origin ? origin : ""));
+  });
+}
 EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   return guarded([&] {
     trainfit::web::app().set_error_banner(message ? message : "");

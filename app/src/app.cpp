@@ -173,13 +173,10 @@ App::App(AppOptions opts) : impl_(std::make_unique<Impl>()) {
 }
 App::~App() = default;
 
-std::string App::load_snapshot(std::string_view text, std::string_view origin) {
-  Impl& s = *impl_;
-  // The loader's validation, with today's date so stale captures are flagged (filters.hide_stale).
-  SnapshotLoadOptions opt;
-  opt.today = s.today;
-  std::vector<Warning> warnings;
-  Result<Snapshot> loaded = trainfit::load_snapshot(text, opt, &warnings);
+namespace {
+// A snapshot loaded from either form becomes the current one; a refused one leaves the current one in place.
+std::string adopt_snapshot(App::Impl& s, Result<Snapshot> loaded, std::vector<Warning> warnings,
+                           std::string_view origin) {
   if (!loaded) {
     s.snapshot_error = std::string(origin) + ": " + loaded.error().to_string();
     return s.snapshot_error;
@@ -193,6 +190,21 @@ std::string App::load_snapshot(std::string_view text, std::string_view origin) {
   ++s.snapshot_version;
   ++s.query_version;  // results depend on the snapshot too
   return "";
+}
+}  // namespace
+
+std::string App::load_snapshot(std::string_view text, std::string_view origin) {
+  // The loader's validation, with today's date so stale captures are flagged (filters.hide_stale).
+  SnapshotLoadOptions opt;
+  opt.today = impl_->today;
+  std::vector<Warning> warnings;
+  return adopt_snapshot(*impl_, trainfit::load_snapshot(text, opt, &warnings), std::move(warnings), origin);
+}
+std::string App::load_snapshot_binary(std::string_view bytes, std::string_view origin) {
+  SnapshotLoadOptions opt;
+  opt.today = impl_->today;
+  std::vector<Warning> warnings;
+  return adopt_snapshot(*impl_, trainfit::load_snapshot_binary(bytes, opt, &warnings), std::move(warnings), origin);
 }
 bool App::has_snapshot() const { return impl_->has_snapshot; }
 

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_reader.h"
+#include "snapshot_internal.h"
 
 namespace trainfit {
 
@@ -680,11 +681,10 @@ template <class Msg>
 
 }  // namespace
 
-std::optional<Snapshot> load_snapshot_report(std::string_view text, const SnapshotLoadOptions& opt,
-                                             SnapshotReport* report) {
-  SnapshotReport local;
-  SnapshotReport* r = report ? report : &local;
-  *r = SnapshotReport{};
+namespace detail {
+
+std::optional<Snapshot> read_snapshot_json(std::string_view text, const SnapshotLoadOptions& opt, SnapshotReport* r,
+                                           std::vector<size_t>* row_of_out) {
   Ctx c(r, std::max(1, opt.max_errors));
   try {
     if (text.size() > opt.max_input_bytes) {
@@ -789,8 +789,7 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
     }
     if (s.providers.empty() && !c.has_errors()) c.error("/providers", "no providers");
     if (c.has_errors()) return std::nullopt;
-    derive_flags(c, s, row_of, opt);
-    s.warnings = r->warnings;
+    *row_of_out = std::move(row_of);
     return s;
   } catch (const std::exception& e) {
     c.error("", std::string("internal error while reading the snapshot: ") + e.what());
@@ -798,6 +797,35 @@ std::optional<Snapshot> load_snapshot_report(std::string_view text, const Snapsh
     c.error("", "internal error while reading the snapshot");
   }
   return std::nullopt;
+}
+
+bool derive_snapshot_flags(Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt,
+                           SnapshotReport* r) {
+  Ctx c(r, std::max(1, opt.max_errors));
+  try {
+    if (row_of.size() != s.offers.size()) throw std::logic_error("row_of does not match the offers");
+    derive_flags(c, s, row_of, opt);
+    s.warnings = r->warnings;
+    return true;
+  } catch (const std::exception& e) {
+    c.error("", std::string("internal error while checking the snapshot: ") + e.what());
+  } catch (...) {
+    c.error("", "internal error while checking the snapshot");
+  }
+  return false;
+}
+
+}  // namespace detail
+
+std::optional<Snapshot> load_snapshot_report(std::string_view text, const SnapshotLoadOptions& opt,
+                                             SnapshotReport* report) {
+  SnapshotReport local;
+  SnapshotReport* r = report ? report : &local;
+  *r = SnapshotReport{};
+  std::vector<size_t> row_of;
+  std::optional<Snapshot> s = detail::read_snapshot_json(text, opt, r, &row_of);
+  if (!s || !detail::derive_snapshot_flags(*s, row_of, opt, r)) return std::nullopt;
+  return s;
 }
 
 Result<Snapshot> load_snapshot(std::string_view json_text, const SnapshotLoadOptions& opt,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -395,6 +396,166 @@ TEST(Snapshot, DaysBetweenUsesTheCalendar) {
   EXPECT_EQ(days_between("2024-02-28", "2024-03-01"), 2);  // leap year
   EXPECT_FALSE(days_between("2026-02-30", "2026-03-01").has_value());
   EXPECT_FALSE(days_between("yesterday", "2026-03-01").has_value());
+}
+
+// ---------------------------------------------------------------- binary form (pack_snapshot)
+
+std::string read_source_file(const std::string& rel) {
+  std::string out;
+  if (std::FILE* f = std::fopen((std::string(TRAINFIT_SOURCE_DIR) + "/" + rel).c_str(), "rb")) {
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    std::fclose(f);
+  }
+  return out;
+}
+
+// Loads `json_text` both ways with `opt` and expects the same Snapshot and warnings.
+void expect_binary_loads_like_json(const std::string& json_text, const SnapshotLoadOptions& opt) {
+  std::vector<Warning> wj, wb;
+  Result<Snapshot> from_json = load_snapshot(json_text, opt, &wj);
+  ASSERT_TRUE(from_json.ok()) << from_json.error().to_string();
+  Result<std::string> packed = pack_snapshot(json_text);
+  ASSERT_TRUE(packed.ok()) << packed.error().to_string();
+  Result<Snapshot> from_bin = load_snapshot_binary(packed.value(), opt, &wb);
+  ASSERT_TRUE(from_bin.ok()) << from_bin.error().to_string();
+  EXPECT_TRUE(from_bin.value() == from_json.value());
+  EXPECT_TRUE(wb == wj);
+  EXPECT_TRUE(from_bin->warnings == from_json->warnings);
+}
+
+TEST(SnapshotBinary, TheBundledSnapshotLoadsToWhatItsJsonLoadsToOnAnyDay) {
+  // The staleness flags and warnings depend on the day of the load: they are made at load in both forms.
+  for (const char* today : {"", "2026-11-29", "2027-06-01"}) {
+    SCOPED_TRACE(today);
+    SnapshotLoadOptions opt;
+    opt.today = today;
+    expect_binary_loads_like_json(std::string(embedded_snapshot_json()), opt);
+  }
+  SnapshotLoadOptions strict;  // other thresholds: other flags, still the same result both ways
+  strict.outlier_factor = 1.5;
+  strict.deep_spot_discount = 0.5;
+  expect_binary_loads_like_json(std::string(embedded_snapshot_json()), strict);
+}
+
+TEST(SnapshotBinary, EveryFieldTheReaderFillsSurvivesThePacking) {
+  // Every field of every struct away from its default (a field the packing forgot would come back default), a
+  // billing exception, an unknown column (a reader warning, kept), and an offer flag from the file.
+  json d = minimal_doc();
+  json& g = d["gpus"][0];
+  g["spec_incomplete"] = true;
+  g["spec_note"] = "no FP8 figure published";
+  d["sources"] = json::array({{{"id", "src"}, {"address", "https://example/src"}, {"capture_date", "2026-09-01"},
+                               {"note", "a note"}}});
+  for (json& p : d["providers"]) {
+    p["billing"]["match"] = "";
+    p["billing_exceptions"] = json::array({{{"match", "BM."}, {"increment_s", 3600}, {"minimum_s", 3600},
+                                            {"note", "bare metal: hourly"}, {"source", "https://example/bm"}}});
+    p["spot"]["interruption_rate_per_h"] = 0.07;
+    p["spot"]["early_preemption_free"] = true;
+    p["spot"]["free_window_s"] = 60;
+    p["storage_read_MBps"] = 250;
+    p["storage_write_MBps"] = 200;
+    p["egress_usd_per_GB"] = 0.09;
+    p["network_download_MBps"] = 100;
+    p["notes"] = "notes";
+    p["bills_provisioning"] = false;
+  }
+  d["offers"]["columns"].push_back("extra_column");
+  for (json& r : d["offers"]["rows"]) {
+    r[2] = "BM.GPU.H100.8";  // instance type: takes the billing exception
+    r[5] = 2;                // zone_count
+    r[10] = 30000;           // local_disk_GB
+    r[19] = 10.0;            // host_usd_per_h
+    r[20] = r[16].get<double>() - 10.0;  // accel_usd_per_h: host + accel = the price
+    r[22] = 32;              // flags: unverified_price, from the file
+    r.push_back("ignored");
+  }
+  SnapshotLoadOptions opt;
+  opt.today = "2026-11-29";
+  Result<Snapshot> s = load_snapshot(d.dump(), opt, nullptr);
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  ASSERT_FALSE(s->warnings.empty());
+  EXPECT_EQ(s->offers[0].local_disk_bytes, 30000 * 1e9);
+  EXPECT_EQ(s->offers[0].flags & kFlagUnverifiedPrice, kFlagUnverifiedPrice);
+  expect_binary_loads_like_json(d.dump(), opt);
+}
+
+TEST(SnapshotBinary, TheCommittedBinaryIsThePackingOfTheCommittedJson) {
+  // data/snapshot.bin is what the web page loads; scripts/update-snapshot rewrites both files.
+  const std::string json_text = read_source_file("data/snapshot.json");
+  const std::string bin = read_source_file("data/snapshot.bin");
+  ASSERT_FALSE(json_text.empty());
+  ASSERT_FALSE(bin.empty()) << "data/snapshot.bin is missing: trainfit snapshot pack data/snapshot.json data/snapshot.bin";
+  Result<std::string> packed = pack_snapshot(json_text);
+  ASSERT_TRUE(packed.ok());
+  EXPECT_TRUE(packed.value() == bin)
+      << "data/snapshot.bin is out of date: trainfit snapshot pack data/snapshot.json data/snapshot.bin";
+}
+
+TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
+  const std::string good = pack_snapshot(embedded_snapshot_json()).value();
+  auto refusal = [](const std::string& bytes) {
+    Result<Snapshot> r = load_snapshot_binary(bytes, SnapshotLoadOptions{});
+    return r.ok() ? std::string("loaded") : r.error().message;
+  };
+  EXPECT_NE(refusal(std::string(embedded_snapshot_json())).find("not a trainfit binary snapshot"), std::string::npos);
+  EXPECT_NE(refusal("").find("not a trainfit binary snapshot"), std::string::npos);
+  std::string v2 = good;
+  v2[4] = 2;  // format version 2
+  EXPECT_NE(refusal(v2).find("format version 2"), std::string::npos);
+  std::string schema = good;
+  schema[8] = 9;
+  EXPECT_NE(refusal(schema).find("schema_version 9"), std::string::npos);
+  // Truncated anywhere (header, payload) or with a flipped bit: refused, never loaded.
+  for (size_t n = 0; n < good.size(); n += 997) EXPECT_NE(refusal(good.substr(0, n)), "loaded") << n;
+  EXPECT_NE(refusal(good.substr(0, good.size() - 1)), "loaded");
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200; ++i) {
+    std::string bad = good;
+    bad[32 + rng() % (good.size() - 32)] ^= static_cast<char>(1u << (rng() % 8));
+    EXPECT_NE(refusal(bad).find("checksum"), std::string::npos);
+  }
+  EXPECT_NE(refusal(good + "x").find("payload is"), std::string::npos);
+}
+
+// The checksum stops accidental damage; a payload altered on purpose (checksum recomputed) must still be read
+// safely: refused with a reason, or loaded with every index and kind in range. Run under ASan in scripts/test.
+TEST(SnapshotBinary, AlteredPayloadsWithValidChecksumsNeverCrashTheReader) {
+  const std::string good = pack_snapshot(minimal_doc().dump()).value();
+  auto with_checksum = [](std::string b) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 32; i < b.size(); ++i) {
+      h ^= static_cast<unsigned char>(b[i]);
+      h *= 0x100000001b3ull;
+    }
+    for (int i = 0; i < 8; ++i) b[24 + i] = static_cast<char>(h >> (8 * i));
+    for (int i = 0; i < 8; ++i) b[16 + i] = static_cast<char>(static_cast<uint64_t>(b.size() - 32) >> (8 * i));
+    return b;
+  };
+  ASSERT_TRUE(load_snapshot_binary(with_checksum(good), SnapshotLoadOptions{}).ok());
+  std::mt19937 rng(11);
+  int loaded = 0, refused = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string bad = good;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) bad[32 + rng() % (bad.size() - 32)] = static_cast<char>(rng());
+    if (rng() % 4 == 0) bad.resize(32 + rng() % (bad.size() - 32));
+    Result<Snapshot> r = load_snapshot_binary(with_checksum(bad), SnapshotLoadOptions{});
+    if (!r.ok()) {
+      ++refused;
+      EXPECT_FALSE(r.error().message.empty());
+      continue;
+    }
+    ++loaded;
+    for (const Offer& o : r->offers) {
+      ASSERT_TRUE(o.gpu >= 0 && o.gpu < static_cast<int>(r->gpus.size()));
+      ASSERT_TRUE(o.provider >= 0 && o.provider < static_cast<int>(r->providers.size()));
+      ASSERT_TRUE(std::isfinite(o.price_usd_per_h) && std::isfinite(o.spot_usd_per_h));
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(loaded, 0);  // string bytes and prices can change without breaking the structure
 }
 
 }  // namespace

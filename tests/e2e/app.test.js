@@ -27,6 +27,45 @@ test('page loads with the bundled snapshot, draws frames and reports no errors',
   await page.close();
 });
 
+test('the bundled snapshot loads from its binary form, and from the JSON when the binary is missing or damaged', async () => {
+  // web/app.js loads data/snapshot.bin (the same data, no JSON to parse at start-up: issue 9) and falls back to
+  // data/snapshot.json when the binary cannot be fetched or is refused; every way gives the same ranking.
+  const runs = {};
+  for (const mode of ['binary', 'missing', 'damaged']) {
+    const route = async (r) => {
+      if (mode === 'missing') return r.fulfill({ status: 404, body: 'gone' });
+      const res = await r.fetch();
+      const body = Buffer.from(await res.body());
+      body[body.length - 100] ^= 0x20;  // one flipped bit in the payload: the checksum no longer matches
+      return r.fulfill({ response: res, body });
+    };
+    if (mode !== 'binary') await ctx.browser.route('**/data/snapshot.bin', route);
+    const fetched = [];
+    const onRequest = (r) => { if (/data\/snapshot\.(bin|json)$/.test(r.url())) fetched.push(r.url().split('/').pop()); };
+    ctx.browser.on('request', onRequest);
+    try {
+      const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+      const st = await page.evaluate(() => window.trainfit.state());
+      const top = await page.evaluate(() => JSON.stringify(window.trainfit.call('rank', { top: 5 })));
+      runs[mode] = { offers: st.offers, ranked: st.ranked, top, fetched: [...fetched].sort() };
+      // The browser's own report of the 404 (mode 'missing') names no file: nothing else may go wrong.
+      assert.deepStrictEqual(problems.filter((p) => !/snapshot\.bin|404 \(Not Found\)/.test(p)), [], mode);
+      await page.close();
+    } finally {
+      ctx.browser.off('request', onRequest);
+      if (mode !== 'binary') await ctx.browser.unroute('**/data/snapshot.bin', route);
+    }
+  }
+  assert.deepStrictEqual(runs.binary.fetched, ['snapshot.bin'], 'a first visit fetches the binary only');
+  for (const mode of ['missing', 'damaged']) {
+    assert.deepStrictEqual(runs[mode].fetched, ['snapshot.bin', 'snapshot.json'], mode + ': then the JSON');
+    assert.strictEqual(runs[mode].offers, runs.binary.offers, mode);
+    assert.strictEqual(runs[mode].ranked, runs.binary.ranked, mode);
+    assert.strictEqual(runs[mode].top, runs.binary.top, mode + ': the same ranking from either form');
+  }
+  assert.ok(runs.binary.offers > 1000 && runs.binary.ranked > 0);
+});
+
 test('the WebGL context made while the wasm compiles is the one the module uses, with GLFW\'s attributes', async () => {
   // web/app.js creates the context early (load time, issue 9) with the attributes emscripten 3.1.6's GLFW asks
   // for; a mismatch would silently change how the canvas is drawn, since getContext returns the first context.

@@ -48,6 +48,7 @@ struct Warning {
   std::string field;
   std::string code;     // stable machine id: "spot_above_on_demand", "params_only_activations", ...
   std::string message;  // human text
+  bool operator==(const Warning&) const = default;
 };
 
 }  // namespace trainfit

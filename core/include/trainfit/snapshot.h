@@ -48,6 +48,7 @@ struct GpuSpec {
   // GPU carry kFlagSpecIncomplete. The reason names the missing figure.
   bool spec_incomplete = false;
   std::string spec_note;
+  bool operator==(const GpuSpec&) const = default;
 };
 
 struct BillingRule {
@@ -56,6 +57,7 @@ struct BillingRule {
   double minimum_s = 60;       // minimum charge per billing segment (each start of an instance)
   std::string note;
   std::string source;
+  bool operator==(const BillingRule&) const = default;
 };
 
 struct SpotRules {
@@ -66,6 +68,7 @@ struct SpotRules {
   bool early_preemption_free = false;  // e.g. GCP-style: no charge when preempted in the first minutes
   double free_window_s = 0;
   std::string source;
+  bool operator==(const SpotRules&) const = default;
 };
 
 struct Provider {
@@ -89,6 +92,7 @@ struct Provider {
   std::string storage_source;
   std::string egress_source;
   std::string provision_source;
+  bool operator==(const Provider&) const = default;
 };
 
 // Data-quality flags on an offer (bit set). Warnings from validation become flags.
@@ -132,6 +136,7 @@ struct Offer {
   // `price_usd_per_h` in the representative zone; < 0 = not priced apart.
   double host_usd_per_h = -1;
   double accel_usd_per_h = -1;
+  bool operator==(const Offer&) const = default;
 };
 
 // Per-GPU price of an offer (on-demand if `spot` is false); < 0 when not offered or gpu_count is 0.
@@ -149,6 +154,7 @@ struct SourceRef {
   std::string address;
   std::string capture_date;
   std::string note;
+  bool operator==(const SourceRef&) const = default;
 };
 
 struct Snapshot {
@@ -162,6 +168,7 @@ struct Snapshot {
   std::vector<Offer> offers;
   std::vector<Warning> warnings;   // validation warnings kept with the data
 
+  bool operator==(const Snapshot&) const = default;
   int find_gpu(const std::string& id) const;
   int find_provider(const std::string& id) const;
   int find_offer(const std::string& id) const;
@@ -197,6 +204,19 @@ Result<Snapshot> load_snapshot(std::string_view json_text, const SnapshotLoadOpt
                                std::vector<Warning>* warnings);
 // Deterministic JSON (same snapshot -> same bytes). Offers are written as {"columns": [...], "rows": [...]}.
 std::string snapshot_to_json(const Snapshot& s);
+// ---- compact binary form (core/src/snapshot_binary.cpp; docs/snapshot.md, "Binary form") ----
+// What the web page loads for the bundled snapshot (data/snapshot.bin, made from data/snapshot.json by
+// `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
+// load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
+// and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
+inline constexpr uint32_t kSnapshotBinaryVersion = 1;
+// Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
+Result<std::string> pack_snapshot(std::string_view json_text);
+std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
+                                                    SnapshotReport* report);
+Result<Snapshot> load_snapshot_binary(std::string_view bytes, const SnapshotLoadOptions& opt,
+                                      std::vector<Warning>* warnings = nullptr);
+
 // Days from `from` to `to` (ISO YYYY-MM-DD); nullopt if either is not a valid date.
 std::optional<int> days_between(std::string_view from, std::string_view to);
 

@@ -25,6 +25,9 @@ class App {
   // Snapshot: validated by the core loader; on failure the current snapshot is kept and the error is
   // returned (and shown on screen). `origin` says where the data came from (shown to the user).
   std::string load_snapshot(std::string_view json_text, std::string_view origin);
+  // The same from the snapshot's compact binary form (core snapshot.h, pack_snapshot): what the web page loads
+  // for the bundled snapshot; the same Snapshot and warnings as its JSON.
+  std::string load_snapshot_binary(std::string_view bytes, std::string_view origin);
   bool has_snapshot() const;
 
   // The query, in its shared forms. Errors name the field; the current query is kept on error.
