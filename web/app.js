@@ -271,12 +271,12 @@
   // The WebGL2 context is created while the wasm compiles (instantiateWasm below) instead of inside the
   // module's start-up (glfwCreateWindow), where creating it took ~20 ms of the critical path (headless Chromium,
   // software WebGL). The attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no
-  // antialias; alpha, depth and stencil from the default hints), so its later getContext call returns this same
-  // context. No extension is enabled: the renderer needs none (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0,
+  // antialias; alpha, depth and stencil from the hints web/main_web.cpp sets: none of them), so its later
+  // getContext call returns this same context. No extension is enabled: the renderer needs none (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0,
   // web/CMakeLists.txt), and each would cost a synchronous round trip to the GPU process.
   function createContextEarly() {
     try {
-      canvas.getContext('webgl2', { antialias: false, alpha: true, depth: true, stencil: true });
+      canvas.getContext('webgl2', { antialias: false, alpha: false, depth: false, stencil: false });
     } catch (e) { /* the module's own attempt reports a missing WebGL2 */ }
   }
   // emscripten's Module.instantiateWasm hook: the same streaming compile emscripten does (and its fallback to

@@ -143,6 +143,12 @@ int main() {
     EM_ASM({ if (window.trainfitFatal) window.trainfitFatal("GLFW could not start"); });
     return 1;
   }
+  // No depth or stencil buffer (ImGui draws neither) and an opaque canvas (the UI clears to an opaque colour):
+  // less for the GPU process to allocate and clear, and to composite, every frame. web/app.js creates the
+  // context early with these same attributes.
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);
+  glfwWindowHint(GLFW_STENCIL_BITS, 0);
+  glfwWindowHint(GLFW_ALPHA_BITS, 0);
   g_window = glfwCreateWindow(1280, 800, "trainfit", nullptr, nullptr);
   if (!g_window) {
     EM_ASM({ if (window.trainfitFatal) window.trainfitFatal("This browser could not create a WebGL2 context."); });

@@ -68,7 +68,8 @@ test('the bundled snapshot loads from its binary form, and from the JSON when th
 
 test('the WebGL context made while the wasm compiles is the one the module uses, with GLFW\'s attributes', async () => {
   // web/app.js creates the context early (load time, issue 9) with the attributes emscripten 3.1.6's GLFW asks
-  // for; a mismatch would silently change how the canvas is drawn, since getContext returns the first context.
+  // for with main_web.cpp's hints (opaque, no depth or stencil); a mismatch would silently change how the canvas
+  // is drawn, since getContext returns the first context.
   const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
   const r = await page.evaluate(() => {
     const gl = Module.canvas.getContext('webgl2');
@@ -76,7 +77,7 @@ test('the WebGL context made while the wasm compiles is the one the module uses,
     return { same: gl === Module.ctx, antialias: a.antialias, alpha: a.alpha, depth: a.depth, stencil: a.stencil,
       premultipliedAlpha: a.premultipliedAlpha, preserveDrawingBuffer: a.preserveDrawingBuffer };
   });
-  assert.deepStrictEqual(r, { same: true, antialias: false, alpha: true, depth: true, stencil: true,
+  assert.deepStrictEqual(r, { same: true, antialias: false, alpha: false, depth: false, stencil: false,
     premultipliedAlpha: true, preserveDrawingBuffer: false });
   assert.deepStrictEqual(problems, []);
   await page.close();
