@@ -645,19 +645,23 @@ template <class Msg>
 }
 
 // Outliers: the reference is the median over providers of each provider's median per-GPU on-demand price
-// for the same GPU, so one provider with many regions cannot set the reference on its own. GPU index -> price.
-[[gnu::noinline]] std::map<int, double> reference_prices(const Snapshot& s) {
-  std::map<int, std::map<int, std::vector<double>>> by_gpu;  // gpu -> provider -> per-GPU prices
+// for the same GPU, so one provider with many regions cannot set the reference on its own. By GPU index; 0 =
+// no reference (fewer than two providers price the GPU). Indexed vectors, not maps: GPU and provider indices
+// are small and dense, and this runs at every page load.
+[[gnu::noinline]] std::vector<double> reference_prices(const Snapshot& s) {
+  const size_t np = s.providers.size();
+  std::vector<std::vector<double>> prices(s.gpus.size() * np);  // [gpu * np + provider] -> per-GPU prices
   for (const auto& o : s.offers) {
     const double p = price_per_gpu_usd_per_h(o);
-    if (p > 0) by_gpu[o.gpu][o.provider].push_back(p);
+    if (p > 0) prices[static_cast<size_t>(o.gpu) * np + static_cast<size_t>(o.provider)].push_back(p);
   }
-  std::map<int, double> ref;
-  for (auto& [g, provs] : by_gpu) {
-    if (provs.size() < 2) continue;  // nothing "elsewhere" to compare with
-    std::vector<double> meds;
-    for (auto& [pv, prices] : provs) meds.push_back(median(prices));
-    ref[g] = median(meds);
+  std::vector<double> ref(s.gpus.size(), 0.0);
+  std::vector<double> meds;
+  for (size_t g = 0; g < s.gpus.size(); ++g) {
+    meds.clear();
+    for (size_t pv = 0; pv < np; ++pv)
+      if (!prices[g * np + pv].empty()) meds.push_back(median(prices[g * np + pv]));
+    if (meds.size() >= 2) ref[g] = median(meds);  // fewer: nothing "elsewhere" to compare with
   }
   return ref;
 }
@@ -665,16 +669,16 @@ template <class Msg>
 // Suspicious data -> warnings + flags. Thresholds come from SnapshotLoadOptions (documented in snapshot.md).
 [[gnu::noinline]] void derive_flags(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt) {
   for (size_t i = 0; i < s.offers.size(); ++i) check_offer(c, s, row_of, i, opt);
-  const std::map<int, double> ref = reference_prices(s);
+  const std::vector<double> ref = reference_prices(s);
   for (size_t i = 0; i < s.offers.size(); ++i) {
-    auto it = ref.find(s.offers[i].gpu);
+    const double r = ref[static_cast<size_t>(s.offers[i].gpu)];
     const double p = price_per_gpu_usd_per_h(s.offers[i]);
-    if (it == ref.end() || p <= 0 || it->second <= 0) continue;
-    const double ratio = p / it->second;
+    if (p <= 0 || r <= 0) continue;
+    const double ratio = p / r;
     if (ratio > opt.outlier_factor || ratio < 1 / opt.outlier_factor)
       flag_offer(c, s, row_of, i, kFlagPriceOutlier, "price_outlier", [&] {
-        return "$" + fmt_num(p) + " per GPU-hour vs median $" + fmt_num(it->second) + " for " +
-               s.gpus[s.offers[i].gpu].id + " across providers (x" + fmt_num(ratio) + ")";
+        return "$" + fmt_num(p) + " per GPU-hour vs median $" + fmt_num(r) + " for " + s.gpus[s.offers[i].gpu].id +
+               " across providers (x" + fmt_num(ratio) + ")";
       });
   }
 }
