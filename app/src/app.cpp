@@ -175,15 +175,14 @@ App::~App() = default;
 
 namespace {
 // A snapshot loaded from either form becomes the current one; a refused one leaves the current one in place.
-std::string adopt_snapshot(App::Impl& s, Result<Snapshot> loaded, std::vector<Warning> warnings,
-                           std::string_view origin) {
+// Its warnings are in Snapshot::warnings.
+std::string adopt_snapshot(App::Impl& s, Result<Snapshot> loaded, std::string_view origin) {
   if (!loaded) {
     s.snapshot_error = std::string(origin) + ": " + loaded.error().to_string();
     return s.snapshot_error;
   }
   s.snapshot = std::move(loaded).value();
   s.plan_cache.clear();  // cached plans index the old snapshot's GPUs
-  s.snapshot_warnings = std::move(warnings);
   s.has_snapshot = true;
   s.snapshot_origin = std::string(origin);
   s.snapshot_error.clear();
@@ -197,14 +196,12 @@ std::string App::load_snapshot(std::string_view text, std::string_view origin) {
   // The loader's validation, with today's date so stale captures are flagged (filters.hide_stale).
   SnapshotLoadOptions opt;
   opt.today = impl_->today;
-  std::vector<Warning> warnings;
-  return adopt_snapshot(*impl_, trainfit::load_snapshot(text, opt, &warnings), std::move(warnings), origin);
+  return adopt_snapshot(*impl_, trainfit::load_snapshot(text, opt, nullptr), origin);
 }
 std::string App::load_snapshot_binary(std::string_view bytes, std::string_view origin) {
   SnapshotLoadOptions opt;
   opt.today = impl_->today;
-  std::vector<Warning> warnings;
-  return adopt_snapshot(*impl_, trainfit::load_snapshot_binary(bytes, opt, &warnings), std::move(warnings), origin);
+  return adopt_snapshot(*impl_, trainfit::load_snapshot_binary(bytes, opt, nullptr), origin);
 }
 bool App::has_snapshot() const { return impl_->has_snapshot; }
 

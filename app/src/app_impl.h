@@ -58,7 +58,6 @@ struct App::Impl {
   uint64_t snapshot_version = 0;
   std::string snapshot_origin;
   std::string snapshot_error;     // last refused snapshot (the current one stays)
-  std::vector<Warning> snapshot_warnings;
   std::string banner;             // shell-level error
   std::string clipboard;
   std::vector<std::string> requests;  // for the shell: "open_file", "open_full_app", "theme:dark", ...

@@ -47,7 +47,6 @@ constexpr FlagName kFlagNames[] = {
     {kFlagStale, "stale"},                            {kFlagUnverifiedPrice, "unverified_price"},
     {kFlagSpecIncomplete, "spec_incomplete"},
 };
-constexpr uint32_t kAllFlags = (1u << 7) - 1;
 
 std::string fmt_num(double v) {
   char buf[64];
@@ -542,7 +541,7 @@ std::string row_pointer(size_t i) { return idx("/offers/rows", i); }
     else { c.error(cptr(cCapture), "capture_date: not a valid ISO date (YYYY-MM-DD)"); ok = false; }
   }
   int flags = 0;
-  i(cFlags, &flags, 0, static_cast<int>(kAllFlags));
+  i(cFlags, &flags, 0, static_cast<int>(detail::kAllOfferFlags));
   o->flags = static_cast<uint32_t>(flags);
 
   if (!prov.empty()) {

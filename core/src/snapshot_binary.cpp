@@ -337,7 +337,7 @@ void read_payload(Reader& r, Snapshot* s, std::vector<size_t>* row_of, std::vect
     if (link > static_cast<uint8_t>(LinkClass::infinity_fabric) || net > static_cast<uint8_t>(NetKind::tcpx))
       r.fail("offer " + o.id + ": unknown link or network kind");
     if (o.gpu_count < 1 || o.max_nodes < 1 || o.zone_count < 1) r.fail("offer " + o.id + ": a count below 1");
-    if (o.flags >= (1u << 7)) r.fail("offer " + o.id + ": unknown flag bits");
+    if (o.flags & ~detail::kAllOfferFlags) r.fail("offer " + o.id + ": unknown flag bits");
     o.intra_link = static_cast<LinkClass>(link);
     o.inter_net = static_cast<NetKind>(net);
   }

@@ -2,6 +2,7 @@
 // compact binary form (snapshot_binary.cpp). Internal to the core: not installed with trainfit/*.h.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,9 @@
 #include "trainfit/snapshot.h"
 
 namespace trainfit::detail {
+
+// Every OfferFlag bit (snapshot.h): a file's flags column and the binary form may hold no other.
+inline constexpr uint32_t kAllOfferFlags = (1u << 7) - 1;
 
 // Reads and checks the JSON: errors and the reader's warnings go to `r`; on success, the snapshot with the
 // flags its rows carry, before derive_snapshot_flags, and `row_of` (offer -> its row in the document, for the
