@@ -6,7 +6,8 @@
 // outliers) run at load exactly as after the JSON, and the result is the same Snapshot (tests/core).
 //
 // Layout, all little-endian: a 32-byte header
-//   "TFSB" | u32 format version | u32 snapshot schema_version | u32 0 | u64 payload bytes | u64 FNV-1a of payload
+//   "TFSB" | u32 format version | u32 snapshot schema_version | u32 0 | u64 payload bytes | u64 checksum of payload
+// (snapshot_binary_checksum: FNV-1a-64 over 8-byte words)
 // then the payload: strings as u32 length + bytes, doubles as IEEE-754 binary64, vectors as u32 count + items,
 // in the order of the structs in snapshot.h (write_* and read_* below mirror each other line by line).
 #include <cmath>
@@ -24,16 +25,27 @@ namespace {
 constexpr char kMagic[4] = {'T', 'F', 'S', 'B'};
 constexpr size_t kHeaderBytes = 32;
 
-// Out of line: its loop runs over every byte, and inlined into the once-run loader it had V8 optimise the
-// whole loader during the page load (see the NOTE in snapshot.cpp).
-[[gnu::noinline]] uint64_t fnv1a(std::string_view bytes) {
+}  // namespace
+
+// FNV-1a's step over 8-byte little-endian words (then the last 0-7 bytes one at a time): an eighth of the
+// iterations of the byte-wise hash, which matters in the browser's baseline tier, where this runs over 220 KB
+// at every page load (and a byte loop inlined into the loader had V8 optimise the whole loader).
+[[gnu::noinline]] uint64_t snapshot_binary_checksum(std::string_view payload) {
+  constexpr uint64_t kPrime = 0x100000001b3ull;
   uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : bytes) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
+  const size_t words = payload.size() / 8;
+  const auto* b = reinterpret_cast<const unsigned char*>(payload.data());
+  for (size_t i = 0; i < words; ++i, b += 8) {
+    const uint64_t w = uint64_t{b[0]} | uint64_t{b[1]} << 8 | uint64_t{b[2]} << 16 | uint64_t{b[3]} << 24 |
+                       uint64_t{b[4]} << 32 | uint64_t{b[5]} << 40 | uint64_t{b[6]} << 48 | uint64_t{b[7]} << 56;
+    h = (h ^ w) * kPrime;
   }
+  for (size_t i = words * 8; i < payload.size(); ++i)
+    h = (h ^ static_cast<unsigned char>(payload[i])) * kPrime;
   return h;
 }
+
+namespace {
 
 // ---------------------------------------------------------------- writer
 
@@ -374,7 +386,7 @@ Result<std::string> pack_snapshot(std::string_view json_text) {
   w.u32(static_cast<uint32_t>(s->schema_version));
   w.u32(0);
   w.u64(payload.out.size());
-  w.u64(fnv1a(payload.out));
+  w.u64(snapshot_binary_checksum(payload.out));
   w.out += payload.out;
   return w.out;
 }
@@ -404,7 +416,7 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
   const std::string_view payload = bytes.substr(kHeaderBytes);
   if (size != payload.size())
     return refuse("payload is " + std::to_string(payload.size()) + " bytes, the header says " + std::to_string(size));
-  if (fnv1a(payload) != sum) return refuse("checksum mismatch (the file is damaged)");
+  if (snapshot_binary_checksum(payload) != sum) return refuse("checksum mismatch (the file is damaged)");
   Snapshot s;
   s.schema_version = kSnapshotSchemaVersion;
   std::vector<size_t> row_of;

@@ -481,6 +481,26 @@ TEST(SnapshotBinary, EveryFieldTheReaderFillsSurvivesThePacking) {
   expect_binary_loads_like_json(d.dump(), opt);
 }
 
+TEST(SnapshotBinary, TheChecksumIsFnv1aOverEightByteWordsThenTheTailBytes) {
+  // docs/snapshot.md: h = 0xcbf29ce484222325; per 8-byte little-endian word w: h = (h ^ w) * 0x100000001b3; then
+  // per remaining byte c: h = (h ^ c) * 0x100000001b3 (mod 2^64).
+  auto by_hand = [](std::string_view p) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= p.size(); i += 8) {
+      uint64_t w = 0;
+      for (int k = 7; k >= 0; --k) w = (w << 8) | static_cast<unsigned char>(p[i + k]);
+      h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; i < p.size(); ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
+    return h;
+  };
+  EXPECT_EQ(snapshot_binary_checksum(""), 0xcbf29ce484222325ull);  // FNV-1a's offset basis
+  EXPECT_EQ(snapshot_binary_checksum("a"), 0xaf63dc4c8601ec8cull);  // = FNV-1a-64("a"), the published test value
+  for (std::string_view p : {"abcdefg", "abcdefgh", "abcdefghi", "0123456789abcdefXYZ"})
+    EXPECT_EQ(snapshot_binary_checksum(p), by_hand(p)) << p;
+}
+
 TEST(SnapshotBinary, TheCommittedBinaryIsThePackingOfTheCommittedJson) {
   // data/snapshot.bin is what the web page loads; scripts/update-snapshot rewrites both files.
   const std::string json_text = read_source_file("data/snapshot.json");
@@ -524,11 +544,7 @@ TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
 TEST(SnapshotBinary, AlteredPayloadsWithValidChecksumsNeverCrashTheReader) {
   const std::string good = pack_snapshot(minimal_doc().dump()).value();
   auto with_checksum = [](std::string b) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 32; i < b.size(); ++i) {
-      h ^= static_cast<unsigned char>(b[i]);
-      h *= 0x100000001b3ull;
-    }
+    const uint64_t h = snapshot_binary_checksum(std::string_view(b).substr(32));
     for (int i = 0; i < 8; ++i) b[24 + i] = static_cast<char>(h >> (8 * i));
     for (int i = 0; i < 8; ++i) b[16 + i] = static_cast<char>(static_cast<uint64_t>(b.size() - 32) >> (8 * i));
     return b;

@@ -30,21 +30,16 @@ void check(std::string_view bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   check(in);
-  // The same bytes as a payload: header "TFSB", version, schema, 0, size, FNV-1a (snapshot_binary.cpp).
+  // The same bytes as a payload: header "TFSB", version, schema, 0, size, checksum (snapshot_binary.cpp).
   std::string file = "TFSB";
   auto put = [&](uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i) file.push_back(static_cast<char>(v >> (8 * i)));
   };
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : in) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
-  }
   put(trainfit::kSnapshotBinaryVersion, 4);
   put(trainfit::kSnapshotSchemaVersion, 4);
   put(0, 4);
   put(size, 8);
-  put(h, 8);
+  put(trainfit::snapshot_binary_checksum(in), 8);
   file.append(in);
   check(file);
   return 0;

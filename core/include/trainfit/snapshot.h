@@ -216,6 +216,9 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
                                                     SnapshotReport* report);
 Result<Snapshot> load_snapshot_binary(std::string_view bytes, const SnapshotLoadOptions& opt,
                                       std::vector<Warning>* warnings = nullptr);
+// The header's checksum of the payload: FNV-1a-64 applied to 8-byte little-endian words, then to the last 0-7
+// bytes one at a time (docs/snapshot.md).
+uint64_t snapshot_binary_checksum(std::string_view payload);
 
 // Days from `from` to `to` (ISO YYYY-MM-DD); nullopt if either is not a valid date.
 std::optional<int> days_between(std::string_view from, std::string_view to);
