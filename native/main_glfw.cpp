@@ -16,6 +16,7 @@
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
+#include "trainfit/app/key_taps.h"
 #include "trainfit/bundled.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -24,6 +25,13 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+// Quick key taps (trainfit/app/key_taps.h): imgui 1.86 would miss a press and release between two frames.
+trainfit::app::KeyTaps g_taps;
+void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
+  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS))
+    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
+}
 
 bool read_file(const std::string& path, std::string* out) {
   std::ifstream f(path, std::ios::binary);
@@ -109,6 +117,7 @@ int main(int argc, char** argv) {
   ImGui::GetIO().IniFilename = nullptr;
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  glfwSetKeyCallback(window, on_key);  // in front of the backend's (KeyTaps)
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
@@ -165,6 +174,7 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    g_taps.after_new_frame([&](int key) { ImGui_ImplGlfw_KeyCallback(window, key, 0, GLFW_RELEASE, 0); });
     app.frame();
     ImGui::Render();
     int w, h;

@@ -6,6 +6,8 @@
 //   NOTE(pitfall 11): GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
 //         paste comes in through the exported tf_paste.
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
+//   NOTE(imgui 1.86): keys are read once a frame, so a quick tap between two frames was lost: key events go
+//         through trainfit::app::KeyTaps (the desktop shell does the same).
 //   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
 //         WebGL) is started in main() with one tiny draw into the still hidden canvas, so it overlaps the
 //         snapshot parse instead of following the first full frame (warm_up_gpu below).
@@ -20,6 +22,7 @@
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
+#include "trainfit/app/key_taps.h"
 #include "web_shell.h"
 
 namespace {
@@ -28,6 +31,14 @@ GLFWwindow* g_window = nullptr;
 int g_fb_w = 0, g_fb_h = 0;
 uint64_t g_synced_version = 0;
 bool g_booted = false;
+
+// Quick key taps (trainfit/app/key_taps.h): imgui 1.86 would miss a press and release between two frames, which
+// a slow frame (software WebGL) or a script's key press makes likely.
+trainfit::app::KeyTaps g_taps;
+void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
+  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS))
+    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
+}
 
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
   // DOM_DELTA_PIXEL = 0, LINE = 1, PAGE = 2. ImGui wants ~1 per notch, positive = up / left.
@@ -103,6 +114,7 @@ void frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
+  g_taps.after_new_frame([](int key) { ImGui_ImplGlfw_KeyCallback(g_window, key, 0, GLFW_RELEASE, 0); });
   app.frame();
   ImGui::Render();
   glViewport(0, 0, g_fb_w, g_fb_h);
@@ -162,6 +174,7 @@ int main() {
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
   glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
+  glfwSetKeyCallback(g_window, on_key);     // in front of the backend's (KeyTaps)
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
   ImGui_ImplOpenGL3_Init("#version 300 es");
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
