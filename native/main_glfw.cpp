@@ -174,7 +174,9 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    g_taps.after_new_frame([&](int key) { ImGui_ImplGlfw_KeyCallback(window, key, 0, GLFW_RELEASE, 0); });
+    g_taps.after_new_frame([&](int key, bool press) {
+      ImGui_ImplGlfw_KeyCallback(window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0);
+    });
     app.frame();
     ImGui::Render();
     int w, h;

@@ -7,7 +7,7 @@
 //         paste comes in through the exported tf_paste.
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
 //   NOTE(imgui 1.86): keys are read once a frame, so a quick tap between two frames was lost: key events go
-//         through trainfit::app::KeyTaps (the desktop shell does the same).
+//         through trainfit::app::KeyTaps, one change per key per frame (the desktop shell does the same).
 //   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
 //         WebGL) is started in main() with one tiny draw into the still hidden canvas, so it overlaps the
 //         snapshot parse instead of following the first full frame (warm_up_gpu below).
@@ -114,7 +114,9 @@ void frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
-  g_taps.after_new_frame([](int key) { ImGui_ImplGlfw_KeyCallback(g_window, key, 0, GLFW_RELEASE, 0); });
+  g_taps.after_new_frame([](int key, bool press) {
+    ImGui_ImplGlfw_KeyCallback(g_window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0);
+  });
   app.frame();
   ImGui::Render();
   glViewport(0, 0, g_fb_w, g_fb_h);
