@@ -26,11 +26,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Quick key taps (trainfit/app/key_taps.h): imgui 1.86 would miss a press and release between two frames.
+// Keyboard input paced for imgui 1.86 (trainfit/app/key_taps.h): quick taps, repeated keys and keys typed within
+// one frame would be lost or reordered.
 trainfit::app::KeyTaps g_taps;
 void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
-  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS))
+  const trainfit::app::KeyKind kind = trainfit::app::KeyTaps::kind_of(
+      key, ImGui::GetIO().KeyMap, ImGuiKey_Tab, ImGuiKey_KeyPadEnter, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SUPER);
+  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS, kind))
     ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
+}
+void on_char(GLFWwindow* w, unsigned int c) {
+  if (g_taps.on_char(c)) ImGui_ImplGlfw_CharCallback(w, c);
 }
 
 bool read_file(const std::string& path, std::string* out) {
@@ -118,6 +124,7 @@ int main(int argc, char** argv) {
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   glfwSetKeyCallback(window, on_key);  // in front of the backend's (KeyTaps)
+  glfwSetCharCallback(window, on_char);
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
@@ -174,9 +181,9 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    g_taps.after_new_frame([&](int key, bool press) {
-      ImGui_ImplGlfw_KeyCallback(window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0);
-    });
+    g_taps.after_new_frame(
+        [&](int key, bool press) { ImGui_ImplGlfw_KeyCallback(window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0); },
+        [&](unsigned int c) { ImGui_ImplGlfw_CharCallback(window, c); });
     app.frame();
     ImGui::Render();
     int w, h;

@@ -6,8 +6,8 @@
 //   NOTE(pitfall 11): GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
 //         paste comes in through the exported tf_paste.
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
-//   NOTE(imgui 1.86): keys are read once a frame, so a quick tap between two frames was lost: key events go
-//         through trainfit::app::KeyTaps, one change per key per frame (the desktop shell does the same).
+//   NOTE(imgui 1.86): keys are read once a frame, so quick taps were lost or reordered: key and character events
+//         go through trainfit::app::KeyTaps, a queue paced to what a frame can take (the desktop shell too).
 //   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
 //         WebGL) is started in main() with one tiny draw into the still hidden canvas, so it overlaps the
 //         snapshot parse instead of following the first full frame (warm_up_gpu below).
@@ -32,12 +32,17 @@ int g_fb_w = 0, g_fb_h = 0;
 uint64_t g_synced_version = 0;
 bool g_booted = false;
 
-// Quick key taps (trainfit/app/key_taps.h): imgui 1.86 would miss a press and release between two frames, which
-// a slow frame (software WebGL) or a script's key press makes likely.
+// Keyboard input paced for imgui 1.86 (trainfit/app/key_taps.h): quick taps, repeated keys and keys typed within
+// one frame would be lost or reordered; a slow frame (software WebGL) or a script's key presses make that likely.
 trainfit::app::KeyTaps g_taps;
 void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
-  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS))
+  const trainfit::app::KeyKind kind = trainfit::app::KeyTaps::kind_of(
+      key, ImGui::GetIO().KeyMap, ImGuiKey_Tab, ImGuiKey_KeyPadEnter, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SUPER);
+  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS, kind))
     ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
+}
+void on_char(GLFWwindow* w, unsigned int c) {
+  if (g_taps.on_char(c)) ImGui_ImplGlfw_CharCallback(w, c);
 }
 
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
@@ -114,9 +119,9 @@ void frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
-  g_taps.after_new_frame([](int key, bool press) {
-    ImGui_ImplGlfw_KeyCallback(g_window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0);
-  });
+  g_taps.after_new_frame(
+      [](int key, bool press) { ImGui_ImplGlfw_KeyCallback(g_window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0); },
+      [](unsigned int c) { ImGui_ImplGlfw_CharCallback(g_window, c); });
   app.frame();
   ImGui::Render();
   glViewport(0, 0, g_fb_w, g_fb_h);
@@ -177,6 +182,7 @@ int main() {
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
   glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
   glfwSetKeyCallback(g_window, on_key);     // in front of the backend's (KeyTaps)
+  glfwSetCharCallback(g_window, on_char);
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
   ImGui_ImplOpenGL3_Init("#version 300 es");
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame

@@ -1,55 +1,85 @@
-// trainfit UI — quick key taps for Dear ImGui 1.86, shared by the web and desktop shells.
-// Why: imgui 1.86 has no input queue; it reads io.KeysDown once a frame, in NewFrame. A key pressed and released
-// between two frames (a quick tap while a frame is slow, or a script's key press) is never seen down, and two
-// taps of one key in a frame count once: the Enter or the second Backspace is lost. (1.87 added io.AddKeyEvent
-// for this; Debian ships 1.86.) The shells route key events through KeyTaps: each key changes state at most
-// once per frame; further events of that key wait, in order, and are applied one per frame just after NewFrame.
-// Header-only, no GLFW: keys are plain ints.
+// trainfit UI — keyboard input paced for Dear ImGui 1.86, shared by the web and desktop shells.
+// Why: imgui 1.86 has no input queue; it reads io.KeysDown once a frame, in NewFrame. So (1) a key pressed and
+// released between two frames (a quick tap while a frame is slow, or a script's key press) is never seen down;
+// (2) two taps of one key in a frame count once; (3) InputText handles one editing key per frame (an else-if
+// chain: End and Backspace in one frame do only End); (4) it inserts the frame's typed characters before it
+// handles the frame's keys, so Backspace then "8" would come out as "8" then Backspace. (1.87 added
+// io.AddKeyEvent for this; Debian ships 1.86.) The shells route key and character events through KeyTaps, a
+// first-in first-out queue: an event is applied at once when nothing waits before it and the frame can take it,
+// else it waits, and waiting events are applied in order just after each NewFrame, as many as the frame can take:
+// one change per key, one editing-key press, and no character after an editing-key press.
+// Header-only, no GLFW: keys are plain ints, and the shell says which are editing keys and which are modifiers.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 namespace trainfit::app {
 
+enum class KeyKind { modifier, editing, other };  // Shift/Ctrl/Alt/Super; imgui's mapped keys; the rest
+
 class KeyTaps {
  public:
-  // A key event from the platform. Returns true when the shell should apply it now, false when it waits.
-  bool on_key(int key, bool press) {
-    if (has(changed_, key) || waiting(key)) {
-      queue_.push_back({key, press});
-      return false;
-    }
-    changed_.push_back(key);
-    return true;
-  }
-  // Call right after ImGui::NewFrame(), which has seen this frame's changes: `apply(key, press)` applies the next
-  // waiting event of each key.
-  template <class Apply>
-  void after_new_frame(Apply apply) {
+  // A key event. Returns true when the shell should apply it now, false when it waits.
+  bool on_key(int key, bool press, KeyKind kind) { return offer(Event{false, key, press, kind, 0}); }
+  // A typed character (UTF-32). Returns true when the shell should apply it now, false when it waits.
+  bool on_char(unsigned int c) { return offer(Event{true, 0, false, KeyKind::other, c}); }
+  // Call right after ImGui::NewFrame(): applies the waiting events the new frame can take, in order, through
+  // `key(key, press)` and `chr(c)`.
+  template <class Key, class Char>
+  void after_new_frame(Key key, Char chr) {
     changed_.clear();
-    std::vector<Event> later;
-    for (const Event& e : queue_) {
-      if (has(changed_, e.key)) {
-        later.push_back(e);
-      } else {
-        changed_.push_back(e.key);
-        apply(e.key, e.press);
-      }
+    editing_pressed_ = false;
+    size_t n = 0;
+    for (; n < queue_.size() && fits(queue_[n]); ++n) {
+      const Event& e = queue_[n];
+      note(e);
+      if (e.is_char) chr(e.c);
+      else key(e.key, e.press);
     }
-    queue_.swap(later);
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  bool idle() const { return queue_.empty(); }
+
+  // A key's kind: modifiers are the platform codes [mod_first, mod_last] (GLFW: LEFT_SHIFT..RIGHT_SUPER);
+  // editing keys those imgui maps to its keys [map_first, map_last] (io.KeyMap, ImGuiKey_Tab..ImGuiKey_KeyPadEnter).
+  static KeyKind kind_of(int key, const int* key_map, int map_first, int map_last, int mod_first, int mod_last) {
+    if (key >= mod_first && key <= mod_last) return KeyKind::modifier;
+    for (int i = map_first; i <= map_last; ++i)
+      if (key_map[i] == key) return KeyKind::editing;
+    return KeyKind::other;
   }
 
  private:
   struct Event {
+    bool is_char;
     int key;
     bool press;
+    KeyKind kind;
+    unsigned int c;
   };
-  static bool has(const std::vector<int>& v, int key) { return std::find(v.begin(), v.end(), key) != v.end(); }
-  bool waiting(int key) const {
-    return std::any_of(queue_.begin(), queue_.end(), [key](const Event& e) { return e.key == key; });
+  bool fits(const Event& e) const {
+    if (e.is_char) return !editing_pressed_;  // it would be inserted before that key is handled
+    if (std::find(changed_.begin(), changed_.end(), e.key) != changed_.end()) return false;
+    return !(e.press && e.kind == KeyKind::editing && editing_pressed_);
   }
-  std::vector<int> changed_;  // keys whose state changed since the last NewFrame
-  std::vector<Event> queue_;  // events waiting for a later frame, in arrival order
+  void note(const Event& e) {
+    if (e.is_char) return;
+    changed_.push_back(e.key);
+    if (e.press && e.kind == KeyKind::editing) editing_pressed_ = true;
+  }
+  bool offer(const Event& e) {
+    if (queue_.empty() && fits(e)) {
+      note(e);
+      return true;
+    }
+    queue_.push_back(e);
+    return false;
+  }
+
+  std::vector<int> changed_;     // keys whose state changed since the last NewFrame
+  bool editing_pressed_ = false;  // an editing key went down since the last NewFrame
+  std::vector<Event> queue_;     // waiting, in arrival order
 };
 
 }  // namespace trainfit::app
