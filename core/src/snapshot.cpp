@@ -818,6 +818,14 @@ bool derive_snapshot_flags(Snapshot& s, const std::vector<size_t>& row_of, const
   return false;
 }
 
+Error first_error(const SnapshotReport& r, const char* none) {
+  if (r.errors.empty()) return Error{"", none};
+  Error e = r.errors.front();
+  const size_t n = r.errors.size() + static_cast<size_t>(r.errors_dropped);
+  if (n > 1) e.message += " (and " + std::to_string(n - 1) + " more errors)";
+  return e;
+}
+
 }  // namespace detail
 
 std::optional<Snapshot> load_snapshot_report(std::string_view text, const SnapshotLoadOptions& opt,
@@ -836,13 +844,7 @@ Result<Snapshot> load_snapshot(std::string_view json_text, const SnapshotLoadOpt
   SnapshotReport r;
   auto s = load_snapshot_report(json_text, opt, &r);
   if (warnings) warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
-  if (!s) {
-    const size_t n = r.errors.size() + static_cast<size_t>(r.errors_dropped);
-    if (r.errors.empty()) return Error{"", "snapshot refused"};
-    Error e = r.errors.front();
-    if (n > 1) e.message += " (and " + std::to_string(n - 1) + " more errors)";
-    return e;
-  }
+  if (!s) return detail::first_error(r, "snapshot refused");
   return std::move(*s);
 }
 

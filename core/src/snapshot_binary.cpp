@@ -9,7 +9,7 @@
 //   "TFSB" | u32 format version | u32 snapshot schema_version | u32 0 | u64 payload bytes | u64 checksum of payload
 // (snapshot_binary_checksum: FNV-1a-64 over 8-byte words)
 // then the payload: strings as u32 length + bytes, doubles as IEEE-754 binary64, vectors as u32 count + items,
-// in the order of the structs in snapshot.h (write_* and read_* below mirror each other line by line).
+// in the order of the structs in snapshot.h (payload_fields below: one field list for both directions).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -47,6 +47,105 @@ constexpr size_t kHeaderBytes = 32;
 
 namespace {
 
+// ---------------------------------------------------------------- the fields, once for both directions
+
+// The payload is one list of fields, walked by the Writer (which reads them) and by the Reader (which fills
+// them), so the two directions cannot disagree on order or on a forgotten field.
+template <class IO>
+void billing_fields(IO& io, BillingRule& b) {
+  io.str(b.match);
+  io.f64(b.increment_s);
+  io.f64(b.minimum_s);
+  io.str(b.note);
+  io.str(b.source);
+}
+
+template <class IO>
+void payload_fields(IO& io, Snapshot& s, std::vector<size_t>& row_of, std::vector<Warning>& reader_warnings) {
+  io.str(s.id);
+  io.str(s.currency);
+  io.str(s.created);
+  io.list(s.sources, 16, "sources", [&](SourceRef& x) {
+    io.str(x.id);
+    io.str(x.address);
+    io.str(x.capture_date);
+    io.str(x.note);
+  });
+  io.list(s.gpus, 100, "gpus", [&](GpuSpec& g) {
+    io.str(g.id);
+    io.str(g.name);
+    io.str(g.vendor);
+    io.str(g.arch);
+    io.i32(g.year);
+    for (double* v : {&g.memory_bytes, &g.mem_bandwidth_GBps, &g.tflops_fp32, &g.tflops_tf32, &g.tflops_bf16,
+                      &g.tflops_fp16, &g.tflops_fp8})
+      io.f64(*v);
+    io.i32(g.nvlink_gen);
+    io.f64(g.nvlink_GBps);
+    io.i32(g.pcie_gen);
+    io.f64(g.tdp_w);
+    io.str(g.source);
+    io.str(g.source_status);
+    io.flag(g.spec_incomplete);
+    io.str(g.spec_note);
+  });
+  io.list(s.providers, 100, "providers", [&](Provider& p) {
+    io.str(p.id);
+    io.str(p.name);
+    io.str(p.capture_date);
+    io.str(p.catalog_source);
+    billing_fields(io, p.billing);
+    io.list(p.billing_exceptions, 28, "billing exceptions", [&](BillingRule& b) { billing_fields(io, b); });
+    io.f64(p.provision_s);
+    io.flag(p.bills_provisioning);
+    io.flag(p.spot.available);
+    io.str(p.spot.pricing);
+    io.f64(p.spot.interruption_rate_per_h);
+    io.f64(p.spot.notice_s);
+    io.flag(p.spot.early_preemption_free);
+    io.f64(p.spot.free_window_s);
+    io.str(p.spot.source);
+    for (double* v : {&p.storage_usd_per_GB_month, &p.storage_read_MBps, &p.storage_write_MBps, &p.egress_usd_per_GB,
+                      &p.network_download_MBps})
+      io.f64(*v);
+    io.str(p.notes);
+    io.str(p.storage_source);
+    io.str(p.egress_source);
+    io.str(p.provision_source);
+  });
+  io.list(s.offers, 130, "offers", [&](Offer& o) {
+    io.str(o.id);
+    io.i32(o.provider);
+    io.str(o.instance_type);
+    io.str(o.region);
+    io.str(o.zone);
+    io.i32(o.gpu);
+    io.i32(o.gpu_count);
+    io.f64(o.vcpus);
+    io.f64(o.host_ram_bytes);
+    io.f64(o.local_disk_bytes);
+    io.enum8(o.intra_link, LinkClass::infinity_fabric);
+    io.f64(o.intra_link_GBps);
+    io.enum8(o.inter_net, NetKind::tcpx);
+    io.f64(o.inter_net_Gbps);
+    io.f64(o.price_usd_per_h);
+    io.f64(o.spot_usd_per_h);
+    io.i32(o.max_nodes);
+    io.str(o.capture_date);
+    io.u32(o.flags);
+    io.i32(o.zone_count);
+    io.f64(o.spot_max_usd_per_h);
+    io.f64(o.host_usd_per_h);
+    io.f64(o.accel_usd_per_h);
+  });
+  io.list(row_of, 4, "row index", [&](size_t& r) { io.index(r); });
+  io.list(reader_warnings, 12, "warnings", [&](Warning& x) {
+    io.str(x.field);
+    io.str(x.code);
+    io.str(x.message);
+  });
+}
+
 // ---------------------------------------------------------------- writer
 
 class Writer {
@@ -60,6 +159,7 @@ class Writer {
     for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   }
   void i32(int v) { u32(static_cast<uint32_t>(v)); }
+  void index(size_t v) { u32(static_cast<uint32_t>(v)); }
   void f64(double v) {
     uint64_t b;
     std::memcpy(&b, &v, sizeof b);
@@ -70,108 +170,14 @@ class Writer {
     out += s;
   }
   void flag(bool b) { u8(b ? 1 : 0); }
+  template <class E>
+  void enum8(E e, E /*last*/) { u8(static_cast<uint8_t>(e)); }
+  template <class T, class Each>
+  void list(std::vector<T>& v, size_t /*min_item_bytes*/, const char* /*what*/, Each each) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (T& x : v) each(x);
+  }
 };
-
-void write_billing(Writer& w, const BillingRule& b) {
-  w.str(b.match);
-  w.f64(b.increment_s);
-  w.f64(b.minimum_s);
-  w.str(b.note);
-  w.str(b.source);
-}
-
-void write_payload(Writer& w, const Snapshot& s, const std::vector<size_t>& row_of,
-                   const std::vector<Warning>& reader_warnings) {
-  w.str(s.id);
-  w.str(s.currency);
-  w.str(s.created);
-  w.u32(static_cast<uint32_t>(s.sources.size()));
-  for (const SourceRef& r : s.sources) {
-    w.str(r.id);
-    w.str(r.address);
-    w.str(r.capture_date);
-    w.str(r.note);
-  }
-  w.u32(static_cast<uint32_t>(s.gpus.size()));
-  for (const GpuSpec& g : s.gpus) {
-    w.str(g.id);
-    w.str(g.name);
-    w.str(g.vendor);
-    w.str(g.arch);
-    w.i32(g.year);
-    for (double v : {g.memory_bytes, g.mem_bandwidth_GBps, g.tflops_fp32, g.tflops_tf32, g.tflops_bf16, g.tflops_fp16,
-                     g.tflops_fp8})
-      w.f64(v);
-    w.i32(g.nvlink_gen);
-    w.f64(g.nvlink_GBps);
-    w.i32(g.pcie_gen);
-    w.f64(g.tdp_w);
-    w.str(g.source);
-    w.str(g.source_status);
-    w.flag(g.spec_incomplete);
-    w.str(g.spec_note);
-  }
-  w.u32(static_cast<uint32_t>(s.providers.size()));
-  for (const Provider& p : s.providers) {
-    w.str(p.id);
-    w.str(p.name);
-    w.str(p.capture_date);
-    w.str(p.catalog_source);
-    write_billing(w, p.billing);
-    w.u32(static_cast<uint32_t>(p.billing_exceptions.size()));
-    for (const BillingRule& b : p.billing_exceptions) write_billing(w, b);
-    w.f64(p.provision_s);
-    w.flag(p.bills_provisioning);
-    w.flag(p.spot.available);
-    w.str(p.spot.pricing);
-    w.f64(p.spot.interruption_rate_per_h);
-    w.f64(p.spot.notice_s);
-    w.flag(p.spot.early_preemption_free);
-    w.f64(p.spot.free_window_s);
-    w.str(p.spot.source);
-    for (double v : {p.storage_usd_per_GB_month, p.storage_read_MBps, p.storage_write_MBps, p.egress_usd_per_GB,
-                     p.network_download_MBps})
-      w.f64(v);
-    w.str(p.notes);
-    w.str(p.storage_source);
-    w.str(p.egress_source);
-    w.str(p.provision_source);
-  }
-  w.u32(static_cast<uint32_t>(s.offers.size()));
-  for (const Offer& o : s.offers) {
-    w.str(o.id);
-    w.i32(o.provider);
-    w.str(o.instance_type);
-    w.str(o.region);
-    w.str(o.zone);
-    w.i32(o.gpu);
-    w.i32(o.gpu_count);
-    w.f64(o.vcpus);
-    w.f64(o.host_ram_bytes);
-    w.f64(o.local_disk_bytes);
-    w.u8(static_cast<uint8_t>(o.intra_link));
-    w.f64(o.intra_link_GBps);
-    w.u8(static_cast<uint8_t>(o.inter_net));
-    w.f64(o.inter_net_Gbps);
-    w.f64(o.price_usd_per_h);
-    w.f64(o.spot_usd_per_h);
-    w.i32(o.max_nodes);
-    w.str(o.capture_date);
-    w.u32(o.flags);
-    w.i32(o.zone_count);
-    w.f64(o.spot_max_usd_per_h);
-    w.f64(o.host_usd_per_h);
-    w.f64(o.accel_usd_per_h);
-  }
-  w.u32(static_cast<uint32_t>(row_of.size()));
-  for (size_t r : row_of) w.u32(static_cast<uint32_t>(r));
-  w.u32(static_cast<uint32_t>(reader_warnings.size()));
-  for (const Warning& x : reader_warnings) {
-    w.str(x.field);
-    w.str(x.code);
-    w.str(x.message);
-  }
-}
 
 // ---------------------------------------------------------------- reader
 
@@ -183,7 +189,6 @@ class Reader {
   std::string error;  // "" = fine so far
   bool ok() const { return error.empty(); }
   bool at_end() const { return pos_ == b_.size(); }
-  size_t pos() const { return pos_; }
 
   void fail(const std::string& why) {
     if (error.empty()) error = why + " (at byte " + std::to_string(kHeaderBytes + pos_) + ")";
@@ -206,37 +211,47 @@ class Reader {
     pos_ += 8;
     return v;
   }
-  int i32() { return static_cast<int>(u32()); }
-  double f64() {
+  // The field-list forms (payload_fields): each fills its argument.
+  void u32(uint32_t& v) { v = u32(); }
+  void i32(int& v) { v = static_cast<int>(u32()); }
+  void index(size_t& v) { v = u32(); }
+  void f64(double& v) {
     const uint64_t bits = u64();
-    double v;
     std::memcpy(&v, &bits, sizeof v);
     if (!std::isfinite(v)) {  // JSON has no NaN or infinity: the writer never wrote one
       fail("a number is not finite");
-      return 0;
+      v = 0;
     }
-    return v;
   }
-  bool flag() {
+  void flag(bool& b) {
     const uint8_t v = u8();
     if (v > 1) fail("a true/false field holds " + std::to_string(v));
-    return v == 1;
+    b = v == 1;
   }
-  void str(std::string* out) {
+  void str(std::string& out) {
     const uint32_t n = u32();
     if (!need(n)) return;
-    out->assign(b_.data() + pos_, n);
+    out.assign(b_.data() + pos_, n);
     pos_ += n;
+  }
+  template <class E>
+  void enum8(E& e, E last) {
+    const uint8_t v = u8();
+    if (v > static_cast<uint8_t>(last)) fail("unknown link or network kind " + std::to_string(v));
+    e = ok() ? static_cast<E>(v) : E{};
   }
   // A count of items that take at least `min_item_bytes` each: refused when the rest of the payload cannot hold
   // them, so a corrupt count never becomes a huge allocation.
-  uint32_t count(size_t min_item_bytes, const char* what) {
+  template <class T, class Each>
+  void list(std::vector<T>& v, size_t min_item_bytes, const char* what, Each each) {
     const uint32_t n = u32();
-    if (ok() && static_cast<uint64_t>(n) * min_item_bytes > b_.size() - pos_) {
+    if (ok() && static_cast<uint64_t>(n) * min_item_bytes > b_.size() - pos_)
       fail(std::string(what) + ": " + std::to_string(n) + " entries cannot fit in the remaining bytes");
-      return 0;
+    v.resize(ok() ? n : 0);
+    for (T& x : v) {
+      if (!ok()) return;
+      each(x);
     }
-    return ok() ? n : 0;
   }
 
  private:
@@ -252,117 +267,17 @@ class Reader {
   size_t pos_ = 0;
 };
 
-void read_billing(Reader& r, BillingRule* b) {
-  r.str(&b->match);
-  b->increment_s = r.f64();
-  b->minimum_s = r.f64();
-  r.str(&b->note);
-  r.str(&b->source);
-}
-
-void read_payload(Reader& r, Snapshot* s, std::vector<size_t>* row_of, std::vector<Warning>* reader_warnings) {
-  r.str(&s->id);
-  r.str(&s->currency);
-  r.str(&s->created);
-  s->sources.resize(r.count(16, "sources"));
-  for (SourceRef& x : s->sources) {
-    r.str(&x.id);
-    r.str(&x.address);
-    r.str(&x.capture_date);
-    r.str(&x.note);
-  }
-  s->gpus.resize(r.count(100, "gpus"));
-  for (GpuSpec& g : s->gpus) {
-    r.str(&g.id);
-    r.str(&g.name);
-    r.str(&g.vendor);
-    r.str(&g.arch);
-    g.year = r.i32();
-    for (double* v : {&g.memory_bytes, &g.mem_bandwidth_GBps, &g.tflops_fp32, &g.tflops_tf32, &g.tflops_bf16,
-                      &g.tflops_fp16, &g.tflops_fp8})
-      *v = r.f64();
-    g.nvlink_gen = r.i32();
-    g.nvlink_GBps = r.f64();
-    g.pcie_gen = r.i32();
-    g.tdp_w = r.f64();
-    r.str(&g.source);
-    r.str(&g.source_status);
-    g.spec_incomplete = r.flag();
-    r.str(&g.spec_note);
-  }
-  s->providers.resize(r.count(100, "providers"));
-  for (Provider& p : s->providers) {
-    r.str(&p.id);
-    r.str(&p.name);
-    r.str(&p.capture_date);
-    r.str(&p.catalog_source);
-    read_billing(r, &p.billing);
-    p.billing_exceptions.resize(r.count(28, "billing exceptions"));
-    for (BillingRule& b : p.billing_exceptions) read_billing(r, &b);
-    p.provision_s = r.f64();
-    p.bills_provisioning = r.flag();
-    p.spot.available = r.flag();
-    r.str(&p.spot.pricing);
-    p.spot.interruption_rate_per_h = r.f64();
-    p.spot.notice_s = r.f64();
-    p.spot.early_preemption_free = r.flag();
-    p.spot.free_window_s = r.f64();
-    r.str(&p.spot.source);
-    for (double* v : {&p.storage_usd_per_GB_month, &p.storage_read_MBps, &p.storage_write_MBps, &p.egress_usd_per_GB,
-                      &p.network_download_MBps})
-      *v = r.f64();
-    r.str(&p.notes);
-    r.str(&p.storage_source);
-    r.str(&p.egress_source);
-    r.str(&p.provision_source);
-  }
-  const int n_gpus = static_cast<int>(s->gpus.size()), n_providers = static_cast<int>(s->providers.size());
-  s->offers.resize(r.count(130, "offers"));
-  for (Offer& o : s->offers) {
-    r.str(&o.id);
-    o.provider = r.i32();
-    r.str(&o.instance_type);
-    r.str(&o.region);
-    r.str(&o.zone);
-    o.gpu = r.i32();
-    o.gpu_count = r.i32();
-    o.vcpus = r.f64();
-    o.host_ram_bytes = r.f64();
-    o.local_disk_bytes = r.f64();
-    const uint8_t link = r.u8();
-    o.intra_link_GBps = r.f64();
-    const uint8_t net = r.u8();
-    o.inter_net_Gbps = r.f64();
-    o.price_usd_per_h = r.f64();
-    o.spot_usd_per_h = r.f64();
-    o.max_nodes = r.i32();
-    r.str(&o.capture_date);
-    o.flags = r.u32();
-    o.zone_count = r.i32();
-    o.spot_max_usd_per_h = r.f64();
-    o.host_usd_per_h = r.f64();
-    o.accel_usd_per_h = r.f64();
-    if (!r.ok()) return;
-    // What the ranking indexes with, or switches on, is checked: a wrong value here would be a wrong read there.
+// What the ranking indexes with, or switches on, is checked: a wrong value there would be a wrong read later.
+void check_payload(Reader& r, const Snapshot& s, const std::vector<size_t>& row_of) {
+  const int n_gpus = static_cast<int>(s.gpus.size()), n_providers = static_cast<int>(s.providers.size());
+  for (const Offer& o : s.offers) {
     if (o.provider < 0 || o.provider >= n_providers || o.gpu < 0 || o.gpu >= n_gpus)
       r.fail("offer " + o.id + ": provider or GPU index out of range");
-    if (link > static_cast<uint8_t>(LinkClass::infinity_fabric) || net > static_cast<uint8_t>(NetKind::tcpx))
-      r.fail("offer " + o.id + ": unknown link or network kind");
     if (o.gpu_count < 1 || o.max_nodes < 1 || o.zone_count < 1) r.fail("offer " + o.id + ": a count below 1");
     if (o.flags & ~detail::kAllOfferFlags) r.fail("offer " + o.id + ": unknown flag bits");
-    o.intra_link = static_cast<LinkClass>(link);
-    o.inter_net = static_cast<NetKind>(net);
   }
-  row_of->resize(r.count(4, "row index"));
-  for (size_t& x : *row_of) x = r.u32();
-  if (r.ok() && row_of->size() != s->offers.size()) r.fail("row index does not match the offers");
-  reader_warnings->resize(r.count(12, "warnings"));
-  for (Warning& x : *reader_warnings) {
-    r.str(&x.field);
-    r.str(&x.code);
-    r.str(&x.message);
-  }
-  if (r.ok() && !r.at_end()) r.fail("unexpected bytes after the data");
+  if (row_of.size() != s.offers.size()) r.fail("row index does not match the offers");
+  if (!r.at_end()) r.fail("unexpected bytes after the data");
 }
 
 }  // namespace
@@ -371,15 +286,9 @@ Result<std::string> pack_snapshot(std::string_view json_text) {
   SnapshotReport report;
   std::vector<size_t> row_of;
   std::optional<Snapshot> s = detail::read_snapshot_json(json_text, SnapshotLoadOptions{}, &report, &row_of);
-  if (!s) {
-    if (report.errors.empty()) return Error{"", "snapshot refused"};
-    Error e = report.errors.front();
-    const size_t n = report.errors.size() + static_cast<size_t>(report.errors_dropped);
-    if (n > 1) e.message += " (and " + std::to_string(n - 1) + " more errors)";
-    return e;
-  }
+  if (!s) return detail::first_error(report, "snapshot refused");
   Writer payload;
-  write_payload(payload, *s, row_of, report.warnings);
+  payload_fields(payload, *s, row_of, report.warnings);
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
   w.u32(kSnapshotBinaryVersion);
@@ -422,7 +331,8 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
   std::vector<size_t> row_of;
   Reader p(payload);
   try {
-    read_payload(p, &s, &row_of, &r->warnings);
+    payload_fields(p, s, row_of, r->warnings);
+    if (p.ok()) check_payload(p, s, row_of);
   } catch (const std::exception& e) {  // std::bad_alloc on a device out of memory
     p.fail(std::string("internal error: ") + e.what());
   }
@@ -436,7 +346,7 @@ Result<Snapshot> load_snapshot_binary(std::string_view bytes, const SnapshotLoad
   SnapshotReport r;
   std::optional<Snapshot> s = load_snapshot_binary_report(bytes, opt, &r);
   if (warnings) warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
-  if (!s) return r.errors.empty() ? Error{"", "binary snapshot refused"} : r.errors.front();
+  if (!s) return detail::first_error(r, "binary snapshot refused");
   return std::move(*s);
 }
 

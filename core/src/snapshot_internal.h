@@ -25,4 +25,8 @@ std::optional<Snapshot> read_snapshot_json(std::string_view text, const Snapshot
 bool derive_snapshot_flags(Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt,
                            SnapshotReport* r);
 
+// A refused load's error for Result: the first one, with the count of the others ("(and 3 more errors)"); `none`
+// when the report holds no error.
+Error first_error(const SnapshotReport& r, const char* none);
+
 }  // namespace trainfit::detail
