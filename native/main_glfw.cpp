@@ -16,7 +16,7 @@
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
-#include "trainfit/app/key_taps.h"
+#include "trainfit/app/glfw_key_taps.h"
 #include "trainfit/bundled.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -25,19 +25,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-// Keyboard input paced for imgui 1.86 (trainfit/app/key_taps.h): quick taps, repeated keys and keys typed within
-// one frame would be lost or reordered.
-trainfit::app::KeyTaps g_taps;
-void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
-  const trainfit::app::KeyKind kind = trainfit::app::KeyTaps::kind_of(
-      key, ImGui::GetIO().KeyMap, ImGuiKey_Tab, ImGuiKey_KeyPadEnter, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SUPER);
-  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS, kind))
-    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
-}
-void on_char(GLFWwindow* w, unsigned int c) {
-  if (g_taps.on_char(c)) ImGui_ImplGlfw_CharCallback(w, c);
-}
 
 bool read_file(const std::string& path, std::string* out) {
   std::ifstream f(path, std::ios::binary);
@@ -123,8 +110,7 @@ int main(int argc, char** argv) {
   ImGui::GetIO().IniFilename = nullptr;
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-  glfwSetKeyCallback(window, on_key);  // in front of the backend's (KeyTaps)
-  glfwSetCharCallback(window, on_char);
+  trainfit::app::glfw_keys::install(window);  // keys paced for imgui 1.86 (key_taps.h)
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
@@ -181,9 +167,7 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    g_taps.after_new_frame(
-        [&](int key, bool press) { ImGui_ImplGlfw_KeyCallback(window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0); },
-        [&](unsigned int c) { ImGui_ImplGlfw_CharCallback(window, c); });
+    trainfit::app::glfw_keys::after_new_frame(window);
     app.frame();
     ImGui::Render();
     int w, h;

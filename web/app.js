@@ -272,8 +272,9 @@
   // module's start-up (glfwCreateWindow), where creating it took ~20 ms of the critical path (headless Chromium,
   // software WebGL). The attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no
   // antialias; alpha, depth and stencil from the hints web/main_web.cpp sets: none of them), so its later
-  // getContext call returns this same context. No extension is enabled: the renderer needs none (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0,
-  // web/CMakeLists.txt), and each would cost a synchronous round trip to the GPU process.
+  // getContext call returns this same context. No extension is enabled: the renderer needs none
+  // (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0, web/CMakeLists.txt), and each would cost a synchronous round trip
+  // to the GPU process.
   function createContextEarly() {
     try {
       canvas.getContext('webgl2', { antialias: false, alpha: false, depth: false, stencil: false });

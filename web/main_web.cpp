@@ -22,7 +22,7 @@
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
-#include "trainfit/app/key_taps.h"
+#include "trainfit/app/glfw_key_taps.h"
 #include "web_shell.h"
 
 namespace {
@@ -31,19 +31,6 @@ GLFWwindow* g_window = nullptr;
 int g_fb_w = 0, g_fb_h = 0;
 uint64_t g_synced_version = 0;
 bool g_booted = false;
-
-// Keyboard input paced for imgui 1.86 (trainfit/app/key_taps.h): quick taps, repeated keys and keys typed within
-// one frame would be lost or reordered; a slow frame (software WebGL) or a script's key presses make that likely.
-trainfit::app::KeyTaps g_taps;
-void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
-  const trainfit::app::KeyKind kind = trainfit::app::KeyTaps::kind_of(
-      key, ImGui::GetIO().KeyMap, ImGuiKey_Tab, ImGuiKey_KeyPadEnter, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SUPER);
-  if (action == GLFW_REPEAT || g_taps.on_key(key, action == GLFW_PRESS, kind))
-    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
-}
-void on_char(GLFWwindow* w, unsigned int c) {
-  if (g_taps.on_char(c)) ImGui_ImplGlfw_CharCallback(w, c);
-}
 
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
   // DOM_DELTA_PIXEL = 0, LINE = 1, PAGE = 2. ImGui wants ~1 per notch, positive = up / left.
@@ -119,9 +106,7 @@ void frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
-  g_taps.after_new_frame(
-      [](int key, bool press) { ImGui_ImplGlfw_KeyCallback(g_window, key, 0, press ? GLFW_PRESS : GLFW_RELEASE, 0); },
-      [](unsigned int c) { ImGui_ImplGlfw_CharCallback(g_window, c); });
+  trainfit::app::glfw_keys::after_new_frame(g_window);
   app.frame();
   ImGui::Render();
   glViewport(0, 0, g_fb_w, g_fb_h);
@@ -181,8 +166,7 @@ int main() {
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
   glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
-  glfwSetKeyCallback(g_window, on_key);     // in front of the backend's (KeyTaps)
-  glfwSetCharCallback(g_window, on_char);
+  trainfit::app::glfw_keys::install(g_window);  // keys paced for imgui 1.86 (key_taps.h)
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
   ImGui_ImplOpenGL3_Init("#version 300 es");
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
