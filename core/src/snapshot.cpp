@@ -1,4 +1,5 @@
-// trainfit core — the price snapshot: strict loader/validator and deterministic serializer.
+// trainfit core — the price snapshot: strict loader and validator (the serializer is snapshot_writer.cpp, the
+// binary form snapshot_binary.cpp).
 // The document format is specified in data/snapshot.schema.json and docs/snapshot.md. The loader must
 // survive arbitrary (fuzzed) input: it bounds the input size and nesting depth before parsing, never lets an
 // exception escape, and collects every problem with its JSON pointer instead of stopping at the first.
@@ -10,8 +11,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,7 +23,6 @@
 namespace trainfit {
 
 using nlohmann::json;
-using ojson = nlohmann::ordered_json;
 
 // ---------------------------------------------------------------- names and small helpers
 
@@ -144,17 +142,8 @@ std::optional<int> days_between(std::string_view from, std::string_view to) {
 
 namespace {
 
-// Offer columns in the order the serializer writes them. The loader accepts any order (it maps by name).
-enum Col {
-  cId, cProvider, cInstance, cRegion, cZone, cZoneCount, cGpu, cGpuCount, cVcpus, cRamGiB, cDiskGB,
-  cIntraLink, cIntraGBps, cInterNet, cInterGbps, cMaxNodes, cPrice, cSpot, cSpotMax, cHost, cAccel,
-  cCapture, cFlags, kColCount
-};
-constexpr const char* kColNames[kColCount] = {
-    "id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count", "vcpus",
-    "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net", "inter_net_Gbps",
-    "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h", "host_usd_per_h",
-    "accel_usd_per_h", "capture_date", "flags"};
+// The offer columns (Col, kColNames) are in snapshot_internal.h: the serializer (snapshot_writer.cpp) writes them.
+using namespace detail;  // Col and its enumerators (cId, cProvider, ...), kColNames
 
 // Bounds on sizes: anything beyond is "absurd" and refused (also bounds memory under fuzzing).
 constexpr size_t kMaxGpus = 1000, kMaxProviders = 500, kMaxOffers = 200000, kMaxSources = 500;
@@ -850,137 +839,6 @@ Result<Snapshot> load_snapshot(std::string_view json_text, const SnapshotLoadOpt
 
 Result<Snapshot> load_snapshot(std::string_view json_text, std::vector<Warning>* warnings) {
   return load_snapshot(json_text, SnapshotLoadOptions{}, warnings);
-}
-
-// ---------------------------------------------------------------- serializer
-
-namespace {
-// Prices and sizes are rounded to 1e-6 so that float noise from sums (host + GPU) never reaches the file.
-ojson num_or_null(double v) {
-  if (v < 0) return nullptr;
-  return std::round(v * 1e6) / 1e6;
-}
-// Strings come from parsed JSON or CSV; invalid UTF-8 is replaced instead of throwing.
-std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
-ojson billing_json(const BillingRule& b, bool with_match) {
-  ojson j;
-  if (with_match) j["match"] = b.match;
-  j["increment_s"] = b.increment_s;
-  j["minimum_s"] = b.minimum_s;
-  j["note"] = b.note;
-  j["source"] = b.source;
-  return j;
-}
-}  // namespace
-
-std::string snapshot_to_json(const Snapshot& s) {
-  try {
-    std::string out = "{\n";
-    auto kv = [&](const char* k, const ojson& v, bool last = false) {
-      out += "\"" + std::string(k) + "\": " + dump(v) + (last ? "\n" : ",\n");
-    };
-    // Arrays of objects: one element per line (diff-friendly, still compact).
-    auto arr = [&](const char* k, const std::vector<ojson>& items) {
-      out += "\"" + std::string(k) + "\": [";
-      for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\n  " : "\n  ") + dump(items[i]);
-      out += items.empty() ? "],\n" : "\n],\n";
-    };
-    kv("schema_version", s.schema_version);
-    kv("id", s.id);
-    kv("created", s.created);
-    kv("currency", s.currency);
-    std::vector<ojson> items;
-    for (const auto& r : s.sources) {
-      ojson j;
-      j["id"] = r.id;
-      j["address"] = r.address;
-      j["capture_date"] = r.capture_date;
-      j["note"] = r.note;
-      items.push_back(std::move(j));
-    }
-    arr("sources", items);
-    items.clear();
-    for (const auto& g : s.gpus) {
-      ojson j;
-      j["id"] = g.id; j["name"] = g.name; j["vendor"] = g.vendor; j["arch"] = g.arch; j["year"] = g.year;
-      j["memory_bytes"] = g.memory_bytes; j["mem_bandwidth_GBps"] = g.mem_bandwidth_GBps;
-      j["tflops_fp32"] = g.tflops_fp32; j["tflops_tf32"] = g.tflops_tf32; j["tflops_bf16"] = g.tflops_bf16;
-      j["tflops_fp16"] = g.tflops_fp16; j["tflops_fp8"] = g.tflops_fp8;
-      j["nvlink_gen"] = g.nvlink_gen; j["nvlink_GBps"] = g.nvlink_GBps; j["pcie_gen"] = g.pcie_gen;
-      j["tdp_w"] = g.tdp_w; j["source"] = g.source; j["source_status"] = g.source_status;
-      j["spec_incomplete"] = g.spec_incomplete; j["spec_note"] = g.spec_note;
-      items.push_back(std::move(j));
-    }
-    arr("gpus", items);
-    items.clear();
-    for (const auto& p : s.providers) {
-      ojson j;
-      j["id"] = p.id; j["name"] = p.name; j["capture_date"] = p.capture_date;
-      j["catalog_source"] = p.catalog_source;
-      j["billing"] = billing_json(p.billing, false);
-      ojson ex = ojson::array();
-      for (const auto& b : p.billing_exceptions) ex.push_back(billing_json(b, true));
-      j["billing_exceptions"] = ex;
-      j["provision_s"] = p.provision_s; j["bills_provisioning"] = p.bills_provisioning;
-      j["provision_source"] = p.provision_source;
-      ojson sp;
-      sp["available"] = p.spot.available; sp["pricing"] = p.spot.pricing;
-      sp["interruption_rate_per_h"] = num_or_null(p.spot.interruption_rate_per_h);
-      sp["notice_s"] = num_or_null(p.spot.notice_s);
-      sp["early_preemption_free"] = p.spot.early_preemption_free; sp["free_window_s"] = p.spot.free_window_s;
-      sp["source"] = p.spot.source;
-      j["spot"] = sp;
-      j["storage_usd_per_GB_month"] = num_or_null(p.storage_usd_per_GB_month);
-      j["storage_read_MBps"] = num_or_null(p.storage_read_MBps);
-      j["storage_write_MBps"] = num_or_null(p.storage_write_MBps);
-      j["storage_source"] = p.storage_source;
-      j["egress_usd_per_GB"] = num_or_null(p.egress_usd_per_GB);
-      j["egress_source"] = p.egress_source;
-      j["network_download_MBps"] = num_or_null(p.network_download_MBps);
-      j["notes"] = p.notes;
-      items.push_back(std::move(j));
-    }
-    arr("providers", items);
-    // Offers: a header and one array per row (a third of the size of one object per offer).
-    ojson cols = ojson::array();
-    for (const char* n : kColNames) cols.push_back(n);
-    out += "\"offers\": {\"columns\": " + dump(cols) + ",\n\"rows\": [";
-    for (size_t i = 0; i < s.offers.size(); ++i) {
-      const Offer& o = s.offers[i];
-      const bool pv = o.provider >= 0 && o.provider < static_cast<int>(s.providers.size());
-      const bool gv = o.gpu >= 0 && o.gpu < static_cast<int>(s.gpus.size());
-      ojson r = ojson::array();
-      r.push_back(o.id);
-      r.push_back(pv ? s.providers[o.provider].id : std::string());
-      r.push_back(o.instance_type);
-      r.push_back(o.region);
-      r.push_back(o.zone);
-      r.push_back(o.zone_count);
-      r.push_back(gv ? s.gpus[o.gpu].id : std::string());
-      r.push_back(o.gpu_count);
-      r.push_back(num_or_null(o.vcpus));
-      r.push_back(o.host_ram_bytes > 0 ? num_or_null(o.host_ram_bytes / kGiB) : ojson(nullptr));
-      r.push_back(o.local_disk_bytes > 0 ? num_or_null(o.local_disk_bytes / kGB) : ojson(nullptr));
-      r.push_back(link_class_name(o.intra_link));
-      r.push_back(o.intra_link_GBps);
-      r.push_back(net_kind_name(o.inter_net));
-      r.push_back(o.inter_net_Gbps);
-      r.push_back(o.max_nodes);
-      r.push_back(num_or_null(o.price_usd_per_h));
-      r.push_back(num_or_null(o.spot_usd_per_h));
-      r.push_back(num_or_null(o.spot_max_usd_per_h));
-      r.push_back(num_or_null(o.host_usd_per_h));
-      r.push_back(num_or_null(o.accel_usd_per_h));
-      r.push_back(o.capture_date);
-      r.push_back(o.flags);
-      out += (i ? ",\n  " : "\n  ") + dump(r);
-    }
-    out += s.offers.empty() ? "]}\n}\n" : "\n]}\n}\n";
-    return out;
-  } catch (...) {
-    // dump() throws only on invalid UTF-8 in a string; replace rather than propagate.
-    return "{}\n";
-  }
 }
 
 }  // namespace trainfit

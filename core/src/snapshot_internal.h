@@ -1,5 +1,6 @@
-// trainfit core — the two halves of reading a snapshot, shared by the JSON reader (snapshot.cpp) and the
-// compact binary form (snapshot_binary.cpp). Internal to the core: not installed with trainfit/*.h.
+// trainfit core — what the snapshot's JSON reader (snapshot.cpp), its serializer (snapshot_writer.cpp) and its
+// compact binary form (snapshot_binary.cpp) share: the offer columns and the two halves of reading a snapshot.
+// Internal to the core: not installed with trainfit/*.h.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,19 @@
 #include "trainfit/snapshot.h"
 
 namespace trainfit::detail {
+
+// Offer columns in the order the serializer writes them (snapshot_writer.cpp). The loader accepts any order (it
+// maps by name).
+enum Col {
+  cId, cProvider, cInstance, cRegion, cZone, cZoneCount, cGpu, cGpuCount, cVcpus, cRamGiB, cDiskGB,
+  cIntraLink, cIntraGBps, cInterNet, cInterGbps, cMaxNodes, cPrice, cSpot, cSpotMax, cHost, cAccel,
+  cCapture, cFlags, kColCount
+};
+inline constexpr const char* kColNames[kColCount] = {
+    "id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count", "vcpus",
+    "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net", "inter_net_Gbps",
+    "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h", "host_usd_per_h",
+    "accel_usd_per_h", "capture_date", "flags"};
 
 // Every OfferFlag bit (snapshot.h): a file's flags column and the binary form may hold no other.
 inline constexpr uint32_t kAllOfferFlags = (1u << 7) - 1;
