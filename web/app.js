@@ -102,16 +102,41 @@
   // The snapshot download starts with the page, in parallel with the wasm download and compile. The saved
   // query and theme are read now too: the first localStorage access is a synchronous trip to the browser
   // process, cheaper here, while the main thread waits for the wasm, than in start(), on the critical path.
+  const canvas = document.getElementById('canvas');
   const early = (() => {
+    // The wasm compile starts now, while trainfit.js (emscripten's loader, which would start it) still
+    // downloads: streamed from the response index.html preloads, with a fallback to an ArrayBuffer when the
+    // server sends the wasm with the wrong MIME type.
+    const WASM = 'trainfit.wasm';
+    const viaBuffer = () => fetch(WASM, { credentials: 'same-origin' })
+      .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + WASM); return r.arrayBuffer(); })
+      .then((b) => WebAssembly.compile(b));
+    const wasm = WebAssembly.compileStreaming
+      ? WebAssembly.compileStreaming(fetch(WASM, { credentials: 'same-origin' })).catch((e) => {
+        console.warn('trainfit: streaming wasm compile failed (' + String((e && e.message) || e) + '); retrying from a buffer');
+        return viaBuffer();
+      })
+      : viaBuffer();
+    wasm.catch(() => {});  // reported by instantiateWasm
+    // The WebGL2 context is created now too, while the main thread waits for trainfit.js, instead of inside
+    // the module's start-up (glfwCreateWindow): a synchronous round trip to the GPU process (~7 ms under
+    // software WebGL). The attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no
+    // antialias; alpha, depth and stencil from the hints web/main_web.cpp sets: none of them), so its later
+    // getContext call returns this same context. No extension is enabled: the renderer needs none
+    // (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0, web/CMakeLists.txt), and each would cost a synchronous round
+    // trip to the GPU process.
+    try {
+      canvas.getContext('webgl2', { antialias: false, alpha: false, depth: false, stencil: false });
+    } catch (e) { /* the module's own attempt reports a missing WebGL2 */ }
     const get = (k) => { try { return localStorage.getItem(k); } catch (e) { return null; } };
     const saved = { query: get(STORAGE_KEY), theme: get(THEME_KEY),
       prefersLight: !!(window.matchMedia && window.matchMedia('(prefers-color-scheme: light)').matches) };
     const src = snapshotUrl();
-    if (src.error) return { saved };
+    if (src.error) return { saved, wasm };
     const binary = src.url === BUNDLED;
     const p = fetchSnapshot(binary ? BUNDLED_BIN : src.url, binary);
     p.catch(() => {});  // reported when start() awaits it
-    return { url: src.url, binary: binary, data: p, saved };
+    return { url: src.url, binary: binary, data: p, saved, wasm };
   })();
 
   async function loadSnapshot(url, origin) {
@@ -267,38 +292,15 @@
     ready.then(() => call('tf_set_query', ['string'], [JSON.stringify(m.query)]));
   });
 
-  const canvas = document.getElementById('canvas');
-  // The WebGL2 context is created while the wasm compiles (instantiateWasm below) instead of inside the
-  // module's start-up (glfwCreateWindow), where creating it took ~20 ms of the critical path (headless Chromium,
-  // software WebGL). The attributes are exactly those emscripten 3.1.6's GLFW asks for (library_glfw.js: no
-  // antialias; alpha, depth and stencil from the hints web/main_web.cpp sets: none of them), so its later
-  // getContext call returns this same context. No extension is enabled: the renderer needs none
-  // (GL_SUPPORT_AUTOMATIC_ENABLE_EXTENSIONS=0, web/CMakeLists.txt), and each would cost a synchronous round trip
-  // to the GPU process.
-  function createContextEarly() {
-    try {
-      canvas.getContext('webgl2', { antialias: false, alpha: false, depth: false, stencil: false });
-    } catch (e) { /* the module's own attempt reports a missing WebGL2 */ }
-  }
-  // emscripten's Module.instantiateWasm hook: the same streaming compile emscripten does (and its fallback to
-  // an ArrayBuffer when the server sends the wasm with the wrong MIME type), with the context created while the
-  // compile runs off this thread.
+  // emscripten's Module.instantiateWasm hook. The compile itself started when this file ran (early.wasm,
+  // above), ~40 ms before trainfit.js runs and calls this: here the compiled module is only instantiated.
   function instantiateWasm(imports, receive) {
-    const url = 'trainfit.wasm';
-    const viaBuffer = () => fetch(url, { credentials: 'same-origin' })
-      .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + url); return r.arrayBuffer(); })
-      .then((b) => WebAssembly.instantiate(b, imports));
-    const streamed = WebAssembly.instantiateStreaming
-      ? WebAssembly.instantiateStreaming(fetch(url, { credentials: 'same-origin' }), imports).catch((e) => {
-        console.warn('trainfit: streaming wasm compile failed (' + String((e && e.message) || e) + '); retrying from a buffer');
-        return viaBuffer();
-      })
-      : viaBuffer();
-    streamed.then((r) => receive(r.instance, r.module), (e) => {
-      banner('The calculator could not load: ' + String((e && e.message) || e));
-      splash('The calculator could not load.');
-    });
-    createContextEarly();
+    early.wasm
+      .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
+      .catch((e) => {
+        banner('The calculator could not load: ' + String((e && e.message) || e));
+        splash('The calculator could not load.');
+      });
     return {};  // exports arrive through receive()
   }
   canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); banner('The graphics context was lost; reload the page.'); });
