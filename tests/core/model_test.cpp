@@ -1,6 +1,7 @@
 // Parameter counts and the bundled model catalog.
 #include <gtest/gtest.h>
 
+#include "trainfit/embedded.h"
 #include "trainfit/model.h"
 
 namespace trainfit {
@@ -108,6 +109,26 @@ TEST(ParamCount, RejectsInconsistentShapesNamingTheField) {
   m = preset("llama-3-8b");
   m.hidden_size = 0;
   EXPECT_EQ(count_params(m).error().field, "model.hidden_size");
+}
+
+// builtin_presets() is C++ generated from data/models.json at build time (cmake/models_table.cmake), so the
+// web page needs no JSON parse at start-up. It must be exactly what parsing (and validating) the JSON gives.
+TEST(ModelCatalog, GeneratedTableMatchesTheJson) {
+  auto parsed = parse_model_presets(embedded_models_json());
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const std::vector<ModelPreset>& built = builtin_presets();
+  ASSERT_EQ(built.size(), parsed->size());
+  ASSERT_GE(built.size(), 30u) << "data/models.json lists 32 presets";
+  for (size_t i = 0; i < built.size(); ++i) {
+    const ModelPreset& a = built[i];
+    const ModelPreset& b = (*parsed)[i];
+    EXPECT_TRUE(a.spec == b.spec) << "preset " << i << " (" << b.spec.id << ") differs from the JSON";
+    EXPECT_EQ(a.spec.id, b.spec.id);
+    EXPECT_EQ(a.spec.params, b.spec.params) << b.spec.id;
+    EXPECT_EQ(a.config_source, b.config_source) << b.spec.id;
+    EXPECT_EQ(a.params_expected, b.params_expected) << b.spec.id;
+    EXPECT_EQ(a.params_source, b.params_source) << b.spec.id;
+  }
 }
 
 TEST(ModelCatalog, ErrorsNameTheJsonPointer) {
