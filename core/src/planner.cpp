@@ -702,6 +702,16 @@ struct Searcher {
     }
   }
 
+  // Memory of a reported plan (one call each: `keep` gets the breakdown of the winner).
+  void fill_memory(Plan& p, MemoryBreakdown* keep) {
+    double need = 0;
+    MemoryBreakdown mem;
+    fits(p.layout, need, &mem);
+    p.memory_bytes = mem.total;
+    p.memory_high_bytes = mem.total_high;
+    if (keep) *keep = std::move(mem);
+  }
+
   Plan make_plan(const Item& it) {
     const Group& gr = groups[it.group];
     LayoutKey& L = layouts[gr.layout];
@@ -830,264 +840,208 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
 
 namespace {
 
-Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
-                             const PlanOptions& opt) {
-  const ModelSpec& model = job.model;
-  const TrainConfig& train = job.train;
-  const Dataset& data = job.data;
-  Result<Ctx> cr = make_ctx(job.part, model, train, gpu, offer);
-  if (!cr) return cr.error();
-  const Ctx& c = *cr;
-  const Result<DatasetTokens>& dt = job.tokens;
-  if (!dt) return dt.error();
-  if (max_nodes < 1) return Error{"max_nodes", "must be at least 1"};
+// plan_impl's phases are functions of their own: in the browser each is compiled (and re-compiled by V8's
+// optimising tier when hot) on its own, instead of one 10 KB function whose loops made V8 optimise all of it
+// during the page load (~75 ms of compile on a 2-core machine, docs/performance.md).
 
-  PlanResult res;
-  res.tokens = *dt;
-  res.peak_flops_per_gpu = c.peak;
+// The node counts a plan considers: 1, 2, 4, ... and the cap itself, or the one a fixed layout needs.
+struct NodeCounts {
+  int n[40];
+  int count = 0;
+};
+
+// Phase 1: every (TP, PP, DP) layout on `nodes` nodes that the model's heads and layers and the global batch
+// allow, with its micro-batch candidates and its (ZeRO, recompute) groups, each pushed as a lazy candidate.
+Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_list, int n_rc, bool fixed) {
+  const Ctx& c = s.c;
+  const ModelSpec& model = s.model;
+  const TrainConfig& train = s.train;
   const int g = c.g;
-  int cap = std::max(1, std::min(max_nodes, std::max(1, offer.max_nodes)));
-  if (cap > 1 && (offer.inter_net == NetKind::none || !(offer.inter_net_Gbps > 0))) {
-    cap = 1;
-    res.warnings.push_back({"offer/inter_net", "no_inter_node_network",
-                            "the instance lists no inter-node network; only single-node plans are considered"});
-  }
-
-  if (!job.memory) return Error{"plan", job.memory_error};
-  Searcher s{c, model, train, *job.memory, gpu.memory_bytes * (1.0 - train.headroom),
-             offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
-  s.layouts.reserve(64);
-  s.mbs.reserve(256);
-  s.mb_terms.reserve(256);
-  s.groups.reserve(512);
-  s.items.reserve(2048);
-
-  // Node counts: 1, 2, 4, ... and the cap itself.
-  int node_counts[40];
-  int n_counts = 0;
-  if (!train.parallel.automatic) {
-    const int gpus = std::max(1, train.parallel.gpus);
-    node_counts[n_counts++] = (gpus + g - 1) / g;
-  } else {
-    for (int n = 1; n <= cap && n_counts < 38; n = opt.power_of_two_nodes ? n * 2 : n + 1) node_counts[n_counts++] = n;
-    if (node_counts[n_counts - 1] != cap) node_counts[n_counts++] = cap;
-  }
-
-  const bool fixed = !train.parallel.automatic;
-  if (fixed) {
-    const ParallelConfig& P = train.parallel;
-    const int64_t gpus = P.gpus > 0 ? P.gpus : static_cast<int64_t>(P.tp) * P.pp * P.dp;
-    if (P.tp < 1 || P.pp < 1 || P.dp < 1) return Error{"parallel", "tp, pp and dp must be at least 1"};
-    if (static_cast<int64_t>(P.tp) * P.pp * P.dp != gpus)
-      return Error{"parallel/dp", "tp x pp x dp must equal gpus"};
-    if (P.zero < 0 || P.zero > 3) return Error{"parallel/zero", "must be 0, 1, 2 or 3"};
-    if (node_counts[0] > cap) {
-      res.fits = false;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "the layout needs %d nodes of %d GPUs; this offer allows %d", node_counts[0], g,
-                    cap);
-      res.why_not = buf;
-      return res;
-    }
-  }
-
   const int64_t heads = model.num_heads, kv = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_heads;
   const int64_t layers = model.num_layers;
-  Recompute rc_list[3];
-  int n_rc = 0;
-  if (train.recompute == Recompute::automatic) {
-    for (Recompute r : kRcModes) rc_list[n_rc++] = r;
+  const int total = nodes * g;
+  int tps[16], n_tp = 0;
+  int pps[64], n_pp = 0;
+  if (fixed) {
+    tps[n_tp++] = train.parallel.tp;
+    pps[n_pp++] = train.parallel.pp;
   } else {
-    rc_list[n_rc++] = train.recompute;
-  }
-
-  for (int ni = 0; ni < n_counts; ++ni) {
-    const int nodes = node_counts[ni];
-    const int total = nodes * g;
-    int tps[16], n_tp = 0;
-    int pps[64], n_pp = 0;
-    if (fixed) {
-      tps[n_tp++] = train.parallel.tp;
-      pps[n_pp++] = train.parallel.pp;
-    } else {
-      for (int tp = 1; tp <= g && n_tp < 16; ++tp) {
-        if (g % tp) continue;
-        if (heads > 0 && (heads % tp || kv % tp)) continue;
-        if (heads <= 0 && tp > 1) continue;  // params_only: no head count to split
-        tps[n_tp++] = tp;
-      }
-      for (int pp = 1; pp <= total && n_pp < 64; ++pp) {
-        if (total % pp) continue;
-        if (pp > 1 && (layers <= 0 || layers % pp)) continue;
-        pps[n_pp++] = pp;
-      }
+    for (int tp = 1; tp <= g && n_tp < 16; ++tp) {
+      if (g % tp) continue;
+      if (heads > 0 && (heads % tp || kv % tp)) continue;
+      if (heads <= 0 && tp > 1) continue;  // params_only: no head count to split
+      tps[n_tp++] = tp;
     }
-    for (int a = 0; a < n_tp; ++a) {
-      for (int b = 0; b < n_pp; ++b) {
-        const int tp = tps[a], pp = pps[b];
-        const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp) : total;
-        if (used % (tp * pp)) continue;
-        const int dp = used / (tp * pp);
-        const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
-        if (gb % dp) continue;  // the global batch does not split over this DP degree
-        LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni};
-        L.links = layout_links(c, nodes, tp, pp, dp);
-        if (L.links.excluded) continue;
-        if (fixed) {
-          s.mbs.push_back(train.micro_batch);
-          if ((gb / dp) % train.micro_batch)
-            return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
-        } else {
-          micro_batches(gb / dp, s.mbs);
-          if (pp > 1) {
-            // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
-            while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
-          }
-        }
-        L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
-        if (L.mb_count <= 0) continue;
-        s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
-        const int li = static_cast<int>(s.layouts.size());
-        s.layouts.push_back(L);
-
-        // ZeRO stages: ZeRO-1 dominates stage 0 (same traffic, sharded optimizer: less memory, faster update);
-        // DeepSpeed refuses stages 2-3 with pipeline parallelism.
-        int zeros[4], n_z = 0;
-        if (fixed) {
-          zeros[n_z++] = train.parallel.zero;
-        } else if (dp == 1) {
-          zeros[n_z++] = 0;
-        } else if (pp > 1) {
-          zeros[n_z++] = 1;
-        } else {
-          zeros[n_z++] = 1;
-          zeros[n_z++] = 2;
-          // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
-          if (train.method != Method::qlora) zeros[n_z++] = 3;
-        }
-        for (int zi = 0; zi < n_z; ++zi) {
-          for (int ri = 0; ri < n_rc; ++ri) {
-            const int gi = static_cast<int>(s.groups.size());
-            Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
-                     fixed && train.parallel.offload_params, -2, zi, ri};
-            if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
-            ++s.layouts[li].group_count;
-            s.groups.push_back(gr);
-            s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
-            s.push_group(gi);
-          }
-        }
-      }
+    for (int pp = 1; pp <= total && n_pp < 64; ++pp) {
+      if (total % pp) continue;
+      if (pp > 1 && (layers <= 0 || layers % pp)) continue;
+      pps[n_pp++] = pp;
     }
   }
+  for (int a = 0; a < n_tp; ++a) {
+    for (int b = 0; b < n_pp; ++b) {
+      const int tp = tps[a], pp = pps[b];
+      const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp) : total;
+      if (used % (tp * pp)) continue;
+      const int dp = used / (tp * pp);
+      const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
+      if (gb % dp) continue;  // the global batch does not split over this DP degree
+      LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni};
+      L.links = layout_links(c, nodes, tp, pp, dp);
+      if (L.links.excluded) continue;
+      if (fixed) {
+        s.mbs.push_back(train.micro_batch);
+        if ((gb / dp) % train.micro_batch)
+          return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
+      } else {
+        micro_batches(gb / dp, s.mbs);
+        if (pp > 1) {
+          // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
+          while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
+        }
+      }
+      L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
+      if (L.mb_count <= 0) continue;
+      s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
+      const int li = static_cast<int>(s.layouts.size());
+      s.layouts.push_back(L);
 
-  // Per node count, check the leanest groups first (largest model-state sharding TP x PP x ZeRO-3 DP, full
-  // recompute, smallest micro-batch). If none fits, add CPU-offload variants (offload is never faster at equal
-  // layout; it exists to fit) and check the leanest of those; if that fails too, the node count is dead and its
-  // candidates are skipped without memory checks.
-  std::vector<char> alive(n_counts, 1);
-  int alive_count = n_counts;
-  if (!fixed) {
-    for (int ni = 0; ni < n_counts; ++ni) {
-      const int nodes = node_counts[ni];
-      int lean[3] = {-1, -1, -1};
-      double lean_score[3] = {-1, -1, -1};
-      for (size_t li = 0; li < s.layouts.size(); ++li) {
-        const LayoutKey& L = s.layouts[li];
-        if (L.nodes != nodes || L.lean_group < 0) continue;
-        const Group& gr = s.groups[L.lean_group];
-        const double score = static_cast<double>(L.tp) * L.pp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp;
-        for (int k = 0; k < 3; ++k) {
-          if (score > lean_score[k]) {
-            for (int j = 2; j > k; --j) {
-              lean_score[j] = lean_score[j - 1];
-              lean[j] = lean[j - 1];
-            }
-            lean_score[k] = score;
-            lean[k] = static_cast<int>(li);
-            break;
-          }
-        }
+      // ZeRO stages: ZeRO-1 dominates stage 0 (same traffic, sharded optimizer: less memory, faster update);
+      // DeepSpeed refuses stages 2-3 with pipeline parallelism.
+      int zeros[4], n_z = 0;
+      if (fixed) {
+        zeros[n_z++] = train.parallel.zero;
+      } else if (dp == 1) {
+        zeros[n_z++] = 0;
+      } else if (pp > 1) {
+        zeros[n_z++] = 1;
+      } else {
+        zeros[n_z++] = 1;
+        zeros[n_z++] = 2;
+        // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
+        if (train.method != Method::qlora) zeros[n_z++] = 3;
       }
-      bool any = false;
-      for (int k = 0; k < 3 && !any && lean[k] >= 0; ++k) {
-        const LayoutKey& L = s.layouts[lean[k]];
-        Group& gr = s.groups[L.lean_group];
-        double need = 0;
-        if (s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need)) {
-          any = true;
-          gr.known_fit = std::max(gr.known_fit, 0);
-        } else {
-          s.mark_fails_from(gr, 0);
-        }
-      }
-      if (any) continue;
-      // Leanest optimizer-only and optimizer+parameter offload groups: the second needs less GPU memory but more
-      // host RAM, so either can be the one that fits.
-      int lean_off[2] = {-1, -1};
-      double lean_off_score[2] = {-1, -1};
-      const size_t n_groups = s.groups.size();
-      for (size_t gi = 0; gi < n_groups; ++gi) {
-        const Group base = s.groups[gi];  // a copy: groups grows below
-        const LayoutKey& L = s.layouts[base.layout];
-        if (L.nodes != nodes || base.off_opt || base.off_par) continue;
-        if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
-        const bool z3 = train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0));
-        const bool z2 = base.zero == 2 || (L.dp == 1 && base.zero == 0);
-        for (int v = 0; v < 2; ++v) {
-          Group gr = base;
-          gr.fit_upto = -2;
-          gr.zi = gr.ri = -1;
-          gr.known_fit = -1;
-          gr.fail_from = 1 << 30;
-          if (v == 0) {
-            if (!z2) continue;
-            gr.zero = 2;
-            gr.off_opt = true;
-          } else {
-            if (!z3) continue;
-            gr.zero = 3;
-            gr.off_opt = true;
-            gr.off_par = true;
-          }
-          const int ngi = static_cast<int>(s.groups.size());
+      for (int zi = 0; zi < n_z; ++zi) {
+        for (int ri = 0; ri < n_rc; ++ri) {
+          const int gi = static_cast<int>(s.groups.size());
+          Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
+                   fixed && train.parallel.offload_params, -2, zi, ri};
+          if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
+          ++s.layouts[li].group_count;
           s.groups.push_back(gr);
-          const double score = static_cast<double>(L.tp) * (gr.zero == 3 ? L.dp : 1) + rc_index(gr.rc) * 1e-3;
-          if (score > lean_off_score[v]) {
-            lean_off_score[v] = score;
-            lean_off[v] = ngi;
-          }
-          s.push_group(ngi);
+          s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
+          s.push_group(gi);
         }
-      }
-      bool off_fits = false;
-      for (int v = 1; v >= 0 && !off_fits; --v) {
-        if (lean_off[v] < 0) continue;
-        Group& gr = s.groups[lean_off[v]];
-        const LayoutKey& L = s.layouts[gr.layout];
-        double need = 0;
-        off_fits = s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need);
-        if (!off_fits) gr.fit_upto = -1;
-      }
-      if (!off_fits) {
-        alive[ni] = 0;
-        --alive_count;
       }
     }
   }
+  return true;
+}
 
-  // Best-first over all candidates: the first item that fits is the fastest plan. Then keep popping until every
-  // live node count has its fastest plan and two distinct alternatives on the winner's node count are known
-  // (bounded, so a plan stays well under a millisecond).
-  std::make_heap(s.items.data(), s.items.data() + s.items.size(), ItemAfter{});
-  std::vector<Plan> by_node(n_counts);
-  std::vector<char> have(n_counts, 0);
-  int have_count = 0;
+// Phase 2: whether anything can fit on `nodes` nodes. The leanest groups are checked first (largest model-state
+// sharding TP x PP x ZeRO-3 DP, full recompute, smallest micro-batch). If none fits, CPU-offload variants are
+// added (offload is never faster at equal layout; it exists to fit) and the leanest of those checked; if that
+// fails too, the node count is dead and its candidates are skipped without memory checks.
+bool node_count_can_fit(Searcher& s, int nodes) {
+  int lean[3] = {-1, -1, -1};
+  double lean_score[3] = {-1, -1, -1};
+  for (size_t li = 0; li < s.layouts.size(); ++li) {
+    const LayoutKey& L = s.layouts[li];
+    if (L.nodes != nodes || L.lean_group < 0) continue;
+    const Group& gr = s.groups[L.lean_group];
+    const double score = static_cast<double>(L.tp) * L.pp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp;
+    for (int k = 0; k < 3; ++k) {
+      if (score > lean_score[k]) {
+        for (int j = 2; j > k; --j) {
+          lean_score[j] = lean_score[j - 1];
+          lean[j] = lean[j - 1];
+        }
+        lean_score[k] = score;
+        lean[k] = static_cast<int>(li);
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < 3 && lean[k] >= 0; ++k) {
+    const LayoutKey& L = s.layouts[lean[k]];
+    Group& gr = s.groups[L.lean_group];
+    double need = 0;
+    if (s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need)) {
+      gr.known_fit = std::max(gr.known_fit, 0);
+      return true;
+    }
+    s.mark_fails_from(gr, 0);
+  }
+  // Leanest optimizer-only and optimizer+parameter offload groups: the second needs less GPU memory but more
+  // host RAM, so either can be the one that fits.
+  int lean_off[2] = {-1, -1};
+  double lean_off_score[2] = {-1, -1};
+  const size_t n_groups = s.groups.size();
+  for (size_t gi = 0; gi < n_groups; ++gi) {
+    const Group base = s.groups[gi];  // a copy: groups grows below
+    const LayoutKey& L = s.layouts[base.layout];
+    if (L.nodes != nodes || base.off_opt || base.off_par) continue;
+    if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
+    const bool z3 = s.train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0));
+    const bool z2 = base.zero == 2 || (L.dp == 1 && base.zero == 0);
+    for (int v = 0; v < 2; ++v) {
+      Group gr = base;
+      gr.fit_upto = -2;
+      gr.zi = gr.ri = -1;
+      gr.known_fit = -1;
+      gr.fail_from = 1 << 30;
+      if (v == 0) {
+        if (!z2) continue;
+        gr.zero = 2;
+        gr.off_opt = true;
+      } else {
+        if (!z3) continue;
+        gr.zero = 3;
+        gr.off_opt = true;
+        gr.off_par = true;
+      }
+      const int ngi = static_cast<int>(s.groups.size());
+      s.groups.push_back(gr);
+      const double score = static_cast<double>(L.tp) * (gr.zero == 3 ? L.dp : 1) + rc_index(gr.rc) * 1e-3;
+      if (score > lean_off_score[v]) {
+        lean_off_score[v] = score;
+        lean_off[v] = ngi;
+      }
+      s.push_group(ngi);
+    }
+  }
+  bool off_fits = false;
+  for (int v = 1; v >= 0 && !off_fits; --v) {
+    if (lean_off[v] < 0) continue;
+    Group& gr = s.groups[lean_off[v]];
+    const LayoutKey& L = s.layouts[gr.layout];
+    double need = 0;
+    off_fits = s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need);
+    if (!off_fits) gr.fit_upto = -1;
+  }
+  return off_fits;
+}
+
+// What the best-first search found: the fastest plan, the fastest per node count, and up to two alternatives
+// on the winner's node count that differ from it in TP / PP / ZeRO.
+struct SearchOutcome {
   bool found = false;
   Plan best;
-  int alternatives = 0;
-  int pops_after_best = 0;
+  std::vector<Plan> by_node;  // [ni], where have[ni]
+  std::vector<char> have;
   std::vector<Plan> alts;
+};
+
+// Phase 3: best-first over all candidates: the first item that fits is the fastest plan. Then keep popping until
+// every live node count has its fastest plan and two distinct alternatives on the winner's node count are known
+// (bounded, so a plan stays well under a millisecond). Node counts where every candidate failed are marked dead.
+void best_first(Searcher& s, bool fixed, std::vector<char>& alive, int alive_count, SearchOutcome& o) {
+  const int n_counts = static_cast<int>(alive.size());
+  std::make_heap(s.items.data(), s.items.data() + s.items.size(), ItemAfter{});
+  o.by_node.resize(n_counts);
+  o.have.assign(n_counts, 0);
+  int have_count = 0;
+  int pops_after_best = 0;
   size_t remaining = s.items.size();
   while (remaining > 0 && alive_count > 0) {
     std::pop_heap(s.items.data(), s.items.data() + remaining, ItemAfter{});
@@ -1097,13 +1051,13 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     const LayoutKey& L = s.layouts[gr.layout];
     const int ni = L.ni;
     if (!alive[ni]) continue;
-    if (found && ++pops_after_best > 400 && have_count >= alive_count) break;
-    const bool want_alt = found && L.nodes == best.nodes && alternatives < 2;
-    if (have[ni] && !want_alt) continue;
-    if (want_alt && have[ni]) {
+    if (o.found && ++pops_after_best > 400 && have_count >= alive_count) break;
+    const bool want_alt = o.found && L.nodes == o.best.nodes && o.alts.size() < 2;
+    if (o.have[ni] && !want_alt) continue;
+    if (want_alt && o.have[ni]) {
       // only layouts that differ from the winner and the alternatives in TP / PP / ZeRO are worth a check
-      bool distinct = !(L.tp == best.layout.tp && L.pp == best.layout.pp && gr.zero == best.layout.zero);
-      for (const Plan& a : alts)
+      bool distinct = !(L.tp == o.best.layout.tp && L.pp == o.best.layout.pp && gr.zero == o.best.layout.zero);
+      for (const Plan& a : o.alts)
         if (a.layout.tp == L.tp && a.layout.pp == L.pp && a.layout.zero == gr.zero) distinct = false;
       if (!distinct) continue;
     }
@@ -1113,67 +1067,60 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     }
     if (it.mb_index > s.fit_upto(gr)) continue;
     Plan p = s.make_plan(it);
-    if (!found) {
-      found = true;
-      best = p;
-    } else if (have[ni]) {
-      alts.push_back(p);
-      ++alternatives;
+    if (!o.found) {
+      o.found = true;
+      o.best = p;
+    } else if (o.have[ni]) {
+      o.alts.push_back(p);
     }
-    if (!have[ni]) {
-      have[ni] = 1;
+    if (!o.have[ni]) {
+      o.have[ni] = 1;
       ++have_count;
-      by_node[ni] = p;
+      o.by_node[ni] = p;
     }
-    if (have_count >= alive_count && alternatives >= 2) break;
-    if (fixed && found) break;
+    if (have_count >= alive_count && o.alts.size() >= 2) break;
+    if (fixed && o.found) break;
   }
   for (int ni = 0; ni < n_counts; ++ni)
-    if (alive[ni] && !have[ni]) alive[ni] = 0;  // every candidate failed its memory check
-  res.layouts_evaluated = s.evaluated;
-  for (const Group& gr : s.groups)
-    if (gr.off_opt || gr.off_par) res.uses_host = true;  // host RAM (fits) and vCPUs (CPU Adam time) were read
+    if (alive[ni] && !o.have[ni]) alive[ni] = 0;  // every candidate failed its memory check
+}
 
-  if (!found) {
-    res.fits = false;
-    for (int ni = 0; ni < n_counts; ++ni) {
-      Plan p;
-      p.nodes = node_counts[ni];
-      p.gpus_per_node = g;
-      p.gpus = p.nodes * g;
-      p.topology = topology_of(p.nodes, p.gpus);
-      p.why = "no layout fits in GPU memory on " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
-      res.by_nodes.push_back(p);
-    }
-    // Shortfall of the leanest layout tried.
-    double need = s.min_fail_need;
-    if (need >= 1e29) {
-      // no layout passed the structural checks (e.g. global batch not divisible)
-      res.why_not = s.layouts.empty() ? "no parallel layout matches the model's heads/layers and the global batch "
-                                        "on this instance"
-                                      : "no layout fits in GPU memory";
-    } else {
-      res.shortfall_bytes = std::max(0.0, need - s.limit_bytes);
-      res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU, " + gib(s.limit_bytes) +
-                    " usable (short by " + gib(res.shortfall_bytes) + ")";
-      if (s.min_fail_host < 1e29)
-        res.why_not += "; with CPU offload the GPU part fits but needs " + gib(s.min_fail_host) +
-                       " of host RAM per node, " + gib(s.host_limit_bytes) + " usable";
-    }
-    res.memory_checks = s.memory_checks;
-    return res;
+Plan no_fit_plan(int nodes, int g) {
+  Plan p;
+  p.nodes = nodes;
+  p.gpus_per_node = g;
+  p.gpus = nodes * g;
+  p.topology = topology_of(p.nodes, p.gpus);
+  p.why = "no layout fits in GPU memory on " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
+  return p;
+}
+
+// Phase 4 when nothing fits: one entry per node count, and the shortfall of the leanest layout tried.
+void report_no_fit(const Searcher& s, const NodeCounts& nc, PlanResult& res) {
+  res.fits = false;
+  for (int ni = 0; ni < nc.count; ++ni) res.by_nodes.push_back(no_fit_plan(nc.n[ni], s.c.g));
+  const double need = s.min_fail_need;
+  if (need >= 1e29) {
+    // no layout passed the structural checks (e.g. global batch not divisible)
+    res.why_not = s.layouts.empty() ? "no parallel layout matches the model's heads/layers and the global batch "
+                                      "on this instance"
+                                    : "no layout fits in GPU memory";
+  } else {
+    res.shortfall_bytes = std::max(0.0, need - s.limit_bytes);
+    res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU, " + gib(s.limit_bytes) +
+                  " usable (short by " + gib(res.shortfall_bytes) + ")";
+    if (s.min_fail_host < 1e29)
+      res.why_not += "; with CPU offload the GPU part fits but needs " + gib(s.min_fail_host) +
+                     " of host RAM per node, " + gib(s.host_limit_bytes) + " usable";
   }
+}
 
-  // Memory of the reported plans (one call each: keeps the breakdown of the winner).
-  auto fill_memory = [&](Plan& p, MemoryBreakdown* keep) {
-    double need = 0;
-    MemoryBreakdown mem;
-    s.fits(p.layout, need, &mem);
-    p.memory_bytes = mem.total;
-    p.memory_high_bytes = mem.total_high;
-    if (keep) *keep = std::move(mem);
-  };
-  fill_memory(best, &res.memory);
+// Phase 4: the winner's memory, data pipeline and totals, the runners-up, and the caveats.
+void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dataset& data, const PlanOptions& opt,
+                  PlanResult& res) {
+  const Ctx& c = s.c;
+  Plan& best = o.best;
+  s.fill_memory(best, &res.memory);
 
   // Data pipeline (issue 4 §6): every node reads its share of the tokens from storage.
   if (opt.storage_read_MBps > 0) {
@@ -1208,35 +1155,30 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   res.time_high_s = res.time_s * (1.0 + kTimeBandHigh);
 
   // Runners-up: best of every other node count, then alternatives on the winner's node count.
-  res.by_nodes.reserve(n_counts);
-  res.runners_up.reserve(std::max(0, std::min(opt.max_runners_up, n_counts - 1 + alternatives)));
-  for (int ni = 0; ni < n_counts; ++ni) {
-    Plan p;
-    if (node_counts[ni] == best.nodes) {
+  const int alternatives = static_cast<int>(o.alts.size());
+  res.by_nodes.reserve(nc.count);
+  res.runners_up.reserve(std::max(0, std::min(opt.max_runners_up, nc.count - 1 + alternatives)));
+  for (int ni = 0; ni < nc.count; ++ni) {
+    if (nc.n[ni] == best.nodes) {
       res.by_nodes.push_back(best);
       continue;
     }
-    if (have[ni]) {
-      p = by_node[ni];
-      fill_memory(p, nullptr);
+    if (o.have[ni]) {
+      Plan p = o.by_node[ni];
+      s.fill_memory(p, nullptr);
       res.by_nodes.push_back(p);  // fitting: no `why` (the cost ranking picks among these)
       p.why = loss_reason(p, best);
       if (static_cast<int>(res.runners_up.size()) < opt.max_runners_up) res.runners_up.push_back(p);
       continue;
-    } else {
-      p.nodes = node_counts[ni];
-      p.gpus_per_node = g;
-      p.gpus = p.nodes * g;
-      p.topology = topology_of(p.nodes, p.gpus);
-      p.why = "no layout fits in GPU memory on " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
     }
+    const Plan p = no_fit_plan(nc.n[ni], c.g);
     res.by_nodes.push_back(p);
     if (static_cast<int>(res.runners_up.size()) < opt.max_runners_up) res.runners_up.push_back(p);
   }
-  for (Plan& a : alts) {
+  for (Plan& a : o.alts) {
     if (static_cast<int>(res.runners_up.size()) >= opt.max_runners_up) break;
     a.why = loss_reason(a, best);
-    fill_memory(a, nullptr);
+    s.fill_memory(a, nullptr);
     res.runners_up.push_back(a);
   }
 
@@ -1259,6 +1201,100 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   if (best.step.memory_bound)
     res.warnings.push_back({"micro_batch", "memory_bound",
                             "the micro-batch is small enough that HBM bandwidth, not tensor throughput, sets the pace"});
+}
+
+Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
+                             const PlanOptions& opt) {
+  const ModelSpec& model = job.model;
+  const TrainConfig& train = job.train;
+  Result<Ctx> cr = make_ctx(job.part, model, train, gpu, offer);
+  if (!cr) return cr.error();
+  const Ctx& c = *cr;
+  const Result<DatasetTokens>& dt = job.tokens;
+  if (!dt) return dt.error();
+  if (max_nodes < 1) return Error{"max_nodes", "must be at least 1"};
+
+  PlanResult res;
+  res.tokens = *dt;
+  res.peak_flops_per_gpu = c.peak;
+  const int g = c.g;
+  int cap = std::max(1, std::min(max_nodes, std::max(1, offer.max_nodes)));
+  if (cap > 1 && (offer.inter_net == NetKind::none || !(offer.inter_net_Gbps > 0))) {
+    cap = 1;
+    res.warnings.push_back({"offer/inter_net", "no_inter_node_network",
+                            "the instance lists no inter-node network; only single-node plans are considered"});
+  }
+
+  if (!job.memory) return Error{"plan", job.memory_error};
+  Searcher s{c, model, train, *job.memory, gpu.memory_bytes * (1.0 - train.headroom),
+             offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
+  s.layouts.reserve(64);
+  s.mbs.reserve(256);
+  s.mb_terms.reserve(256);
+  s.groups.reserve(512);
+  s.items.reserve(2048);
+
+  // Node counts: 1, 2, 4, ... and the cap itself.
+  NodeCounts nc;
+  if (!train.parallel.automatic) {
+    const int gpus = std::max(1, train.parallel.gpus);
+    nc.n[nc.count++] = (gpus + g - 1) / g;
+  } else {
+    for (int n = 1; n <= cap && nc.count < 38; n = opt.power_of_two_nodes ? n * 2 : n + 1) nc.n[nc.count++] = n;
+    if (nc.n[nc.count - 1] != cap) nc.n[nc.count++] = cap;
+  }
+
+  const bool fixed = !train.parallel.automatic;
+  if (fixed) {
+    const ParallelConfig& P = train.parallel;
+    const int64_t gpus = P.gpus > 0 ? P.gpus : static_cast<int64_t>(P.tp) * P.pp * P.dp;
+    if (P.tp < 1 || P.pp < 1 || P.dp < 1) return Error{"parallel", "tp, pp and dp must be at least 1"};
+    if (static_cast<int64_t>(P.tp) * P.pp * P.dp != gpus)
+      return Error{"parallel/dp", "tp x pp x dp must equal gpus"};
+    if (P.zero < 0 || P.zero > 3) return Error{"parallel/zero", "must be 0, 1, 2 or 3"};
+    if (nc.n[0] > cap) {
+      res.fits = false;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "the layout needs %d nodes of %d GPUs; this offer allows %d", nc.n[0], g, cap);
+      res.why_not = buf;
+      return res;
+    }
+  }
+
+  Recompute rc_list[3];
+  int n_rc = 0;
+  if (train.recompute == Recompute::automatic) {
+    for (Recompute r : kRcModes) rc_list[n_rc++] = r;
+  } else {
+    rc_list[n_rc++] = train.recompute;
+  }
+
+  for (int ni = 0; ni < nc.count; ++ni) {
+    Result<bool> added = add_layouts(s, ni, nc.n[ni], rc_list, n_rc, fixed);
+    if (!added) return added.error();
+  }
+
+  std::vector<char> alive(nc.count, 1);
+  int alive_count = nc.count;
+  if (!fixed) {
+    for (int ni = 0; ni < nc.count; ++ni) {
+      if (node_count_can_fit(s, nc.n[ni])) continue;
+      alive[ni] = 0;
+      --alive_count;
+    }
+  }
+
+  SearchOutcome o;
+  best_first(s, fixed, alive, alive_count, o);
+  res.layouts_evaluated = s.evaluated;
+  for (const Group& gr : s.groups)
+    if (gr.off_opt || gr.off_par) res.uses_host = true;  // host RAM (fits) and vCPUs (CPU Adam time) were read
+
+  if (o.found) {
+    report_plans(s, nc, o, job.data, opt, res);
+  } else {
+    report_no_fit(s, nc, res);
+  }
   res.memory_checks = s.memory_checks;
   return res;
 }
