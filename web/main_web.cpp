@@ -8,6 +8,9 @@
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
 //   NOTE(imgui 1.86): keys are read once a frame, so quick taps were lost or reordered: key and character events
 //         go through trainfit::app::KeyTaps, a queue paced to what a frame can take (the desktop shell too).
+//   NOTE(load, every frame): imgui 1.86's OpenGL backend saves and restores the GL state around each frame with
+//         glGetIntegerv, a synchronous GPU-process round trip each in Chrome's WebGL (7 a frame): the page owns
+//         its context, so it draws with its own renderer that queries nothing (webgl_renderer.h).
 //   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
 //         WebGL) is started in main() with one tiny draw into the still hidden canvas, so it overlaps the
 //         snapshot parse instead of following the first full frame (warm_up_gpu below).
@@ -20,10 +23,10 @@
 
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
-#include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
 #include "trainfit/app/glfw_key_taps.h"
 #include "web_shell.h"
+#include "webgl_renderer.h"
 
 namespace {
 
@@ -57,8 +60,7 @@ void sync_canvas_size() {
 
 void rebuild_fonts_now(trainfit::app::App& app) {
   if (!app.rebuild_fonts()) return;  // a theme change: same glyphs, same texture
-  ImGui_ImplOpenGL3_DestroyFontsTexture();
-  ImGui_ImplOpenGL3_CreateFontsTexture();
+  trainfit::web::renderer_upload_fonts();
 }
 
 // One small textured, blended ImGui draw, then a flush: the GPU process compiles and links the shaders, uploads
@@ -69,15 +71,17 @@ void rebuild_fonts_now(trainfit::app::App& app) {
 void warm_up_gpu(trainfit::app::App& app) {
   sync_canvas_size();  // the device pixel ratio decides the font size
   app.rebuild_fonts();
-  ImGui_ImplOpenGL3_CreateDeviceObjects();  // shaders + the atlas's texture, uploaded once
-  ImGui_ImplOpenGL3_NewFrame();
+  const char* why = nullptr;
+  if (!trainfit::web::renderer_init(&why)) {  // shaders + the atlas's texture, uploaded once
+    EM_ASM({ if (window.trainfitFatal) window.trainfitFatal(UTF8ToString($0)); }, why);
+    return;
+  }
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(0, 0), ImVec2(8, 8), IM_COL32(128, 128, 128, 128));
   ImGui::GetForegroundDrawList()->AddText(ImVec2(0, 0), IM_COL32_WHITE, "tf");
   ImGui::Render();
-  glViewport(0, 0, g_fb_w, g_fb_h);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  trainfit::web::renderer_draw(ImGui::GetDrawData());
   glFlush();
 }
 
@@ -103,7 +107,6 @@ void frame() {
       performance.mark('tf:first-frame');
     });
   }
-  ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   trainfit::app::glfw_keys::after_new_frame(g_window);
@@ -114,7 +117,7 @@ void frame() {
   app.clear_color(bg);  // the UI draws no window background of its own
   glClearColor(bg[0], bg[1], bg[2], bg[3]);
   glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  trainfit::web::renderer_draw(ImGui::GetDrawData());
 
   // The page mirrors the query into the URL hash and localStorage, and tells embedding pages. Not during the
   // first two frames, which bring the first results on screen: serialising the query costs ~10 ms there, while
@@ -168,7 +171,6 @@ int main() {
   glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
   trainfit::app::glfw_keys::install(g_window);  // keys paced for imgui 1.86 (key_taps.h)
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
-  ImGui_ImplOpenGL3_Init("#version 300 es");
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
   EM_ASM({ if (window.trainfitStarted) window.trainfitStarted(); });
   emscripten_set_main_loop(frame, 0, 1);
