@@ -8,6 +8,10 @@
 // first-in first-out queue: an event is applied at once when nothing waits before it and the frame can take it,
 // else it waits, and waiting events are applied in order just after each NewFrame, as many as the frame can take:
 // one change per key, one editing-key press, and no character after an editing-key press.
+// Which frame takes what: a key change (made between frames or just after a NewFrame) is read by the next
+// NewFrame; a character is read by the next widgets to run: after a NewFrame, that frame's own (EndFrame
+// empties the queue), so a character passed on just after NewFrame N lands in frame N together with the
+// editing keys NewFrame N read, which were applied before it. Characters wait for that frame to pass.
 // Header-only, no GLFW: keys are plain ints, and the shell says which are editing keys and which are modifiers.
 #pragma once
 #include <algorithm>
@@ -28,6 +32,9 @@ class KeyTaps {
   // `key(key, press)` and `chr(c)`.
   template <class Key, class Char>
   void after_new_frame(Key key, Char chr) {
+    // The editing presses this NewFrame read are handled by this frame's widgets, after any character passed
+    // on now: those characters wait (the rule of fits), then the window of the next NewFrame opens.
+    editing_read_ = editing_pressed_;
     changed_.clear();
     editing_pressed_ = false;
     size_t n = 0;
@@ -38,6 +45,7 @@ class KeyTaps {
       else key(e.key, e.press);
     }
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+    editing_read_ = false;  // characters from now on are read by the next frame, with the next NewFrame's keys
   }
   bool idle() const { return queue_.empty(); }
 
@@ -59,7 +67,7 @@ class KeyTaps {
     unsigned int c;
   };
   bool fits(const Event& e) const {
-    if (e.is_char) return !editing_pressed_;  // it would be inserted before that key is handled
+    if (e.is_char) return !editing_pressed_ && !editing_read_;  // it would be inserted before that key is handled
     if (std::find(changed_.begin(), changed_.end(), e.key) != changed_.end()) return false;
     return !(e.press && e.kind == KeyKind::editing && editing_pressed_);
   }
@@ -78,7 +86,8 @@ class KeyTaps {
   }
 
   std::vector<int> changed_;     // keys whose state changed since the last NewFrame
-  bool editing_pressed_ = false;  // an editing key went down since the last NewFrame
+  bool editing_pressed_ = false;  // an editing key went down since the last NewFrame (the next NewFrame reads it)
+  bool editing_read_ = false;     // during after_new_frame: the NewFrame just run read an editing-key press
   std::vector<Event> queue_;     // waiting, in arrival order
 };
 
