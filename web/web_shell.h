@@ -2,6 +2,11 @@
 #pragma once
 #include "trainfit/app/app.h"
 
+#include <cstdint>
+
 namespace trainfit::web {
 trainfit::app::App& app();
+// Animation frames in which the shell ran the UI (the layout pass of the first one not counted separately):
+// what tf_frames reports to the page, its tests and its benchmark.
+uint64_t shell_frames();
 }
