@@ -5,15 +5,17 @@
 //   NOTE(pitfall 10): the GLFW wheel is inverted and x100: we take the wheel from html5.h instead.
 //   NOTE(pitfall 11): GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
 //         paste comes in through the exported tf_paste.
-//   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (Destroy + Create).
+//   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (renderer_upload_fonts).
 //   NOTE(imgui 1.86): keys are read once a frame, so quick taps were lost or reordered: key and character events
 //         go through trainfit::app::KeyTaps, a queue paced to what a frame can take (the desktop shell too).
 //   NOTE(load, every frame): imgui 1.86's OpenGL backend saves and restores the GL state around each frame with
 //         glGetIntegerv, a synchronous GPU-process round trip each in Chrome's WebGL (7 a frame): the page owns
 //         its context, so it draws with its own renderer that queries nothing (webgl_renderer.h).
 //   NOTE(load): the GPU side of the first frame (shader compile, font upload, pipeline JIT under software
-//         WebGL) is started in main() with one tiny draw into the still hidden canvas, so it overlaps the
-//         snapshot parse instead of following the first full frame (warm_up_gpu below).
+//         WebGL, the clear and read-back routines) is started in main() with one tiny draw into the still hidden
+//         canvas, so it overlaps the snapshot load instead of following the first full frame (warm_up_gpu).
+//   NOTE(load, idle): the first frame is laid out once unseen, and a frame identical to the one the canvas shows
+//         is not drawn again: the browser then neither composites nor reads back the canvas (frame below).
 #include <GLES3/gl3.h>
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
@@ -72,10 +74,9 @@ void rebuild_fonts_now(trainfit::app::App& app) {
 
 // A clear and one small textured, blended ImGui draw, then a flush: the GPU process compiles and links the
 // shaders, uploads the font atlas and builds its pipeline for the ImGui state while the page goes on loading the
-// snapshot. It
-// draws into the canvas itself, so the pipeline is the one the first frame uses (its framebuffer format), and
-// is not composited: the canvas is hidden behind the splash until the first frame (web/style.css), and a
-// visible drawn canvas would be read back under software compositing.
+// snapshot. It draws into the canvas itself, so the pipeline is the one the first frame uses (its framebuffer
+// format), and is not composited: the canvas is hidden behind the splash until the first frame (web/style.css),
+// and a visible drawn canvas would be read back under software compositing.
 void warm_up_gpu(trainfit::app::App& app) {
   sync_canvas_size();  // the device pixel ratio decides the font size
   app.rebuild_fonts();
@@ -119,8 +120,9 @@ void ui_pass(trainfit::app::App& app) {
 }
 
 // A 64-bit digest of everything a frame draws: framebuffer size, clear colour, and each draw list's vertices,
-// indices and commands (clip rectangle, texture, element range). Two different pictures share a digest with
-// probability ~2^-64 per frame (multiply-rotate mixing over 32-bit words, as in wyhash/xxh3 style hashes).
+// indices and commands (clip rectangle, texture, element range), mixed word by word with a multiply and an
+// xor-shift (SplitMix64's multiplier). Not cryptographic: two different pictures sharing a digest is a chance of
+// the order of 2^-64 per frame, and would only leave the previous picture up until the next change.
 uint64_t frame_digest(const ImDrawData* d, const float bg[4]) {
   uint64_t h = 0x9E3779B97F4A7C15ull;
   auto word = [&h](uint32_t w) {
