@@ -4,45 +4,66 @@
 #include <cstdio>
 
 #include "app_impl.h"
+#include "trainfit/format.h"
 
 namespace trainfit::app {
 
-const char* fmt_duration(char* buf, size_t n, double s) {
-  if (!std::isfinite(s) || s < 0) std::snprintf(buf, n, "-");
-  else if (s < 90) std::snprintf(buf, n, "%.0f s", s);
-  else if (s < 5400) std::snprintf(buf, n, "%.0f min", s / 60);
-  else if (s < 72 * 3600.0) std::snprintf(buf, n, "%.1f h", s / 3600);
-  else std::snprintf(buf, n, "%.1f d", s / 86400);
+namespace {
+
+// What snprintf(buf, n, "<prefix>%.<d>f<suffix>", v) writes, without printf: these run for every visible table
+// cell and detail figure, where printf ran in the browser's baseline wasm tier and then had V8 compile musl's
+// printf_core and fmt_fp again with its optimising tier during the page load. format_fixed is printf's %.Nf
+// exactly (core/src/format.cpp; format_test compares them).
+// d < 0: no number (prefix and suffix only).
+const char* put(char* buf, size_t n, const char* prefix, double v, int d, const char* suffix) {
+  char num[400] = "";
+  if (d >= 0) format_fixed(num, sizeof num, v, d);
+  size_t len = 0;
+  for (const char* part : {prefix, static_cast<const char*>(num), suffix})
+    for (const char* c = part; *c && len + 1 < n; ++c) buf[len++] = *c;
+  if (n > 0) buf[len] = 0;
   return buf;
+}
+
+const char* put_text(char* buf, size_t n, const char* text) { return put(buf, n, text, 0, -1, ""); }
+
+}  // namespace
+
+const char* fmt_duration(char* buf, size_t n, double s) {
+  if (!std::isfinite(s) || s < 0) return put_text(buf, n, "-");
+  if (s < 90) return put(buf, n, "", s, 0, " s");
+  if (s < 5400) return put(buf, n, "", s / 60, 0, " min");
+  if (s < 72 * 3600.0) return put(buf, n, "", s / 3600, 1, " h");
+  return put(buf, n, "", s / 86400, 1, " d");
 }
 
 const char* fmt_usd(char* buf, size_t n, double usd) {
-  if (!std::isfinite(usd)) std::snprintf(buf, n, "-");
-  else if (usd >= 1e6) std::snprintf(buf, n, "$%.2fM", usd / 1e6);
-  else if (usd >= 1000) {
+  if (!std::isfinite(usd)) return put_text(buf, n, "-");
+  if (usd >= 1e6) return put(buf, n, "$", usd / 1e6, 2, "M");
+  if (usd >= 1000) {
     // Thousands separator by hand: printf's ' flag is not portable to libc++/wasm.
     const long long v = std::llround(usd);
-    std::snprintf(buf, n, "$%lld,%03lld", v / 1000, v % 1000);
-  } else if (usd >= 10) std::snprintf(buf, n, "$%.0f", usd);
-  else if (usd >= 0.1) std::snprintf(buf, n, "$%.2f", usd);
-  else std::snprintf(buf, n, "$%.3f", usd);
-  return buf;
+    char thousands[8] = {',', static_cast<char>('0' + v % 1000 / 100), static_cast<char>('0' + v % 100 / 10),
+                         static_cast<char>('0' + v % 10), 0};
+    return put(buf, n, "$", static_cast<double>(v / 1000), 0, thousands);
+  }
+  if (usd >= 10) return put(buf, n, "$", usd, 0, "");
+  if (usd >= 0.1) return put(buf, n, "$", usd, 2, "");
+  return put(buf, n, "$", usd, 3, "");
 }
 
 const char* fmt_bytes_gib(char* buf, size_t n, double bytes) {
-  if (!std::isfinite(bytes)) std::snprintf(buf, n, "-");
-  else std::snprintf(buf, n, "%.1f GiB", bytes / kGiB);
-  return buf;
+  if (!std::isfinite(bytes)) return put_text(buf, n, "-");
+  return put(buf, n, "", bytes / kGiB, 1, " GiB");
 }
 
 const char* fmt_count(char* buf, size_t n, double v) {
-  if (!std::isfinite(v)) std::snprintf(buf, n, "-");
-  else if (v >= 1e12) std::snprintf(buf, n, "%.2f T", v / 1e12);
-  else if (v >= 1e9) std::snprintf(buf, n, "%.2f B", v / 1e9);
-  else if (v >= 1e6) std::snprintf(buf, n, "%.1f M", v / 1e6);
-  else if (v >= 1e4) std::snprintf(buf, n, "%.1f k", v / 1e3);
-  else std::snprintf(buf, n, "%.0f", v);
-  return buf;
+  if (!std::isfinite(v)) return put_text(buf, n, "-");
+  if (v >= 1e12) return put(buf, n, "", v / 1e12, 2, " T");
+  if (v >= 1e9) return put(buf, n, "", v / 1e9, 2, " B");
+  if (v >= 1e6) return put(buf, n, "", v / 1e6, 1, " M");
+  if (v >= 1e4) return put(buf, n, "", v / 1e3, 1, " k");
+  return put(buf, n, "", v, 0, "");
 }
 
 const char* option_label(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }

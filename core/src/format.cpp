@@ -9,23 +9,21 @@
 // -0.04), as printf does.
 #include "trainfit/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace trainfit {
 
-void append_fixed(std::string& out, double v, int decimals, bool plus_sign) {
+int format_fixed(char* buf, size_t size, double v, int decimals, bool plus_sign) {
   static constexpr double kScale[4] = {1.0, 10.0, 100.0, 1000.0};
   const bool in_range = decimals >= 0 && decimals <= 3 && std::isfinite(v);
   const double a = std::fabs(v);
   const double p = in_range ? a * kScale[decimals] : 0.0;
-  if (!in_range || !(p < 4503599627370496.0)) {  // 2^52: beyond it doubles are integers spaced >= 1
-    char buf[400];
-    std::snprintf(buf, sizeof buf, plus_sign ? "%+.*f" : "%.*f", decimals, v);
-    out += buf;
-    return;
-  }
+  if (!in_range || !(p < 4503599627370496.0))  // 2^52: beyond it doubles are integers spaced >= 1
+    return std::snprintf(buf, size, plus_sign ? "%+.*f" : "%.*f", decimals, v);
   const double floor_p = std::floor(p);
   double n;
   if (p - floor_p == 0.5) {
@@ -43,15 +41,29 @@ void append_fixed(std::string& out, double v, int decimals, bool plus_sign) {
     u /= 10;
   } while (u != 0);
   while (len < decimals + 1) digits[len++] = '0';
+  char text[32];  // sign, at most 16 digits before 2^52, point, decimals
+  int t = 0;
   if (std::signbit(v)) {
-    out += '-';
+    text[t++] = '-';
   } else if (plus_sign) {
-    out += '+';
+    text[t++] = '+';
   }
   for (int i = len - 1; i >= 0; --i) {
-    out += digits[i];
-    if (i == decimals && decimals > 0) out += '.';
+    text[t++] = digits[i];
+    if (i == decimals && decimals > 0) text[t++] = '.';
   }
+  if (size > 0) {
+    const size_t kept = std::min(static_cast<size_t>(t), size - 1);
+    std::memcpy(buf, text, kept);
+    buf[kept] = 0;
+  }
+  return t;
+}
+
+void append_fixed(std::string& out, double v, int decimals, bool plus_sign) {
+  char buf[400];  // the longest printf("%.3f") of a double is ~313 characters
+  const int n = format_fixed(buf, sizeof buf, v, decimals, plus_sign);
+  out.append(buf, static_cast<size_t>(std::min(n, static_cast<int>(sizeof buf) - 1)));
 }
 
 std::string fixed(double v, int decimals, bool plus_sign) {

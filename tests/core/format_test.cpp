@@ -25,8 +25,11 @@ void expect_same(double v) {
     for (bool plus : {false, true}) {
       const std::string want = printf_fixed(v, d, plus);
       const std::string got = fixed(v, d, plus);
-      if (got != want) {
-        ADD_FAILURE() << "fixed(" << std::hexfloat << v << ", " << d << ", " << plus << ") = " << got << ", printf: " << want;
+      char buf[512];
+      const int n = format_fixed(buf, sizeof buf, v, d, plus);
+      if (got != want || buf != want || n != static_cast<int>(want.size())) {
+        ADD_FAILURE() << "fixed(" << std::hexfloat << v << ", " << d << ", " << plus << ") = " << got
+                      << ", format_fixed: " << buf << " (" << n << "), printf: " << want;
         return;
       }
     }
@@ -71,6 +74,18 @@ TEST(FixedFormat, RandomDoublesAsPrintf) {
     std::memcpy(&v, &bits, sizeof v);
     expect_same(v);
     if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(FixedFormat, BufferTruncatesAndCountsAsSnprintf) {
+  for (double v : {-1234.5678, 0.0, 3.14159, 1e300}) {
+    for (size_t size : {0u, 1u, 3u, 6u, 64u}) {
+      char want[64] = "untouched", got[64] = "untouched";
+      const int wn = std::snprintf(size ? want : nullptr, size, "%.2f", v);
+      const int gn = format_fixed(size ? got : nullptr, size, v, 2);
+      EXPECT_EQ(gn, wn) << v << " in " << size;
+      EXPECT_STREQ(got, want) << v << " in " << size;
+    }
   }
 }
 
