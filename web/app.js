@@ -296,8 +296,8 @@
   // above), ~40 ms before trainfit.js runs and calls this: here the compiled module is only instantiated.
   function instantiateWasm(imports, receive) {
     early.wasm
-      .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
-      .catch((e) => {
+      .then((module) => WebAssembly.instantiate(module, imports).then((instance) => ({ instance, module })))
+      .then(({ instance, module }) => receive(instance, module), (e) => {  // compile or instantiation failed
         banner('The calculator could not load: ' + String((e && e.message) || e));
         splash('The calculator could not load.');
       });
