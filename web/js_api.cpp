@@ -87,6 +87,7 @@ EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* query_jso
 }
 
 EMSCRIPTEN_KEEPALIVE double tf_frames() { return static_cast<double>(trainfit::web::shell_frames()); }
+EMSCRIPTEN_KEEPALIVE double tf_drawn_frames() { return static_cast<double>(trainfit::web::drawn_frames()); }
 // Ranked rows of the UI's current ranking (-1 before the first): what the load benchmark's probe polls every
 // animation frame, so that it does not build tf_state's JSON on the critical path it measures.
 EMSCRIPTEN_KEEPALIVE double tf_ranked() { return trainfit::web::app().ranked_rows(); }

@@ -42,6 +42,7 @@ bool g_booted = false;
 bool g_settled = false;        // the layout pass ran (frame below)
 uint64_t g_frames = 0;         // frames the shell ran the UI in (tf_frames)
 uint64_t g_drawn_digest = 0;   // frame_digest of what the canvas shows; 0 = unknown: draw
+uint64_t g_drawn = 0;          // frames that drew (tf_drawn_frames)
 
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
   // DOM_DELTA_PIXEL = 0, LINE = 1, PAGE = 2. ImGui wants ~1 per notch, positive = up / left.
@@ -199,6 +200,7 @@ void frame() {
   const uint64_t digest = frame_digest(ImGui::GetDrawData(), bg);
   if (digest != g_drawn_digest) {
     g_drawn_digest = digest;
+    ++g_drawn;
     glViewport(0, 0, g_fb_w, g_fb_h);
     glClearColor(bg[0], bg[1], bg[2], bg[3]);
     glClear(GL_COLOR_BUFFER_BIT);
@@ -232,6 +234,7 @@ void frame() {
 }  // namespace
 
 uint64_t trainfit::web::shell_frames() { return g_frames; }
+uint64_t trainfit::web::drawn_frames() { return g_drawn; }
 
 int main() {
   if (!glfwInit()) {

@@ -83,6 +83,26 @@ test('the WebGL context made while the wasm compiles is the one the module uses,
   await page.close();
 });
 
+test('an idle page draws its first frame once and redraws only what changes', async () => {
+  // web/main_web.cpp lays the first frame out unseen (ImGui fits tables to the first frame's content) and does
+  // not draw a frame identical to the canvas: an idle page neither re-composites nor reads the canvas back.
+  const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+  const counts = () => page.evaluate(() => [Module._tf_frames(), Module._tf_drawn_frames()]);
+  const [f0, d0] = await counts();
+  await page.waitForFunction((f) => Module._tf_frames() >= f + 20, f0);
+  const [f1, d1] = await counts();
+  assert.ok(f1 >= f0 + 20);
+  assert.strictEqual(d1, d0, 'no frame drawn while nothing changes');
+  assert.strictEqual(d1, 1, 'the first frame drawn was already the settled one');
+  assert.ok((await page.evaluate(() => window.trainfit.setQuery({ seq_len: 4096 }))).ok);
+  await page.waitForFunction((d) => Module._tf_drawn_frames() > d, d1);
+  const settledAt = (await counts())[1];
+  await page.waitForFunction((f) => Module._tf_frames() >= f + 20, (await counts())[0]);
+  assert.ok((await counts())[1] <= settledAt + 2, 'the change is drawn, then drawing stops again');
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
 test('the wasm still loads when the server sends it with a wrong content type', async () => {
   // Streaming compilation needs application/wasm; web/app.js falls back to compiling an ArrayBuffer, as
   // emscripten's own loader does.
