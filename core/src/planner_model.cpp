@@ -1,0 +1,337 @@
+// trainfit core — the planner's time model (planner_model.h): the context of one instance type, the links of a
+// layout and the step time of one fully specified layout.
+#include "planner_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace trainfit::planner_model {
+namespace {
+
+// Fraction of a compute window in which a collective can run hidden (PyTorch DDP overlaps bucketed
+// all-reduce with backward, Li et al. 2020 VLDB §3.2.3; FSDP/ZeRO-3 prefetch the next all-gather). The rest of
+// the window is lost to SM and memory contention. Assumption, checked against the MosaicML FSDP rows.
+constexpr double kOverlap = 0.8;
+// DDP's default bucket: the last bucket's collective starts only after backward ends (Li et al. 2020 §3.2.3).
+constexpr double kBucketBytes = 25e6;
+// CPU offload: D2H gradient and H2D parameter copies overlap half with compute (ZeRO-Offload, Ren et al.
+// 2021 §4.2 one-step delayed update not assumed). Assumption.
+constexpr double kOffloadExposed = 0.5;
+// Korthikanti et al. 2022 Table 2: ~34 s*b*h bytes of activations per layer are written in forward and read in
+// backward; the roofline counts that traffic twice.
+constexpr double kActBytesPerTokenHidden = 34.0 * 2.0;
+
+double optimizer_state_bytes(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return 8;       // m, v in fp32 (Loshchilov & Hutter 2019; ZeRO §3 K=12 incl. master)
+    case Optimizer::adamw_8bit: return 2;  // Dettmers et al. 2022: 8-bit block-wise m, v
+    case Optimizer::sgd: return 0;
+    case Optimizer::sgd_momentum: return 4;
+    case Optimizer::adafactor: return 0.1; // factored second moment (Shazeer & Stern 2018): O(rows + cols)
+    case Optimizer::lion: return 4;        // one momentum (Chen et al. 2023)
+  }
+  return 8;
+}
+
+bool is_mixed(Precision p) {
+  return p == Precision::bf16_mixed || p == Precision::fp16_mixed || p == Precision::fp8_mixed;
+}
+
+}  // namespace
+
+Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp) {
+  Links l;
+  const int g = c.g;
+  if (tp > g || g % tp != 0) {
+    l.excluded = "tensor parallel across nodes is excluded: per-layer all-reduces need NVLink-class bandwidth";
+    return l;
+  }
+  // Rank order tp -> dp -> pp (Megatron-LM default): TP groups inside a node, then DP, then pipeline stages.
+  const int per_node_dp = std::min(dp, std::max(1, g / tp));
+  const int per_node_pp = std::min(pp, std::max(1, g / (tp * dp)));
+  l.tp = group_link(*c.offer, *c.gpu, tp, tp);
+  l.dp = group_link(*c.offer, *c.gpu, dp, per_node_dp);
+  l.pp = group_link(*c.offer, *c.gpu, pp, per_node_pp);
+  if (nodes > 1 && (!l.dp.usable || !l.pp.usable)) {
+    l.excluded = "the instance has no inter-node network";
+    return l;
+  }
+  if (tp > 1 && std::string_view(l.tp.kind) == "pcie") l.tp_over_pcie = true;
+  return l;
+}
+
+double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
+                 bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
+                 MbTerms* mbt, DpTerms* dpt) {
+  const TrainConfig& t = *c.train;
+  const FlopsPerToken& f = c.flops[rc_index(rc)];
+  const double shard = static_cast<double>(tp) * static_cast<double>(pp);
+  const double tok = static_cast<double>(mb) * c.seq;
+  const double mm = static_cast<double>(m);
+
+  MbTerms local;
+  MbTerms& mt = mbt ? *mbt : local;
+  if (!mt.filled) {
+    double e = c.base_eff.overridden
+                   ? c.base_eff.value
+                   : c.base_eff.generation * gemm_width_factor(c.width / tp) * microbatch_factor(tok) * c.base_eff.method;
+    mt.eff = std::clamp(e, 1e-3, 1.0);
+    if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
+    if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
+    mt.filled = true;
+  }
+  const double eff = mt.eff;
+  if (eff_out) *eff_out = eff;
+  const double rate = c.peak * eff;
+
+  // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
+  // weight-grad, recomputed forward) plus activation traffic, at the achievable HBM bandwidth.
+  double t_model = f.model * tok / shard / rate;
+  double t_rc = f.recompute * tok / shard / rate;
+  const double passes = (t.method == Method::full ? 3.0 : 2.0) + (rc == Recompute::full ? 1.0 : 0.0);
+  const double base_params = c.params.total / shard;
+  const double bytes_mb = passes * base_params * c.weight_read_bytes +
+                          kActBytesPerTokenHidden * tok * c.width * c.layers / shard;
+  const double t_mem = bytes_mb / c.hbm_Bps;
+  bool memory_bound = false;
+  if (t_mem > t_model + t_rc) {
+    const double scale = t_mem / std::max(1e-30, t_model + t_rc);  // HBM-bound: the floor sets the pace
+    t_model *= scale;
+    t_rc *= scale;
+    memory_bound = true;
+  }
+  // QLoRA dequantises every NF4 weight before each use: read 0.5 B, write 2 B (Dettmers et al. 2023 §3,
+  // bitsandbytes dequantize kernels are memory bound).
+  if (t.method == Method::qlora) t_rc += passes * base_params * (c.weight_bytes + 2.0) / c.hbm_Bps;
+
+  // Tensor parallel: Megatron's f/g operators all-reduce b*s*h activations twice per layer in forward and twice
+  // in backward (Narayanan et al. 2021 §2.3 / Shoeybi et al. 2019 Fig. 3); full recompute repeats the forward
+  // pair. Sequence parallel swaps each for reduce-scatter + all-gather of equal volume (Korthikanti §4.2.2).
+  // Synchronous: on the critical path.
+  double t_tp = 0;
+  if (tp > 1) {
+    const double n_ar = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
+    t_tp = n_ar * (c.layers / pp) * mt.tp_ar;  // all-reduce of tok x width activations over the TP group
+  }
+  // Pipeline: one activation send forward and one gradient send backward per micro-batch per stage, split
+  // across the TP ranks (scatter/gather optimisation, Narayanan et al. 2021 §4.1).
+  double t_pp = 0;
+  if (pp > 1) t_pp = 2.0 * mt.pp_p2p;  // p2p of tok x width / tp activations
+
+  const double t_work = t_model + t_rc;
+  const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
+  const double fwd_win = t_work * fwd_frac;
+  const double bwd_win = t_work - fwd_win;
+  const double t_stage = t_work + t_tp + t_pp;
+
+  const double compute_s = mm * t_model;
+  const double recompute_s = mm * t_rc;
+  const double tp_s = mm * t_tp;  // TP and PP traffic is synchronous: all of it is exposed
+  const double pp_s = mm * t_pp;
+  // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
+  // (Narayanan et al. 2021 §2.2.1).
+  const double bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage : 0.0;
+  double dp_comm_s = 0, dp_exposed_s = 0;
+
+  // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).
+  if (dp > 1) {
+    const double grads = c.trainable / shard * c.grad_bytes;
+    const double params = c.params.total / shard * c.weight_bytes;
+    const double updated = c.trainable / shard * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
+    const Link& L = links.dp;
+    DpTerms local_dp;
+    DpTerms& dt = dpt ? *dpt : local_dp;
+    if (zero >= 2 && !dt.rs_filled) {
+      dt.rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
+      dt.rs_filled = true;
+    }
+    if (zero <= 1) {
+      // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
+      // hidden behind the last micro-batch's backward except the last bucket.
+      if (!dt.zero01) {
+        dt.ar = collective_time_s(Collective::all_reduce, grads, dp, L);
+        dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dp, L);
+        dt.zero01 = true;
+      }
+      const double ar = dt.ar;
+      const double tail = dt.ar_tail;
+      dp_comm_s = ar;
+      dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
+    } else if (zero == 2) {
+      // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
+      // parameters are all-gathered once per step, behind the next forward.
+      if (!dt.zero2) {
+        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dp, L);
+        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dp, L);
+        dt.zero2 = true;
+      }
+      const double rs = dt.rs;
+      const double tail = dt.rs_tail;
+      const double ag = dt.ag_updated;
+      dp_comm_s = mm * rs + ag;
+      dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
+    } else {
+      // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
+      // gradients, every micro-batch; prefetch hides them behind the layer computations.
+      if (!dt.zero3) {
+        dt.ag_params = collective_time_s(Collective::all_gather, params, dp, L);
+        dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dp, L);
+        dt.zero3 = true;
+      }
+      const double ag = dt.ag_params;
+      const double rs = dt.rs;
+      const double tail = dt.ag_tail;
+      dp_comm_s = mm * (2.0 * ag + rs);
+      dp_exposed_s = mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
+    }
+  }
+
+  // Optimizer update: memory bound on the GPU; CPU Adam is host-memory bound (ZeRO-Offload, Ren et al. 2021
+  // §4.1), all GPUs of a node sharing the host bandwidth.
+  const double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dp) : 1.0);
+  double optimizer_s = 0, offload_s = 0;
+  if (!off_opt) {
+    optimizer_s = opt_params * c.opt_update_bytes / c.hbm_Bps;
+  } else {
+    const double gpus_on_node = std::min<double>(c.g, static_cast<double>(tp) * pp * dp);
+    optimizer_s = opt_params * c.cpu_opt_bytes * gpus_on_node / c.host_Bps;
+    const double pcie = opt_params * (c.grad_bytes + 2.0) / c.pcie_Bps;  // grads down, 16-bit params up
+    offload_s += kOffloadExposed * pcie;
+  }
+  if (off_par) {
+    // ZeRO-Infinity style: each GPU fetches its parameter partition from host memory for forward and backward.
+    const double fetch = 2.0 * base_params / static_cast<double>(dp) * c.weight_bytes / c.pcie_Bps;
+    offload_s += mm * std::max(0.0, fetch - kOverlap * t_work);
+  }
+
+  const double exposed_comm_s = tp_s + pp_s + dp_exposed_s;
+  const double total_s = compute_s + recompute_s + exposed_comm_s + bubble_s + optimizer_s + offload_s;
+  if (out) {
+    out->compute_s = compute_s;
+    out->recompute_s = recompute_s;
+    out->exposed_comm_s = exposed_comm_s;
+    out->bubble_s = bubble_s;
+    out->optimizer_s = optimizer_s;
+    out->offload_s = offload_s;
+    out->total_s = total_s;
+    out->tp_comm_s = out->tp_exposed_s = tp_s;
+    out->pp_comm_s = out->pp_exposed_s = pp_s;
+    out->dp_comm_s = dp_comm_s;
+    out->dp_exposed_s = dp_exposed_s;
+    out->memory_bound = memory_bound;
+  }
+  if (bubble_out) *bubble_out = bubble_s;
+  return total_s;
+}
+
+JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& train);
+
+JobPart job_part(const ModelSpec& model, const TrainConfig& train) {
+  JobPart j;
+  auto early = [&](const char* field, const char* message) {
+    j.has_early = true;
+    j.early_field = field;
+    j.early_message = message;
+    return j;
+  };
+  if (train.seq_len <= 0) return early("seq_len", "must be a positive number of tokens");
+  if (train.micro_batch <= 0) return early("micro_batch", "must be at least 1");
+  if (train.global_batch < 0) return early("global_batch", "must be 0 (micro_batch x dp) or positive");
+  try {
+    return job_part_late(j, model, train);
+  } catch (const std::exception& e) {  // reported where plan_job's own catch would have reported it
+    j.has_late = true;
+    j.late_field = "plan";
+    j.late_message = e.what();
+    return j;
+  }
+}
+
+JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& train) {
+  auto late = [&](const Error& e) {
+    j.has_late = true;
+    j.late_field = e.field;
+    j.late_message = e.message;
+    return j;
+  };
+  if (!(train.headroom >= 0 && train.headroom < 1)) return late(Error{"headroom", "must be in [0, 1)"});
+  if (train.compute_efficiency > 1 || (train.compute_efficiency == 0) || std::isnan(train.compute_efficiency))
+    return late(Error{"compute_efficiency", "must be in (0, 1], or negative for the calibrated default"});
+
+  Result<ParamCounts> pc = count_params(model);
+  if (!pc) return late(pc.error());
+  j.params = *pc;
+  if (!(j.params.total > 0)) j.params.total = model.params;
+  if (!(j.params.active > 0)) j.params.active = j.params.total;
+  if (!(j.params.total > 0) || !std::isfinite(j.params.total))
+    return late(Error{"model", "parameter count is unknown or not positive"});
+
+  for (int i = 0; i < 3; ++i) {
+    Result<FlopsPerToken> f = flops_per_token(model, j.params, train, kRcModes[i]);
+    if (!f) return late(f.error());
+    j.flops[i] = *f;
+  }
+  j.width = model_width(model);
+  j.layers = model.num_layers > 0 ? static_cast<double>(model.num_layers)
+                                  : std::max(1.0, j.params.total / (12.0 * j.width * j.width));
+  j.seq = static_cast<double>(train.seq_len);
+  j.act_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  j.weight_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  j.weight_read_bytes = j.weight_bytes;
+  if (train.method == Method::qlora) j.weight_bytes = 0.53;  // NF4 4 bits + double-quantised constants
+  j.lora = lora_adapter_params(model, train);
+  j.trainable = train.method == Method::full ? j.params.total : std::max(j.lora.total, 1.0);
+  j.grad_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  const double master = (is_mixed(train.precision) || train.precision == Precision::fp32) ? 4.0 : 2.0;
+  const double state = optimizer_state_bytes(train.optimizer);
+  j.opt_update_bytes = 2.0 * (master + state) + j.grad_bytes + (is_mixed(train.precision) ? 2.0 : 0.0);
+  return j;
+}
+
+Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
+                     const Offer& offer) {
+  Ctx c;
+  c.model = &model;
+  c.train = &train;
+  c.gpu = &gpu;
+  c.offer = &offer;
+  if (j.has_early) return Error{j.early_field, j.early_message};
+  if (offer.gpu_count <= 0) return Error{"offer/gpu_count", "must be at least 1"};
+  if (!(gpu.memory_bytes > 0)) return Error{"gpu/memory_bytes", "GPU memory is unknown"};
+  if (!(gpu.mem_bandwidth_GBps > 0)) return Error{"gpu/mem_bandwidth_GBps", "GPU memory bandwidth is unknown"};
+  if (j.has_late) return Error{j.late_field, j.late_message};
+
+  c.params = j.params;
+  for (int i = 0; i < 3; ++i) c.flops[i] = j.flops[i];
+  c.peak = dense_peak_flops(gpu, train.precision);
+  if (!(c.peak > 0)) {
+    std::string msg = gpu.name.empty() ? gpu.id : gpu.name;
+    msg += " has no dense ";
+    msg += compute_dtype_name(train.precision);
+    msg += " tensor throughput in the snapshot; choose another precision";
+    return Error{"precision", msg};
+  }
+  c.hbm_Bps = achievable_memory_bandwidth(gpu);
+  c.base_eff = compute_efficiency(gpu, model, train, 1, 1.0);
+  c.width = j.width;
+  c.layers = j.layers;
+  c.seq = j.seq;
+  c.g = offer.gpu_count;
+  c.act_bytes = j.act_bytes;
+  c.weight_bytes = j.weight_bytes;
+  c.weight_read_bytes = j.weight_read_bytes;
+  c.lora = j.lora;
+  c.trainable = j.trainable;
+  c.grad_bytes = j.grad_bytes;
+  c.opt_update_bytes = j.opt_update_bytes;
+  // Host memory bandwidth for CPU Adam: ~1.5 GB/s per vCPU up to 150 GB/s per node (assumption: a two-socket
+  // DDR4/DDR5 server streams 150-300 GB/s; CPU Adam does not reach the full figure).
+  c.host_Bps = (offer.vcpus > 0 ? std::min(150.0, offer.vcpus * 1.5) : 50.0) * 1e9;
+  c.pcie_Bps = pcie_x16_GBps(gpu.pcie_gen) * 1e9 * 0.8;  // pinned-memory cudaMemcpy reaches ~80% of x16
+  return c;
+}
+
+}  // namespace trainfit::planner_model
