@@ -1,5 +1,6 @@
 # Script mode: cmake -DIN=data/models.json -DOUT=models_table.inc -P models_table.cmake
-# Writes the bundled model catalog as C++ (one ModelPreset per entry, fields in ModelSpec's order), so that
+# Writes the bundled model catalog as C++ (one add(ModelSpec{...}, ...) statement per entry, fields in ModelSpec's
+# order; builtin_presets() defines add), so that
 # builtin_presets() needs no JSON parse at start-up: on the web page that parse ran in the browser's baseline
 # wasm tier, ~10 ms of the critical path (docs/performance.md). The JSON stays the one source: the test
 # ModelCatalog.GeneratedTableMatchesTheJson compares this table with parse_model_presets(models.json) field by
@@ -66,6 +67,6 @@ foreach(i RANGE ${last})
   if(e)
     set(v 0)
   endif()
-  string(APPEND out "{ModelSpec{\n${fields}  }, ${has_kv}, ${config_source}, double(${v}), ${params_source}},\n")
+  string(APPEND out "add(ModelSpec{\n${fields}  }, ${has_kv}, ${config_source}, double(${v}), ${params_source});\n")
 endforeach()
 file(WRITE "${OUT}" "${out}")

@@ -510,24 +510,20 @@ const std::vector<ModelPreset>& builtin_presets() {
   // ModelCatalog.GeneratedTableMatchesTheJson holds it equal to parse_model_presets(models.json). A broken
   // entry is a build defect the tests report loudly; at run time the catalog is then empty, never a crash.
   static const std::vector<ModelPreset> presets = [] {
-    struct Entry {
-      ModelSpec spec;
-      bool have_kv;  // num_kv_heads given (else it defaults to num_heads, as in a parsed object)
-      const char* config_source;
-      double params_expected;
-      const char* params_source;
-    };
-    std::vector<Entry> table = {
-#include "models_table.inc"
-    };
     std::vector<ModelPreset> out;
-    out.reserve(table.size());
-    for (size_t i = 0; i < table.size(); ++i) {
-      Entry& e = table[i];
-      if (!finish_model(e.spec, e.have_kv, "/models/" + std::to_string(i))) return std::vector<ModelPreset>{};
-      out.push_back(ModelPreset{std::move(e.spec), e.config_source, e.params_expected, e.params_source});
-    }
-    return out;
+    bool ok = true;
+    // One generated entry: finished as a parsed object is (defaults, checks, exact count), then kept. The
+    // spec is built once, in the call, and moved into the catalog.
+    auto add = [&](ModelSpec spec, bool have_kv, const char* config_source, double params_expected,
+                   const char* params_source) {
+      if (!ok || !finish_model(spec, have_kv, "/models/" + std::to_string(out.size()))) {
+        ok = false;
+        return;
+      }
+      out.push_back(ModelPreset{std::move(spec), config_source, params_expected, params_source});
+    };
+#include "models_table.inc"
+    return ok ? out : std::vector<ModelPreset>{};
   }();
   return presets;
 }
