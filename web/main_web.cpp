@@ -39,7 +39,6 @@ GLFWwindow* g_window = nullptr;
 int g_fb_w = 0, g_fb_h = 0;
 uint64_t g_synced_version = 0;
 bool g_booted = false;
-bool g_settled = false;        // the layout pass ran (frame below)
 uint64_t g_frames = 0;         // frames the shell ran the UI in (tf_frames)
 uint64_t g_drawn_digest = 0;   // frame_digest of what the canvas shows; 0 = unknown: draw
 uint64_t g_drawn = 0;          // frames that drew (tf_drawn_frames)
@@ -182,11 +181,10 @@ void frame() {
       performance.mark('tf:first-frame');
     });
   }
-  if (!g_settled) {
+  if (g_frames == 0) {
     // Layout pass, once, unseen: ImGui sizes auto-fitting table columns and child windows from what the first
     // frame submitted, so a first frame drawn as is differs from every later one (measured: frame 1's draw
     // data differs from frame 2's, frames 2, 3, ... are identical). The first frame drawn is the settled one.
-    g_settled = true;
     ui_pass(app);
     ImGui::EndFrame();
   }
