@@ -28,6 +28,7 @@ struct Inputs {
   std::string query_file, hash, snapshot_file, format = "table";
   // Flags for the common fields; empty / negative = not given.
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer;
+  bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   double tokens = -1;
   std::vector<std::string> providers;
@@ -96,6 +97,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.top >= 0) set("top", in.top);
   if (in.tokens >= 0) doc["dataset"]["tokens"] = in.tokens;
   if (!in.providers.empty()) doc["filters"]["providers"] = in.providers;
+  if (in.must_fit) doc["filters"]["must_fit"] = true;
   if (in.spot_only) doc["filters"]["pricing"] = "spot";
   if (in.on_demand_only) doc["filters"]["pricing"] = "on-demand";
   if (!in.gpu.empty()) doc["target"]["gpu"] = in.gpu;
@@ -134,7 +136,7 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
   sub->add_option("--hash", in.hash, "query as a web link's hash ('#model=...&method=...')");
   sub->add_option("--model", in.model, "model preset id (see `trainfit models`)");
   sub->add_option("--method", in.method, "full | lora | qlora");
-  sub->add_option("--precision", in.precision, "fp32 | bf16-mixed | fp16-mixed | bf16 | fp8-mixed");
+  sub->add_option("--precision", in.precision, "auto (default: bf16-mixed, or fp16-mixed on GPUs without BF16) | fp32 | bf16-mixed | fp16-mixed | bf16 | fp8-mixed");
   sub->add_option("--optimizer", in.optimizer, "adamw | adamw-8bit | sgd | sgd-momentum | adafactor | lion");
   sub->add_option("--recompute", in.recompute, "none | selective | full | auto");
   sub->add_option("--attention", in.attention, "flash | eager");
@@ -143,6 +145,8 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
   sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");
   sub->add_option("--lora-rank", in.lora_rank, "LoRA rank");
   sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
+  sub->add_flag("--must-fit", in.must_fit,
+                "plan only layouts whose verdict is 'fits' (the memory band's top under the GPU's memory), no 'tight' ones");
   sub->add_option("--format", in.format, "table | json | csv | markdown")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
   if (with_snapshot) sub->add_option("--snapshot", in.snapshot_file, "price snapshot JSON (default: the bundled one)");

@@ -162,9 +162,9 @@ std::string usd(const json& v) {
 
 Table rank_table(const json& doc) {
   Table t{{"#", "provider", "instance", "region", "option", "GPUs", "GiB/GPU", "plan", "hours", "total $", "$ low-high",
-           "$/h", "$/Mtok", "headroom", "pareto"},
+           "$/h", "$/Mtok", "headroom", "fit", "pareto"},
           {},
-          {true, false, false, false, false, false, true, false, true, true, true, true, true, true, false}};
+          {true, false, false, false, false, false, true, false, true, true, true, true, true, true, false, false}};
   int i = 0;
   for (const auto& r : doc["rows"]) {
     ++i;
@@ -174,12 +174,12 @@ Table rank_table(const json& doc) {
     char head[32];
     std::snprintf(head, sizeof head, "%.0f%%", r.value("headroom", 0.0) * 100);
     t.rows.push_back({std::to_string(i), r.value("provider", ""), r.value("instance_type", ""), r.value("region", ""),
-                      r.value("option", ""), gpus, gib(r["vram_per_gpu_bytes"]),
+                      r.value("option", ""), gpus, gib(r["cuda_memory_bytes"]),
                       ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
                       hours(r.value("wall_s", json())), usd(r.value("total_usd", json())),
                       ranked ? usd(r["total_low_usd"]) + "-" + usd(r["total_high_usd"]) : "-",
                       usd(r["price_usd_per_h"]), usd(r.value("usd_per_mtok", json())), ranked ? head : "-",
-                      r.value("pareto", false) ? "*" : ""});
+                      ranked ? r.value("verdict", "") : "-", r.value("pareto", false) ? "*" : ""});
   }
   return t;
 }
@@ -213,7 +213,9 @@ std::string plan_text(const json& plan) {
          " s, optimizer " + num(st["optimizer_s"], "%.3f") + " s, offload " + num(st["offload_s"], "%.3f") +
          " s = " + num(st["total_s"], "%.3f") + " s\n";
   out += "memory per GPU: " + gib(b["memory_bytes"]) + " GiB expected, " + gib(b["memory_high_bytes"]) +
-         " GiB high, limit " + gib(b["memory_limit_bytes"]) + " GiB\n";
+         " GiB high, limit " + gib(b["memory_limit_bytes"]) + " GiB: " + b.value("verdict", "") +
+         (b.value("verdict", "") == "tight" ? " (may run out of memory)" : "") + "\n";
+  out += "precision: " + plan.value("precision", "") + "\n";
   for (const auto& r : plan["runners_up"]) out += "runner-up: " + r.value("summary", "") + ": " + r.value("why", "") + "\n";
   for (const auto& w : plan["warnings"]) out += "warning: " + w.value("message", "") + "\n";
   return out;
@@ -233,22 +235,25 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     std::string body = render_table(estimate_table(doc), format);
     std::string notes;
     if (format == "table") {
-      notes += "recompute: " + doc.value("recompute", "") + "\n";
+      notes += "recompute: " + doc.value("recompute", "") + "; precision: " + doc.value("precision", "") +
+               "; gradient accumulation: " + std::to_string(doc.value("grad_accum", 1)) + "\n";
       if (doc.contains("fit")) {
         const json& f = doc["fit"];
-        char b[320];
-        const double need = doc["memory"].value("total_high_bytes", 0.0) / 1073741824.0;
-        if (f.value("fits", false))
-          std::snprintf(b, sizeof b, "FITS on %s (%.1f GiB, %.1f GiB usable): %.1f GiB at the band's high end, %.0f%% headroom\n",
-                        f.value("gpu_name", "").c_str(), f.value("gpu_memory_bytes", 0.0) / 1073741824.0,
-                        f.value("usable_bytes", 0.0) / 1073741824.0, need, f.value("headroom", 0.0) * 100);
-        else
-          std::snprintf(b, sizeof b, "DOES NOT FIT on %s (%.1f GiB, %.1f GiB usable): needs %.1f GiB per GPU at the band's high end\n",
-                        f.value("gpu_name", "").c_str(), f.value("gpu_memory_bytes", 0.0) / 1073741824.0,
-                        f.value("usable_bytes", 0.0) / 1073741824.0, need);
+        char b[400];
+        const double gib_ = 1073741824.0;
+        const double expected = doc["memory"].value("total_bytes", 0.0) / gib_;
+        const double high = doc["memory"].value("total_high_bytes", 0.0) / gib_;
+        const std::string verdict = f.value("verdict", "");
+        const char* head = verdict == "fits" ? "FITS" : verdict == "tight" ? "TIGHT (may run out of memory)" : "DOES NOT FIT";
+        std::snprintf(b, sizeof b, "%s on %s (%.0f GB, %.1f GiB for CUDA, %.1f GiB usable): %.1f GiB expected, "
+                      "%.1f GiB at the band's top (+%.0f%%)\n",
+                      head, f.value("gpu_name", "").c_str(), f.value("gpu_memory_bytes", 0.0) / 1e9,
+                      f.value("cuda_memory_bytes", 0.0) / gib_, f.value("usable_bytes", 0.0) / gib_, expected, high,
+                      f.value("band_high_percent", 0.0));
         notes += b;
-        notes += "largest micro-batch that fits: " + num(f["max_micro_batch"], "%.0f") +
-                 "; longest sequence that fits: " + num(f["max_seq_len"], "%.0f") + " tokens\n";
+        notes += "largest micro-batch: " + num(f["max_micro_batch"], "%.0f") + " expected, " +
+                 num(f["max_micro_batch_safe"], "%.0f") + " safe; longest sequence: " + num(f["max_seq_len"], "%.0f") +
+                 " expected, " + num(f["max_seq_len_safe"], "%.0f") + " safe tokens\n";
       }
       for (const auto& n : doc["memory"]["notes"]) notes += "note: " + n.value("message", "") + "\n";
     }
@@ -258,7 +263,8 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     std::string out = render_table(rank_table(doc), format);
     if (format == "table") {
       const json& c = doc["counts"];
-      out += "\n" + std::to_string(c.value("ranked", 0)) + " ranked, " + std::to_string(c.value("does_not_fit", 0)) +
+      out += "\n" + std::to_string(c.value("ranked", 0)) + " ranked (" + std::to_string(c.value("tight", 0)) +
+             " tight: may run out of memory), " + std::to_string(c.value("does_not_fit", 0)) +
              " do not fit, " + std::to_string(c.value("filtered", 0)) + " filtered (snapshot " +
              doc.value("snapshot", "") + "; * = on the time/cost Pareto frontier)\n";
       if (c.value("ranked", 0) == 0) {

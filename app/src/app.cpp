@@ -99,13 +99,13 @@ void App::Impl::recompute() {
   if (!has_snapshot) return;
 
   // Re-rank only when something the ranking reads changed: the selected row (target.offer / target.pricing)
-  // and "show rows that do not fit" (filters.must_fit) only change what is shown.
+  // and "show rows that do not fit" (filters.show_all) only change what is shown.
   // (Compared as structs, not as their JSON: serialising the query cost ~10 ms of the first frame in the
   // browser's baseline wasm tier.)
   Query k = query;
   k.target.offer.clear();
   k.target.pricing = PricingFilter::any;
-  k.filters.must_fit = true;
+  k.filters.show_all = false;
   view_dirty = true;
   if (!rank_query || !(*rank_query == k) || rank_snapshot_version != snapshot_version) {
     rank_query = std::move(k);

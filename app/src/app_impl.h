@@ -99,7 +99,8 @@ struct App::Impl {
   Result<MemoryBreakdown> row_memory = Error{"", "none"};
   // memory curves for the selected row's GPU and layout
   Curve by_micro_batch, by_seq_len;
-  int64_t max_mb = 0, max_seq = 0;
+  int64_t max_mb = 0, max_seq = 0;            // expected peak under the usable memory (fits or tight)
+  int64_t max_mb_safe = 0, max_seq_safe = 0;  // the band's top under it (fits)
 
   // ---- chart cache (ranked rows)
   uint64_t chart_key = ~0ull;

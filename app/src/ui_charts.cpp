@@ -227,17 +227,19 @@ void draw_memory_curves(App::Impl& s) {
   const GpuSpec& g = s.snapshot.gpus[s.snapshot.offers[r->offer].gpu];
   ImGui::Text("%s with the layout of the selected plan (TP %d, PP %d, ZeRO-%d). Blue: expected; orange: band high "
               "(what fit is judged on).", g.name.c_str(), p->layout.tp, p->layout.pp, p->layout.zero);
-  ImGui::Text("Largest micro-batch that fits: %lld at seq %lld.  Longest sequence at micro-batch %lld: %lld tokens.",
-              static_cast<long long>(s.max_mb), static_cast<long long>(s.query.train.seq_len),
-              static_cast<long long>(p->layout.micro_batch), static_cast<long long>(s.max_seq));
+  ImGui::Text("Largest micro-batch: %lld expected, %lld safe (band included) at seq %lld.  Longest sequence at "
+              "micro-batch %lld: %lld expected, %lld safe tokens.",
+              static_cast<long long>(s.max_mb), static_cast<long long>(s.max_mb_safe),
+              static_cast<long long>(s.query.train.seq_len), static_cast<long long>(p->layout.micro_batch),
+              static_cast<long long>(s.max_seq), static_cast<long long>(s.max_seq_safe));
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize();
   const ImVec2 size((avail.x - fs) / 2, std::max(avail.y - fs * 0.5f, fs * 10));
-  const double usable = g.memory_bytes * (1 - s.query.train.headroom);
-  curve_chart("memory vs micro-batch", s.by_micro_batch, "micro-batch", g.memory_bytes, usable,
+  const double usable = usable_bytes(gpu_capacity_bytes(g), s.query.train.headroom);
+  curve_chart("memory vs micro-batch", s.by_micro_batch, "micro-batch", gpu_capacity_bytes(g), usable,
               static_cast<double>(p->layout.micro_batch), size);
   ImGui::SameLine();
-  curve_chart("memory vs sequence length", s.by_seq_len, "sequence length", g.memory_bytes, usable,
+  curve_chart("memory vs sequence length", s.by_seq_len, "sequence length", gpu_capacity_bytes(g), usable,
               static_cast<double>(s.query.train.seq_len), size);
 }
 

@@ -167,11 +167,11 @@ void draw_constraints_panel(App::Impl& s) {
     if (ImGui::Checkbox("Hide flagged rows", &f.hide_flagged)) changed = true;
     help_marker("Rows whose price carries a data-quality warning (spot above on-demand, price outlier, unverified "
                 "source, incomplete GPU spec).");
-    bool show_all = !f.must_fit;
-    if (ImGui::Checkbox("Show rows that do not fit", &show_all)) {
-      f.must_fit = !show_all;
-      changed = true;
-    }
+    if (ImGui::Checkbox("Only plans that surely fit", &f.must_fit)) changed = true;
+    help_marker("Rank only layouts whose memory band's top is under the GPU's memory (verdict 'fits'); without it, "
+                "'tight' plans (expected peak fits, the band's top does not: may run out of memory) are ranked too, "
+                "marked.");
+    if (ImGui::Checkbox("Show rows that do not fit", &f.show_all)) changed = true;
     help_marker("Also list offers that do not fit the job, are filtered out or cannot run it; hover one for why.");
     ImGui::SetNextItemWidth(field_w());
     const bool sort_open = ImGui::BeginCombo("Rank by", sort_label(d.sort));

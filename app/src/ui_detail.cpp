@@ -20,7 +20,7 @@ void App::Impl::update_detail() {
   other_row = -1;
   by_micro_batch = Curve{};
   by_seq_len = Curve{};
-  max_mb = max_seq = 0;
+  max_mb = max_seq = max_mb_safe = max_seq_safe = 0;
   const RankRow* r = selected_row();
   if (!r) return;
   if (r->nodes > 0) cost = cost_for(query, snapshot, *rank, *r, r->nodes);
@@ -38,7 +38,7 @@ void App::Impl::update_detail() {
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the inverse questions of issue 3).
   const GpuSpec& g = snapshot.gpus[snapshot.offers[r->offer].gpu];
-  const double cap = g.memory_bytes * 2;
+  const double cap = gpu_capacity_bytes(g) * 2;
   MemoryLayout l = p->layout;
   for (int64_t mb = 1; mb <= 1024; mb *= 2) {
     l.micro_batch = mb;
@@ -60,8 +60,11 @@ void App::Impl::update_detail() {
     if (m->total_high > cap) break;
   }
   train.seq_len = query.train.seq_len;
-  if (Result<int64_t> v = max_micro_batch(query.model, train, p->layout, g.memory_bytes, train.headroom)) max_mb = *v;
-  if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, g.memory_bytes, train.headroom)) max_seq = *v;
+  const double usable = usable_bytes(gpu_capacity_bytes(g), train.headroom);
+  if (Result<int64_t> v = max_micro_batch(query.model, train, p->layout, usable, FitLevel::expected)) max_mb = *v;
+  if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, usable, FitLevel::expected)) max_seq = *v;
+  if (Result<int64_t> v = max_micro_batch(query.model, train, p->layout, usable, FitLevel::safe)) max_mb_safe = *v;
+  if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, usable, FitLevel::safe)) max_seq_safe = *v;
 }
 
 namespace {
@@ -78,8 +81,9 @@ void heading(const char* text) {
   ImGui::Separator();
 }
 
-// Memory stacked bar: one segment per component, the VRAM line, the usable limit and the band whisker.
-void memory_bar(const MemoryBreakdown& m, double vram_bytes, double headroom) {
+// Memory stacked bar: one segment per component, the VRAM line (the driver-reported capacity), the usable
+// limit and the band whisker; `label_bytes` is the datasheet figure named beside it.
+void memory_bar(const MemoryBreakdown& m, double vram_bytes, double label_bytes, double headroom) {
   const Seg segs[] = {
       {"weights", m.weights, IM_COL32(66, 135, 245, 255)},
       {"master weights", m.master_weights, IM_COL32(90, 170, 250, 255)},
@@ -126,13 +130,14 @@ void memory_bar(const MemoryBreakdown& m, double vram_bytes, double headroom) {
   dl->AddLine(ImVec2(xv, p0.y - fs * 0.2f), ImVec2(xv, p0.y + h + fs * 0.2f), IM_COL32(235, 60, 60, 255), 2.5f);
   dl->AddLine(ImVec2(xu, p0.y), ImVec2(xu, p0.y + h), IM_COL32(235, 60, 60, 160), 1.0f);
   char b[96];
-  std::snprintf(b, sizeof b, "VRAM %.0f GB = %.1f GiB", vram_bytes / kGB, vram_bytes / kGiB);
+  std::snprintf(b, sizeof b, "VRAM %.0f GB, %.1f GiB for CUDA", label_bytes / kGB, vram_bytes / kGiB);
   const float tw = ImGui::CalcTextSize(b).x;
   dl->AddText(ImVec2(std::max(p0.x, std::min(xv - tw, p0.x + w - tw)), p0.y + h + fs * 0.1f), ink, b);
   if (hover_seg) ImGui::SetTooltip("%s: %.2f GiB", hover_seg->name, hover_seg->bytes / kGiB);
-  else if (hovered) ImGui::SetTooltip("Total %.2f GiB expected (band %.2f - %.2f GiB); fits when the band's high end "
-                                      "is under VRAM minus %.0f%% headroom (%.1f GiB).",
-                                      m.total / kGiB, m.total_low / kGiB, m.total_high / kGiB, headroom * 100,
+  else if (hovered) ImGui::SetTooltip("Total %.2f GiB expected (band %.2f - %.2f GiB) against %.1f GiB usable: fits when "
+                                      "the band's top is under it, tight when only the expected peak is (may run out "
+                                      "of memory), does not fit when the expected peak is over it.",
+                                      m.total / kGiB, m.total_low / kGiB, m.total_high / kGiB,
                                       vram_bytes * (1 - headroom) / kGiB);
   // Legend, three entries per line.
   if (ImGui::BeginTable("legend", 3, ImGuiTableFlags_SizingStretchSame)) {
@@ -345,7 +350,15 @@ void draw_detail(App::Impl& s) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   heading("Memory per GPU");
-  if (s.row_memory) memory_bar(*s.row_memory, g.memory_bytes, s.query.train.headroom);
+  if (s.row_memory) {
+    memory_bar(*s.row_memory, gpu_capacity_bytes(g), g.memory_bytes, s.query.train.headroom);
+    const FitVerdict v = fit_verdict(*s.row_memory, usable_bytes(gpu_capacity_bytes(g), s.query.train.headroom));
+    if (v == FitVerdict::tight)
+      ImGui::TextColored(warn_color(), "Tight: may run out of memory (the band is +%.0f%%).",
+                         (kBandHighFactor - 1.0) * 100.0);
+    else
+      ImGui::TextUnformatted(v == FitVerdict::fits ? "Fits, band included." : "Does not fit.");
+  }
   else ImGui::TextColored(error_color(), "%s", s.row_memory.error().to_string().c_str());
   heading("Layout");
   plan_drawing(*p);

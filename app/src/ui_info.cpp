@@ -45,7 +45,8 @@ void draw_accuracy(App::Impl& s) {
   if (!s.validation_loaded) load_validation(s);
   s.update_detail();
   ImGui::TextWrapped("How far to trust the numbers: each estimate carries a band derived from the errors against "
-                     "published references below. Memory fit is judged on the band's high end.");
+                     "published references below. Fit verdicts: 'fits' when the band's top is under the GPU's memory, "
+                     "'tight' when only the expected peak is (may run out of memory), 'does not fit' otherwise.");
   if (const RankRow* r = s.selected_row(); r && r->state == RowState::ranked) {
     char a[32], b[32], c[32];
     ImGui::Text("Selected: %s (%s)", s.snapshot.offers[r->offer].id.c_str(), option_label(r->option));

@@ -27,7 +27,7 @@ double col_value(const App::Impl& s, const RankRow& r, int col) {
   const Offer& o = s.snapshot.offers[r.offer];
   switch (col) {
     case kColGpus: return o.gpu_count;
-    case kColVram: return s.snapshot.gpus[o.gpu].memory_bytes;
+    case kColVram: return gpu_capacity_bytes(s.snapshot.gpus[o.gpu]);
     case kColTime: return r.wall_s;
     case kColCost: return r.total_usd;
     case kColPrice: return r.price_usd_per_h;
@@ -58,7 +58,7 @@ void App::Impl::rebuild_view() {
   view_dirty = false;
   view.clear();
   if (!rank) return;
-  const bool all = !query.filters.must_fit;
+  const bool all = query.filters.show_all;
   for (int i = 0; i < static_cast<int>(rank->rows.size()); ++i)
     if (all || rank->rows[i].state == RowState::ranked) view.push_back(i);
   if (sort_col == kColRank && !sort_desc) return;  // the core's order, as `trainfit rank` prints it
@@ -90,7 +90,7 @@ void draw_results_table(App::Impl& s, float height) {
   ImGui::SameLine();
   if (s.rank) {
     ImGui::TextDisabled("%zu rows shown%s. Click a row for its detail; hover for why.", s.view.size(),
-                        s.query.filters.must_fit ? "" : " (incl. rows that do not fit / are filtered)");
+                        s.query.filters.show_all ? " (incl. rows that do not fit / are filtered)" : "");
   }
   if (!s.rank) return;
 
@@ -196,7 +196,7 @@ void draw_results_table(App::Impl& s, float height) {
       ImGui::TableSetColumnIndex(kColGpus);
       ImGui::TextUnformatted(s.row_texts(ri).gpus);
       ImGui::TableSetColumnIndex(kColVram);
-      ImGui::TextUnformatted(fmt_bytes_gib(buf, sizeof buf, s.snapshot.gpus[o.gpu].memory_bytes));
+      ImGui::TextUnformatted(fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
       ImGui::TableSetColumnIndex(kColPlan);
       ImGui::TextUnformatted(s.row_texts(ri).plan);
       if (ranked) {
@@ -215,7 +215,14 @@ void draw_results_table(App::Impl& s, float height) {
         ImGui::TextUnformatted(buf);
       }
       ImGui::TableSetColumnIndex(kColState);
-      if (ranked) ImGui::TextUnformatted(r.pareto ? "fits, Pareto" : "fits");
+      if (ranked && r.verdict == FitVerdict::tight) {
+        ImGui::TextColored(warn_color(), r.pareto ? "tight, Pareto" : "tight");
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("May run out of memory: the expected peak fits, the band's top (+%.0f%%) does not.",
+                            (kBandHighFactor - 1.0) * 100.0);
+      } else if (ranked) {
+        ImGui::TextUnformatted(r.pareto ? "fits, Pareto" : "fits");
+      }
       else ImGui::TextUnformatted(row_state_name(r.state));
       if (!ranked) ImGui::PopStyleColor();
     }
@@ -229,7 +236,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
   if (!s.rank) return out;
   static const char* kHead[] = {"rank", "offer", "instance", "provider", "region", "pricing", "gpus", "vram_GiB",
                                 "nodes", "plan", "wall_h", "total_usd", "usd_per_h", "usd_per_mtok", "headroom",
-                                "state", "why_not"};
+                                "state", "verdict", "why_not"};
   const int n = sizeof kHead / sizeof kHead[0];
   auto cell = [&](const std::string& v, bool last) {
     if (markdown) {
@@ -278,7 +285,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
     cell(o.region, false);
     cell(option_label(r.option), false);
     cell(s.row_texts(ri).gpus, false);
-    cell(numtxt(s.snapshot.gpus[o.gpu].memory_bytes / kGiB), false);
+    cell(numtxt(gpu_capacity_bytes(s.snapshot.gpus[o.gpu]) / kGiB), false);
     cell(std::to_string(r.nodes), false);
     cell(s.row_texts(ri).plan, false);
     cell(ranked ? numtxt(r.wall_s / 3600) : "", false);
@@ -287,6 +294,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
     cell(ranked ? numtxt(r.usd_per_mtok) : "", false);
     cell(ranked ? numtxt(r.headroom) : "", false);
     cell(row_state_name(r.state), false);
+    cell(ranked ? to_string(r.verdict) : (r.state == RowState::does_not_fit ? "no_fit" : ""), false);
     cell(r.why_not, true);
   }
   return out;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "trainfit/memory.h"
@@ -61,12 +63,10 @@ json memory_doc(const MemoryBreakdown& m) {
               {"notes", notes}};
 }
 
-// estimate: the memory breakdown for the query's layout. With target.gpu, also the fit against that GPU (judged
-// on the band's high end with the query's headroom), the recompute mode "auto" resolves to the least
-// recomputation that fits, and the inverse questions are answered (largest micro-batch, longest sequence).
-json estimate(const Query& q, const Snapshot* snapshot) {
-  Result<ParamCounts> p = count_params(q.model);
-  if (!p) return error_doc(p.error());
+// The layout `estimate` evaluates: the query's fixed layout (cp included), or one GPU; gradient accumulation
+// from global_batch exactly as `plan` derives it (global_batch / (dp x micro_batch)), so one query gets one
+// answer from both.
+Result<MemoryLayout> estimate_layout(const Query& q) {
   MemoryLayout layout;
   const ParallelConfig& par = q.train.parallel;
   if (!par.automatic) {
@@ -80,47 +80,104 @@ json estimate(const Query& q, const Snapshot* snapshot) {
     layout.offload_params = par.offload_params;
   }
   layout.micro_batch = q.train.micro_batch;
-  const GpuSpec* gpu = nullptr;
-  if (!q.target.gpu.empty()) {
-    if (!snapshot) return error_doc(Error{"target.gpu", "a price snapshot is needed to look up GPUs"});
-    const int gi = snapshot->find_gpu(q.target.gpu);
-    if (gi < 0) {
-      std::string ids;
-      for (const auto& g : snapshot->gpus) ids += (ids.empty() ? "" : ", ") + g.id;
-      return error_doc(Error{"target.gpu", "unknown GPU \"" + q.target.gpu + "\"; the snapshot has: " + ids});
-    }
-    gpu = &snapshot->gpus[gi];
+  if (q.train.global_batch > 0) {
+    const int64_t per_step = static_cast<int64_t>(layout.dp) * q.train.micro_batch;
+    if (per_step <= 0 || q.train.global_batch % per_step != 0)
+      return Error{"global_batch", "must be a multiple of dp x micro_batch (" + std::to_string(per_step) + ")"};
+    layout.num_microbatches = q.train.global_batch / per_step;
   }
+  return layout;
+}
+
+Result<const GpuSpec*> estimate_gpu(const Query& q, const Snapshot* snapshot) {
+  if (q.target.gpu.empty()) return static_cast<const GpuSpec*>(nullptr);
+  if (!snapshot) return Error{"target.gpu", "a price snapshot is needed to look up GPUs"};
+  const int gi = snapshot->find_gpu(q.target.gpu);
+  if (gi < 0) {
+    std::string ids;
+    for (const auto& g : snapshot->gpus) ids += (ids.empty() ? "" : ", ") + g.id;
+    return Error{"target.gpu", "unknown GPU \"" + q.target.gpu + "\"; the snapshot has: " + ids};
+  }
+  return &snapshot->gpus[gi];
+}
+
+json fit_doc(const Query& q, const GpuSpec& gpu, const MemoryLayout& layout, const MemoryBreakdown& m) {
+  const double capacity = gpu_capacity_bytes(gpu);
+  const double usable = usable_bytes(capacity, q.train.headroom);
+  const FitVerdict v = fit_verdict(m, usable);
+  auto search = [&](bool mb, FitLevel level) -> json {
+    Result<int64_t> r = mb ? max_micro_batch(q.model, q.train, layout, usable, level)
+                           : max_seq_len(q.model, q.train, layout, usable, level);
+    return r ? json(*r) : json(nullptr);
+  };
+  json doc{{"gpu", gpu.id},
+           {"gpu_name", gpu.name},
+           {"gpu_memory_bytes", num(gpu.memory_bytes)},
+           {"cuda_memory_bytes", num(capacity)},
+           {"usable_bytes", num(usable)},
+           {"verdict", to_string(v)},
+           {"fits", v != FitVerdict::no_fit},
+           {"headroom", num(1 - m.total / capacity)},
+           {"band_high_percent", num(100.0 * (kBandHighFactor - 1.0))},
+           {"max_micro_batch", search(true, FitLevel::expected)},
+           {"max_micro_batch_safe", search(true, FitLevel::safe)},
+           {"max_seq_len", search(false, FitLevel::expected)},
+           {"max_seq_len_safe", search(false, FitLevel::safe)}};
+  return doc;
+}
+
+// estimate: the memory breakdown for the query's layout. With target.gpu, also the fit against that GPU (the
+// verdict of memory.h: fits / tight / no_fit against its driver-reported memory), the recompute mode "auto"
+// resolves to the least recomputation whose verdict is best (fits, else tight), and the inverse questions are
+// answered, each with the expected and the safe value (largest micro-batch, longest sequence).
+json estimate(const Query& q, const Snapshot* snapshot) {
+  Result<ParamCounts> p = count_params(q.model);
+  if (!p) return error_doc(p.error());
+  Result<MemoryLayout> lr = estimate_layout(q);
+  if (!lr) return error_doc(lr.error());
+  MemoryLayout layout = *lr;
+  Result<const GpuSpec*> gr = estimate_gpu(q, snapshot);
+  if (!gr) return error_doc(gr.error());
+  const GpuSpec* gpu = *gr;
   std::vector<Recompute> modes;
   if (q.train.recompute != Recompute::automatic) modes = {q.train.recompute};
   else if (gpu) modes = {Recompute::none, Recompute::selective, Recompute::full};
   else modes = {Recompute::none};
+  const double usable = gpu ? usable_bytes(gpu_capacity_bytes(*gpu), q.train.headroom) : 0;
+  // The least recomputation that fits; else the least that is tight; else the leanest (the last mode).
   Result<MemoryBreakdown> m = Error{"", "no recompute mode"};
+  Recompute chosen = modes.front();
+  FitVerdict best = FitVerdict::no_fit;
+  std::optional<std::pair<Recompute, MemoryBreakdown>> first_tight;
   for (Recompute r : modes) {
     layout.recompute = r;
-    m = estimate_memory(q.model, q.train, layout);
-    if (!m) return error_doc(m.error());
-    if (!gpu || fits(*m, gpu->memory_bytes, q.train.headroom)) break;
+    Result<MemoryBreakdown> e = estimate_memory(q.model, q.train, layout);
+    if (!e) return error_doc(e.error());
+    best = gpu ? fit_verdict(*e, usable) : FitVerdict::fits;
+    m = std::move(e);
+    chosen = r;
+    if (best == FitVerdict::fits) break;
+    if (best == FitVerdict::tight && !first_tight) first_tight.emplace(r, *m);
   }
+  if (best != FitVerdict::fits && first_tight) {
+    chosen = first_tight->first;
+    m = std::move(first_tight->second);
+    best = FitVerdict::tight;
+  }
+  layout.recompute = chosen;
+  const Precision prec = gpu ? resolve_precision(q.train.precision, *gpu)
+                             : (q.train.precision == Precision::automatic ? Precision::bf16_mixed : q.train.precision);
   json doc{{"ok", true},
            {"model", {{"id", q.model_id}, {"name", q.model.name}, {"arch", to_string(q.model.arch)}}},
            {"recompute", to_string(layout.recompute)},
+           {"precision", to_string(prec)},
+           {"grad_accum", layout.num_microbatches},
            {"params", params_doc(m->params)},
            {"memory", memory_doc(*m)},
            {"matched", true}};
   if (gpu) {
-    const bool ok = fits(*m, gpu->memory_bytes, q.train.headroom);
-    Result<int64_t> mb = max_micro_batch(q.model, q.train, layout, gpu->memory_bytes, q.train.headroom);
-    Result<int64_t> sl = max_seq_len(q.model, q.train, layout, gpu->memory_bytes, q.train.headroom);
-    doc["fit"] = {{"gpu", gpu->id},
-                  {"gpu_name", gpu->name},
-                  {"gpu_memory_bytes", num(gpu->memory_bytes)},
-                  {"usable_bytes", num(gpu->memory_bytes * (1 - q.train.headroom))},
-                  {"fits", ok},
-                  {"headroom", num(1 - m->total_high / gpu->memory_bytes)},
-                  {"max_micro_batch", mb ? json(*mb) : json(nullptr)},
-                  {"max_seq_len", sl ? json(*sl) : json(nullptr)}};
-    doc["matched"] = ok;
+    doc["fit"] = fit_doc(q, *gpu, layout, *m);
+    doc["matched"] = best != FitVerdict::no_fit;
   }
   return doc;
 }
@@ -131,6 +188,7 @@ json step_doc(const StepTime& st) {
               {"optimizer_s", num(st.optimizer_s)},     {"offload_s", num(st.offload_s)},
               {"total_s", num(st.total_s)},             {"tp_comm_s", num(st.tp_comm_s)},
               {"pp_comm_s", num(st.pp_comm_s)},         {"dp_comm_s", num(st.dp_comm_s)},
+              {"cp_comm_s", num(st.cp_comm_s)},
               {"memory_bound", st.memory_bound}};
 }
 
@@ -160,6 +218,7 @@ json plan_doc(const Plan& p) {
               {"memory_high_bytes", num(p.memory_high_bytes)},
               {"memory_limit_bytes", num(p.memory_limit_bytes)},
               {"topology", topology_name(p.topology)},
+              {"verdict", p.tokens_per_s > 0 ? to_string(p.verdict) : to_string(FitVerdict::no_fit)},
               {"why", p.why}};
 }
 
@@ -171,6 +230,8 @@ json plan_result_doc(const PlanResult& r) {
   json warnings = json::array();
   for (const auto& w : r.warnings) warnings.push_back({{"code", w.code}, {"field", w.field}, {"message", w.message}});
   json doc{{"fits", r.fits},
+           {"verdict", to_string(r.verdict)},
+           {"precision", to_string(r.precision)},
            {"why_not", r.why_not},
            {"shortfall_bytes", num(r.shortfall_bytes)},
            {"topology", topology_name(r.topology)},
@@ -236,6 +297,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
          {"gpu_name", g.name},
          {"gpus_per_node", o.gpu_count},
          {"vram_per_gpu_bytes", num(g.memory_bytes)},
+         {"cuda_memory_bytes", num(gpu_capacity_bytes(g))},
          {"interconnect", link_class_name(o.intra_link)},
          {"option", option_name(row.option)},
          {"price_usd_per_h", num(row.price_usd_per_h)},
@@ -260,6 +322,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
     d["memory_bytes"] = num(row.memory_bytes);
     d["memory_high_bytes"] = num(row.memory_high_bytes);
     d["headroom"] = num(row.headroom);
+    d["verdict"] = to_string(row.verdict);
     d["pareto"] = row.pareto;
   }
   return d;
@@ -271,10 +334,12 @@ json rank_doc(const Query& q, const Snapshot& s) {
   json rows = json::array();
   int shown = 0;
   int by_state[6] = {0, 0, 0, 0, 0, 0};
+  int tight = 0;
   for (const auto& row : r->rows) {
     ++by_state[static_cast<int>(row.state)];
     const bool ranked = row.state == RowState::ranked;
-    if (!ranked && q.filters.must_fit) continue;
+    tight += ranked && row.verdict == FitVerdict::tight;
+    if (!ranked && !q.filters.show_all) continue;
     if (q.top > 0 && shown >= q.top) continue;
     rows.push_back(row_doc(s, *r, row));
     ++shown;
@@ -296,7 +361,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
               {"why_not_summary", why},
               {"snapshot", s.id},
               {"sort", to_string(q.sort)},
-              {"counts", {{"ranked", by_state[0]}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
+              {"counts", {{"ranked", by_state[0]}, {"tight", tight}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
                           {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]}}},
               {"useful_tokens", num(r->useful_tokens)},
               {"checkpoint_bytes", num(r->checkpoint_bytes)},
@@ -318,7 +383,7 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   Query q = q0;
   q.filters = Filters{};
   q.filters.max_nodes = q0.filters.max_nodes;
-  q.filters.must_fit = false;
+  q.filters.must_fit = q0.filters.must_fit;
   Result<RankResult> r = rank_offers(q, one);
   if (!r) return error_doc(r.error());
   json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}};

@@ -194,7 +194,8 @@ Result<ImportResult> import_snapshot(const ImportInputs& in) {
     static const char* kGpuKeys[] = {"id", "name", "vendor", "arch", "year", "memory_bytes", "mem_bandwidth_GBps",
                                      "tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16", "tflops_fp8",
                                      "nvlink_gen", "nvlink_GBps", "pcie_gen", "tdp_w", "source", "source_status",
-                                     "spec_incomplete", "spec_note"};
+                                     "spec_incomplete", "spec_note", "cuda_memory_bytes", "cuda_memory_source",
+                                     "estimated_spec", "estimated_note"};
     ojson gpus = ojson::array();
     std::map<std::string, double> gpu_mem;
     for (const auto& g : G["gpus"]) {

@@ -139,9 +139,15 @@ Result<FlopsPerToken> flops_per_token(const ModelSpec& m, const ParamCounts& p, 
 }
 
 // ------------------------------------------------------------------------------------------------
+Precision resolve_precision(Precision p, const GpuSpec& g) {
+  if (p != Precision::automatic) return p;
+  return g.tflops_bf16 > 0 ? Precision::bf16_mixed : Precision::fp16_mixed;
+}
+
 double dense_peak_flops(const GpuSpec& g, Precision p) {
   double tflops = 0;
-  switch (p) {
+  switch (resolve_precision(p, g)) {
+    case Precision::automatic: break;  // resolved above
     case Precision::fp32: tflops = g.tflops_fp32; break;  // PyTorch keeps TF32 matmuls off by default (>=1.12)
     case Precision::bf16_mixed:
     case Precision::bf16: tflops = g.tflops_bf16; break;
@@ -158,6 +164,7 @@ const char* compute_dtype_name(Precision p) {
     case Precision::bf16: return "BF16";
     case Precision::fp16_mixed: return "FP16";
     case Precision::fp8_mixed: return "FP8";
+    case Precision::automatic: return "BF16 or FP16";
   }
   return "?";
 }
@@ -202,7 +209,7 @@ GenerationCeiling generation_ceiling(const GpuSpec& g, Precision p) {
 Efficiency compute_efficiency(const GpuSpec& g, const ModelSpec& m, const TrainConfig& t, int tp,
                               double tokens_per_microbatch) {
   Efficiency e;
-  const GenerationCeiling c = generation_ceiling(g, t.precision);
+  const GenerationCeiling c = generation_ceiling(g, resolve_precision(t.precision, g));
   e.generation = c.value;
   e.calibrated = c.calibrated;
   e.basis = c.basis;

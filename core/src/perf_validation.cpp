@@ -194,7 +194,10 @@ std::vector<TimeReference> time_validation_rows() {
       Dataset d;
       d.tokens = 2e12;
       const GpuSpec g = a100_80gb();
-      Result<PlanResult> p = plan_job(r.m, t, d, g, hgx_node(g, 1600, NetKind::infiniband, 64), 64);
+      // The safe plan (filters.must_fit): a production run leaves the memory band's margin, not a tight layout.
+      PlanOptions safe;
+      safe.require_fits = true;
+      Result<PlanResult> p = plan_job(r.m, t, d, g, hgx_node(g, 1600, NetKind::infiniband, 64), 64, safe);
       TimeReference row;
       row.name = r.name;
       row.source = "Touvron et al. 2023 (Llama 2), Table 2 GPU-hours; layout chosen by the planner on 512 GPUs";
@@ -221,10 +224,15 @@ std::vector<TimeReference> time_validation_rows() {
     TrainConfig t;
     t.seq_len = 2048;
     t.global_batch = 2048;
+    // §2.4: "we reduce the amount of activations that are recomputed during the backward pass ... we save the
+    // activations that are expensive to compute, such as the outputs of linear layers": selective recompute.
+    t.recompute = Recompute::selective;
     Dataset d;
     d.tokens = 1.4e12;
     const GpuSpec g = a100_80gb();
-    Result<PlanResult> p = plan_job(m, t, d, g, hgx_node(g, 1600, NetKind::infiniband, 256), 256);
+    PlanOptions safe;  // as above: the safe plan
+    safe.require_fits = true;
+    Result<PlanResult> p = plan_job(m, t, d, g, hgx_node(g, 1600, NetKind::infiniband, 256), 256, safe);
     double tok_s = 0;
     if (p && p->fits && !p->by_nodes.empty() && p->by_nodes.back().nodes == 256) tok_s = p->by_nodes.back().tokens_per_s;
     rows.push_back(rate_row("LLaMA 65B pre-training, 2048 A100-80GB",

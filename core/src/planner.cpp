@@ -98,6 +98,7 @@ struct LayoutKey {
   int group_begin = 0, group_count = 0;  // the layout's non-offload groups
   DpTerms dp_terms;        // its data-parallel collectives, filled by step_time
   int ni = 0;              // index of its node count
+  int cp = 1;              // context parallel (fixed layouts only)
 };
 
 struct Group {  // (layout, zero, recompute, offload): memory is monotone in the micro-batch within a group
@@ -109,6 +110,7 @@ struct Group {  // (layout, zero, recompute, offload): memory is monotone in the
   int zi = 0, ri = 0;  // position in the layout's ZeRO x recompute block (leaner = higher); -1 for offload groups
   int known_fit = -1;  // largest micro-batch index known to fit (from a leaner group's failure / a fatter fit)
   int fail_from = 1 << 30;  // smallest micro-batch index known not to fit
+  int safe_upto = -2;  // like fit_upto for the band's top (verdict `fits`); <= fit_upto
 };
 
 struct Item {
@@ -151,8 +153,10 @@ std::string plan_summary(const Plan& p) {
     std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
     return buf;
   }
-  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d, DP %d, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
-                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, l.dp, l.zero,
+  char cp[16] = "";
+  if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d", l.cp);
+  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d, DP %d%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
+                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, l.dp, cp, l.zero,
                 l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full"),
                 static_cast<long long>(l.micro_batch), static_cast<long long>(l.num_microbatches),
                 l.offload_optimizer ? ", optimizer offload" : "", l.offload_params ? ", parameter offload" : "");
@@ -173,6 +177,7 @@ struct Searcher {
   const MemoryEstimator& memory;  // estimate_memory with the job's layout-independent work done once
   double limit_bytes;  // usable memory per GPU
   double host_limit_bytes;
+  FitLevel level;      // expected (fits or tight) or safe (fits only: filters.must_fit)
   std::vector<LayoutKey> layouts;
   std::vector<int64_t> mbs;
   std::vector<MbTerms> mb_terms;  // parallel to mbs: step-time terms of a layout at that micro-batch
@@ -189,6 +194,7 @@ struct Searcher {
     m.tp = L.tp;
     m.pp = L.pp;
     m.dp = L.dp;
+    m.cp = L.cp;
     m.zero = gr.zero;
     m.sequence_parallel = L.tp > 1;
     m.offload_optimizer = gr.off_opt;
@@ -209,8 +215,8 @@ struct Searcher {
       need = 1e30;
       return false;
     }
-    need = m.total_high;
-    bool ok = m.total_high <= limit_bytes;
+    need = judged_bytes(m, level);
+    bool ok = need <= limit_bytes;
     if (!ok) min_fail_need = std::min(min_fail_need, need);
     if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params)) {
       ok = m.host_ram_per_node_bytes <= host_limit_bytes;
@@ -261,6 +267,29 @@ struct Searcher {
     return best;
   }
 
+  // Largest micro-batch index of a group whose verdict is `fits` (the band's top under the limit), at most
+  // fit_upto; -1 when even the smallest is only tight. Binary search, as fit_upto.
+  int safe_upto(Group& gr) {
+    if (gr.safe_upto != -2) return gr.safe_upto;
+    const int fu = fit_upto(gr);
+    if (level == FitLevel::safe || fu < 0) return gr.safe_upto = fu;
+    const LayoutKey& L = layouts[gr.layout];
+    int lo = 0, hi = fu, best = -1;
+    while (lo <= hi) {
+      const int mid = (lo + hi) / 2;
+      ++memory_checks;
+      const bool ok = memory.estimate(memory_layout(L, gr, mbs[L.mb_begin + mid]), scratch) &&
+                      scratch.total_high <= limit_bytes;
+      if (ok) {
+        best = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return gr.safe_upto = best;
+  }
+
   // Step time of group `gr` at its k-th micro-batch size (one time-model evaluation).
   // mb_terms is grown with mbs once a layout's slice is final (plan_impl), so an index is only ever filled
   // for the layout whose slice holds it.
@@ -273,7 +302,8 @@ struct Searcher {
     const int64_t mb = mbs[L.mb_begin + k];
     ++evaluated;
     return step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
-                     L.global_batch / (L.dp * mb), nullptr, nullptr, bubble, terms_at(L.mb_begin + k), &L.dp_terms);
+                     L.global_batch / (L.dp * mb), nullptr, nullptr, bubble, terms_at(L.mb_begin + k), &L.dp_terms,
+                     L.cp);
   }
 
   double exact_time(const Group& gr, int k) { return group_step(gr, k); }
@@ -291,22 +321,28 @@ struct Searcher {
   }
 
   // Exact items of a group whose fit is known: without pipeline the largest fitting micro-batch is the fastest;
-  // with pipeline every fitting micro-batch competes (bubble vs efficiency).
+  // with pipeline every fitting micro-batch competes (bubble vs efficiency). A tight micro-batch (expected peak
+  // under the limit, the band's top over it) competes at its time x (1 + kTightPreference), so a layout that
+  // fits wins unless the tight one is clearly faster; without pipeline the largest fitting micro-batch is
+  // pushed too, when it is smaller than the largest tight one.
+  void push_item(const Item& it, size_t& heap_size) {
+    if (heap_size < items.size()) {
+      items[heap_size] = it;
+    } else {
+      items.push_back(it);
+    }
+    ++heap_size;
+    std::push_heap(items.data(), items.data() + heap_size, ItemAfter{});
+  }
   void expand(int gi, size_t& heap_size) {
-    const Group& gr = groups[gi];
+    Group& gr = groups[gi];
     const LayoutKey& L = layouts[gr.layout];
     const int fu = gr.fit_upto;
+    const int su = safe_upto(gr);
+    auto key = [&](int k) { return exact_time(gr, k) * (k > su ? 1.0 + kTightPreference : 1.0); };
     const int first = L.pp > 1 ? 0 : fu;
-    for (int k = first; k <= fu; ++k) {
-      const Item it{exact_time(gr, k), L.nodes * c.g, gi, k};
-      if (heap_size < items.size()) {
-        items[heap_size] = it;
-      } else {
-        items.push_back(it);
-      }
-      ++heap_size;
-      std::push_heap(items.data(), items.data() + heap_size, ItemAfter{});
-    }
+    for (int k = first; k <= fu; ++k) push_item(Item{key(k), L.nodes * c.g, gi, k}, heap_size);
+    if (L.pp == 1 && su >= 0 && su < fu) push_item(Item{key(su), L.nodes * c.g, gi, su}, heap_size);
   }
 
   // Memory of a reported plan (one call each: `keep` gets the breakdown of the winner).
@@ -316,6 +352,7 @@ struct Searcher {
     fits(p.layout, need, &mem);
     p.memory_bytes = mem.total;
     p.memory_high_bytes = mem.total_high;
+    p.verdict = fit_verdict(mem, limit_bytes);
     if (keep) *keep = std::move(mem);
   }
 
@@ -331,7 +368,7 @@ struct Searcher {
     p.global_batch = L.global_batch;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
-              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms);
+              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp);
     p.efficiency = eff;
     p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
     const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
@@ -427,15 +464,16 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
     if (layout.recompute == Recompute::automatic) return Error{"recompute", "must be resolved"};
     if (layout.micro_batch < 1 || layout.num_microbatches < 1)
       return Error{"micro_batch", "micro_batch and num_microbatches must be >= 1"};
-    if (static_cast<int64_t>(layout.tp) * layout.pp * layout.dp > static_cast<int64_t>(nodes) * offer.gpu_count)
-      return Error{"parallel/gpus", "tp x pp x dp exceeds the GPUs of the nodes"};
+    if (layout.cp < 1) return Error{"parallel/cp", "must be >= 1"};
+    if (static_cast<int64_t>(layout.tp) * layout.pp * layout.dp * layout.cp > static_cast<int64_t>(nodes) * offer.gpu_count)
+      return Error{"parallel/gpus", "tp x pp x dp x cp exceeds the GPUs of the nodes"};
     LayoutTiming out;
-    const Links links = layout_links(c, nodes, layout.tp, layout.pp, layout.dp);
+    const Links links = layout_links(c, nodes, layout.tp, layout.pp, layout.dp, layout.cp);
     if (links.excluded) out.excluded = links.excluded;
     double eff = 0;
     step_time(c, links, layout.tp, layout.pp, layout.dp, layout.zero, layout.recompute, layout.offload_optimizer,
               layout.offload_params, layout.micro_batch, layout.num_microbatches, &out.step, &eff, nullptr, nullptr,
-              nullptr);
+              nullptr, layout.cp);
     const int64_t gb = global_batch > 0 ? global_batch : layout.micro_batch * layout.num_microbatches * layout.dp;
     out.efficiency = eff;
     out.tokens_per_s = static_cast<double>(gb) * c.seq / out.step.total_s;
@@ -488,13 +526,14 @@ Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_lis
   for (int a = 0; a < n_tp; ++a) {
     for (int b = 0; b < n_pp; ++b) {
       const int tp = tps[a], pp = pps[b];
-      const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp) : total;
-      if (used % (tp * pp)) continue;
-      const int dp = used / (tp * pp);
+      const int cp = fixed ? std::max(1, train.parallel.cp) : 1;
+      const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp * cp) : total;
+      if (used % (tp * pp * cp)) continue;
+      const int dp = used / (tp * pp * cp);
       const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
       if (gb % dp) continue;  // the global batch does not split over this DP degree
-      LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni};
-      L.links = layout_links(c, nodes, tp, pp, dp);
+      LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp};
+      L.links = layout_links(c, nodes, tp, pp, dp, cp);
       if (L.links.excluded) continue;
       if (fixed) {
         s.mbs.push_back(train.micro_batch);
@@ -698,6 +737,7 @@ Plan no_fit_plan(int nodes, int g) {
   p.gpus_per_node = g;
   p.gpus = nodes * g;
   p.topology = topology_of(p.nodes, p.gpus);
+  p.verdict = FitVerdict::no_fit;
   p.why = "no layout fits in GPU memory on " + std::to_string(p.nodes) + (p.nodes == 1 ? " node" : " nodes");
   return p;
 }
@@ -714,7 +754,8 @@ void report_no_fit(const Searcher& s, const NodeCounts& nc, PlanResult& res) {
                                     : "no layout fits in GPU memory";
   } else {
     res.shortfall_bytes = std::max(0.0, need - s.limit_bytes);
-    res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU, " + gib(s.limit_bytes) +
+    res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU" +
+                  (s.level == FitLevel::safe ? " (band's top)" : "") + ", " + gib(s.limit_bytes) +
                   " usable (short by " + gib(res.shortfall_bytes) + ")";
     if (s.min_fail_host < 1e29)
       res.why_not += "; with CPU offload the GPU part fits but needs " + gib(s.min_fail_host) +
@@ -750,6 +791,7 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
   }
 
   res.fits = true;
+  res.verdict = best.verdict;
   res.best = best;
   res.topology = best.topology;
   res.flops = c.flops[rc_index(best.layout.recompute)];
@@ -823,6 +865,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
 
   PlanResult res;
   res.tokens = *dt;
+  res.precision = c.precision;
   res.peak_flops_per_gpu = c.peak;
   const int g = c.g;
   int cap = std::max(1, std::min(max_nodes, std::max(1, offer.max_nodes)));
@@ -833,8 +876,9 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   }
 
   if (!job.memory) return Error{"plan", job.memory_error};
-  Searcher s{c, model, train, *job.memory, gpu.memory_bytes * (1.0 - train.headroom),
-             offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0, {}, {}, {}, {}};
+  Searcher s{c, model, train, *job.memory, usable_bytes(gpu_capacity_bytes(gpu), train.headroom),
+             offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0,
+             opt.require_fits ? FitLevel::safe : FitLevel::expected, {}, {}, {}, {}};
   s.layouts.reserve(64);
   s.mbs.reserve(256);
   s.mb_terms.reserve(256);
@@ -854,10 +898,10 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   const bool fixed = !train.parallel.automatic;
   if (fixed) {
     const ParallelConfig& P = train.parallel;
-    const int64_t gpus = P.gpus > 0 ? P.gpus : static_cast<int64_t>(P.tp) * P.pp * P.dp;
-    if (P.tp < 1 || P.pp < 1 || P.dp < 1) return Error{"parallel", "tp, pp and dp must be at least 1"};
-    if (static_cast<int64_t>(P.tp) * P.pp * P.dp != gpus)
-      return Error{"parallel/dp", "tp x pp x dp must equal gpus"};
+    const int64_t gpus = P.gpus > 0 ? P.gpus : static_cast<int64_t>(P.tp) * P.pp * P.dp * P.cp;
+    if (P.tp < 1 || P.pp < 1 || P.dp < 1 || P.cp < 1) return Error{"parallel", "tp, pp, dp and cp must be at least 1"};
+    if (static_cast<int64_t>(P.tp) * P.pp * P.dp * P.cp != gpus)
+      return Error{"parallel/dp", "tp x pp x dp x cp must equal gpus"};
     if (P.zero < 0 || P.zero > 3) return Error{"parallel/zero", "must be 0, 1, 2 or 3"};
     if (nc.n[0] > cap) {
       res.fits = false;

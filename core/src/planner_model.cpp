@@ -37,25 +37,29 @@ double optimizer_state_bytes(Optimizer o) {
 }
 
 bool is_mixed(Precision p) {
-  return p == Precision::bf16_mixed || p == Precision::fp16_mixed || p == Precision::fp8_mixed;
+  return p == Precision::bf16_mixed || p == Precision::fp16_mixed || p == Precision::fp8_mixed || p == Precision::automatic;
 }
 
 }  // namespace
 
-Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp) {
+Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp, int cp) {
   Links l;
   const int g = c.g;
   if (tp > g || g % tp != 0) {
     l.excluded = "tensor parallel across nodes is excluded: per-layer all-reduces need NVLink-class bandwidth";
     return l;
   }
-  // Rank order tp -> dp -> pp (Megatron-LM default): TP groups inside a node, then DP, then pipeline stages.
-  const int per_node_dp = std::min(dp, std::max(1, g / tp));
-  const int per_node_pp = std::min(pp, std::max(1, g / (tp * dp)));
+  // Rank order tp -> cp -> dp -> pp (Megatron-Core's default order "tp-cp-ep-dp-pp", parallel_state.py): TP
+  // groups inside a node, then CP, then DP, then pipeline stages. Gradients are reduced over the DP x CP ranks.
+  const int dpcp = dp * cp;
+  const int per_node_cp = std::min(cp, std::max(1, g / tp));
+  const int per_node_dp = std::min(dpcp, std::max(1, g / tp));
+  const int per_node_pp = std::min(pp, std::max(1, g / (tp * dpcp)));
   l.tp = group_link(*c.offer, *c.gpu, tp, tp);
-  l.dp = group_link(*c.offer, *c.gpu, dp, per_node_dp);
+  l.dp = group_link(*c.offer, *c.gpu, dpcp, per_node_dp);
   l.pp = group_link(*c.offer, *c.gpu, pp, per_node_pp);
-  if (nodes > 1 && (!l.dp.usable || !l.pp.usable)) {
+  if (cp > 1) l.cp = group_link(*c.offer, *c.gpu, cp, per_node_cp);
+  if (nodes > 1 && (!l.dp.usable || !l.pp.usable || (cp > 1 && !l.cp.usable))) {
     l.excluded = "the instance has no inter-node network";
     return l;
   }
@@ -65,11 +69,13 @@ Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp) {
 
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt) {
+                 MbTerms* mbt, DpTerms* dpt, int cp) {
   const TrainConfig& t = *c.train;
   const FlopsPerToken& f = c.flops[rc_index(rc)];
   const double shard = static_cast<double>(tp) * static_cast<double>(pp);
-  const double tok = static_cast<double>(mb) * c.seq;
+  // Context parallelism splits each sequence over cp ranks: a GPU computes mb x seq / cp tokens per micro-batch
+  // (Megatron-Core context parallel; the attention's causal load is balanced by its chunk reordering).
+  const double tok = static_cast<double>(mb) * c.seq / static_cast<double>(std::max(1, cp));
   const double mm = static_cast<double>(m);
 
   MbTerms local;
@@ -81,6 +87,7 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     mt.eff = std::clamp(e, 1e-3, 1.0);
     if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
     if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
+    if (cp > 1) mt.cp_ring = p2p_time_s(2.0 * tok * c.kv_width / tp * c.act_bytes, links.cp);
     mt.filled = true;
   }
   const double eff = mt.eff;
@@ -122,22 +129,32 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   if (pp > 1) t_pp = 2.0 * mt.pp_p2p;  // p2p of tok x width / tp activations
 
   const double t_work = t_model + t_rc;
+  // Context parallel (ring attention, Liu et al. 2023; Megatron-Core CP): every layer passes its K/V block
+  // around the ring, cp - 1 steps in forward and twice that in backward (K/V and their gradients), overlapped
+  // with the attention blocks; the part beyond kOverlap of the micro-batch's compute is exposed (assumption).
+  double t_cp = 0, t_cp_exposed = 0;
+  if (cp > 1) {
+    t_cp = (c.layers / pp) * 3.0 * static_cast<double>(cp - 1) * mt.cp_ring;
+    t_cp_exposed = std::max(0.0, t_cp - kOverlap * t_work);
+  }
   const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
   const double fwd_win = t_work * fwd_frac;
   const double bwd_win = t_work - fwd_win;
-  const double t_stage = t_work + t_tp + t_pp;
+  const double t_stage = t_work + t_tp + t_pp + t_cp_exposed;
 
   const double compute_s = mm * t_model;
   const double recompute_s = mm * t_rc;
   const double tp_s = mm * t_tp;  // TP and PP traffic is synchronous: all of it is exposed
   const double pp_s = mm * t_pp;
+  const double cp_s = mm * t_cp_exposed;
   // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
   // (Narayanan et al. 2021 §2.2.1).
   const double bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage : 0.0;
   double dp_comm_s = 0, dp_exposed_s = 0;
 
   // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).
-  if (dp > 1) {
+  const int dpg = dp * std::max(1, cp);  // gradients are reduced (and ZeRO states sharded) over DP x CP ranks
+  if (dpg > 1) {
     const double grads = c.trainable / shard * c.grad_bytes;
     const double params = c.params.total / shard * c.weight_bytes;
     const double updated = c.trainable / shard * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
@@ -145,15 +162,15 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     DpTerms local_dp;
     DpTerms& dt = dpt ? *dpt : local_dp;
     if (zero >= 2 && !dt.rs_filled) {
-      dt.rs = collective_time_s(Collective::reduce_scatter, grads, dp, L);
+      dt.rs = collective_time_s(Collective::reduce_scatter, grads, dpg, L);
       dt.rs_filled = true;
     }
     if (zero <= 1) {
       // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
       // hidden behind the last micro-batch's backward except the last bucket.
       if (!dt.zero01) {
-        dt.ar = collective_time_s(Collective::all_reduce, grads, dp, L);
-        dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dp, L);
+        dt.ar = collective_time_s(Collective::all_reduce, grads, dpg, L);
+        dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dpg, L);
         dt.zero01 = true;
       }
       const double ar = dt.ar;
@@ -164,8 +181,8 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
       // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
       // parameters are all-gathered once per step, behind the next forward.
       if (!dt.zero2) {
-        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dp, L);
-        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dp, L);
+        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dpg, L);
+        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dpg, L);
         dt.zero2 = true;
       }
       const double rs = dt.rs;
@@ -177,8 +194,8 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
       // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
       // gradients, every micro-batch; prefetch hides them behind the layer computations.
       if (!dt.zero3) {
-        dt.ag_params = collective_time_s(Collective::all_gather, params, dp, L);
-        dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dp, L);
+        dt.ag_params = collective_time_s(Collective::all_gather, params, dpg, L);
+        dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dpg, L);
         dt.zero3 = true;
       }
       const double ag = dt.ag_params;
@@ -191,23 +208,23 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
 
   // Optimizer update: memory bound on the GPU; CPU Adam is host-memory bound (ZeRO-Offload, Ren et al. 2021
   // §4.1), all GPUs of a node sharing the host bandwidth.
-  const double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dp) : 1.0);
+  const double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dpg) : 1.0);
   double optimizer_s = 0, offload_s = 0;
   if (!off_opt) {
     optimizer_s = opt_params * c.opt_update_bytes / c.hbm_Bps;
   } else {
-    const double gpus_on_node = std::min<double>(c.g, static_cast<double>(tp) * pp * dp);
+    const double gpus_on_node = std::min<double>(c.g, static_cast<double>(tp) * pp * dpg);
     optimizer_s = opt_params * c.cpu_opt_bytes * gpus_on_node / c.host_Bps;
     const double pcie = opt_params * (c.grad_bytes + 2.0) / c.pcie_Bps;  // grads down, 16-bit params up
     offload_s += kOffloadExposed * pcie;
   }
   if (off_par) {
     // ZeRO-Infinity style: each GPU fetches its parameter partition from host memory for forward and backward.
-    const double fetch = 2.0 * base_params / static_cast<double>(dp) * c.weight_bytes / c.pcie_Bps;
+    const double fetch = 2.0 * base_params / static_cast<double>(dpg) * c.weight_bytes / c.pcie_Bps;
     offload_s += mm * std::max(0.0, fetch - kOverlap * t_work);
   }
 
-  const double exposed_comm_s = tp_s + pp_s + dp_exposed_s;
+  const double exposed_comm_s = tp_s + pp_s + cp_s + dp_exposed_s;
   const double total_s = compute_s + recompute_s + exposed_comm_s + bubble_s + optimizer_s + offload_s;
   if (out) {
     out->compute_s = compute_s;
@@ -221,6 +238,8 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     out->pp_comm_s = out->pp_exposed_s = pp_s;
     out->dp_comm_s = dp_comm_s;
     out->dp_exposed_s = dp_exposed_s;
+    out->cp_comm_s = mm * t_cp;
+    out->cp_exposed_s = cp_s;
     out->memory_bound = memory_bound;
   }
   if (bubble_out) *bubble_out = bubble_s;
@@ -275,6 +294,8 @@ JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& tra
     j.flops[i] = *f;
   }
   j.width = model_width(model);
+  j.kv_width = model.num_kv_heads > 0 ? static_cast<double>(model.num_kv_heads) * static_cast<double>(effective_head_dim(model))
+                                      : j.width;
   j.layers = model.num_layers > 0 ? static_cast<double>(model.num_layers)
                                   : std::max(1.0, j.params.total / (12.0 * j.width * j.width));
   j.seq = static_cast<double>(train.seq_len);
@@ -300,23 +321,25 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   c.offer = &offer;
   if (j.has_early) return Error{j.early_field, j.early_message};
   if (offer.gpu_count <= 0) return Error{"offer/gpu_count", "must be at least 1"};
-  if (!(gpu.memory_bytes > 0)) return Error{"gpu/memory_bytes", "GPU memory is unknown"};
+  if (!(gpu_capacity_bytes(gpu) > 0)) return Error{"gpu/memory_bytes", "GPU memory is unknown"};
   if (!(gpu.mem_bandwidth_GBps > 0)) return Error{"gpu/mem_bandwidth_GBps", "GPU memory bandwidth is unknown"};
   if (j.has_late) return Error{j.late_field, j.late_message};
 
   c.params = j.params;
   for (int i = 0; i < 3; ++i) c.flops[i] = j.flops[i];
-  c.peak = dense_peak_flops(gpu, train.precision);
+  c.precision = resolve_precision(train.precision, gpu);
+  c.peak = dense_peak_flops(gpu, c.precision);
   if (!(c.peak > 0)) {
     std::string msg = gpu.name.empty() ? gpu.id : gpu.name;
     msg += " has no dense ";
-    msg += compute_dtype_name(train.precision);
+    msg += compute_dtype_name(c.precision);
     msg += " tensor throughput in the snapshot; choose another precision";
     return Error{"precision", msg};
   }
   c.hbm_Bps = achievable_memory_bandwidth(gpu);
   c.base_eff = compute_efficiency(gpu, model, train, 1, 1.0);
   c.width = j.width;
+  c.kv_width = j.kv_width;
   c.layers = j.layers;
   c.seq = j.seq;
   c.g = offer.gpu_count;

@@ -24,10 +24,12 @@ struct Ctx {
   ParamCounts params;
   LoraParams lora;
   FlopsPerToken flops[3];
+  Precision precision = Precision::bf16_mixed;  // the job's precision resolved for this GPU ("auto")
   double peak = 0;
   double hbm_Bps = 0;
   Efficiency base_eff;
   double width = 0;              // hidden size (estimated for params_only)
+  double kv_width = 0;           // K/V width per token (num_kv_heads x head_dim; width for params_only)
   double layers = 0;             // layer count (estimated for params_only)
   double seq = 0;
   int g = 1;                     // GPUs per node
@@ -43,12 +45,12 @@ struct Ctx {
 };
 
 struct Links {
-  Link tp, dp, pp;
+  Link tp, dp, pp, cp;  // dp: the gradient group, data x context parallel ranks
   bool tp_over_pcie = false;
   const char* excluded = nullptr;
 };
 
-Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp);
+Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp, int cp = 1);
 
 // Terms of a step time that depend only on the layout (TP, PP, DP, links) and the micro-batch, not on ZeRO,
 // recompute or offload. The searcher times up to a dozen groups per layout and micro-batch, so step_time keeps
@@ -59,6 +61,7 @@ struct MbTerms {  // one layout at one micro-batch
   double eff = 0;     // compute efficiency, clamped
   double tp_ar = 0;   // one TP all-reduce of the micro-batch's activations (tp > 1)
   double pp_p2p = 0;  // one pipeline send (pp > 1)
+  double cp_ring = 0; // one context-parallel ring step: a K/V block to the next rank (cp > 1)
 };
 struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO class on first use
   bool zero01 = false, rs_filled = false, zero2 = false, zero3 = false;
@@ -74,7 +77,7 @@ struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO 
 // written to `out` once at the end (no zeroed StepTime per evaluation).
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt);
+                 MbTerms* mbt, DpTerms* dpt, int cp = 1);
 
 // The half of a Ctx that depends only on the job (model and training setup), with its errors split by where
 // make_ctx reports them: `early` before the instance's figures are checked, `late` after them (so a plan
@@ -86,6 +89,7 @@ struct JobPart {
   ParamCounts params;
   LoraParams lora;
   FlopsPerToken flops[3];
+  double kv_width = 0;  // num_kv_heads x head_dim: the K and V width a context-parallel ring sends
   double width = 0, layers = 0, seq = 0, act_bytes = 2, weight_bytes = 2, weight_read_bytes = 2, trainable = 0,
          grad_bytes = 2, opt_update_bytes = 0;
 };

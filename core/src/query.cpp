@@ -34,7 +34,8 @@ constexpr EnumName<Precision> kPrecisions[] = {{Precision::fp32, "fp32"},
                                                {Precision::bf16_mixed, "bf16-mixed"},
                                                {Precision::fp16_mixed, "fp16-mixed"},
                                                {Precision::bf16, "bf16"},
-                                               {Precision::fp8_mixed, "fp8-mixed"}};
+                                               {Precision::fp8_mixed, "fp8-mixed"},
+                                               {Precision::automatic, "auto"}};
 constexpr EnumName<Optimizer> kOptimizers[] = {{Optimizer::adamw, "adamw"},         {Optimizer::adamw_8bit, "adamw-8bit"},
                                                {Optimizer::sgd, "sgd"},             {Optimizer::sgd_momentum, "sgd-momentum"},
                                                {Optimizer::adafactor, "adafactor"}, {Optimizer::lion, "lion"}};
@@ -325,6 +326,7 @@ const std::vector<Key>& keys() {
     t.push_back(num_key<double>("filters.min_host_ram_GiB", Kind::number, 0, 1e6,
                                 [](Query& q) -> double& { return q.filters.min_host_ram_GiB; }));
     t.push_back(bool_key("filters.must_fit", [](Query& q) -> bool& { return q.filters.must_fit; }));
+    t.push_back(bool_key("filters.show_all", [](Query& q) -> bool& { return q.filters.show_all; }));
     t.push_back(bool_key("filters.hide_stale", [](Query& q) -> bool& { return q.filters.hide_stale; }));
     t.push_back(bool_key("filters.hide_flagged", [](Query& q) -> bool& { return q.filters.hide_flagged; }));
 

@@ -40,8 +40,8 @@ std::string offer_filter(const Filters& f, const Snapshot& s, const Offer& o) {
     if (!any) return "region " + o.region + " not selected";
   }
   if (!f.gpus.empty() && !contains(f.gpus, g.id)) return "GPU " + g.id + " not selected";
-  if (f.min_vram_GiB > 0 && g.memory_bytes < f.min_vram_GiB * kGiB)
-    return fmt("%.1f GiB per GPU, below the %.1f GiB minimum", g.memory_bytes / kGiB, f.min_vram_GiB);
+  if (f.min_vram_GiB > 0 && gpu_capacity_bytes(g) < f.min_vram_GiB * kGiB)
+    return fmt("%.1f GiB per GPU, below the %.1f GiB minimum", gpu_capacity_bytes(g) / kGiB, f.min_vram_GiB);
   if (f.min_gpus > 0 && o.gpu_count < f.min_gpus) return fmt("%.0f GPUs, below the minimum of %.0f", o.gpu_count, f.min_gpus);
   if (f.max_gpus > 0 && o.gpu_count > f.max_gpus) return fmt("%.0f GPUs, above the maximum of %.0f", o.gpu_count, f.max_gpus);
   switch (f.interconnect) {
@@ -101,6 +101,7 @@ void key_string(std::string& key, const std::string& v) {
 Query plan_job_query(const Query& q) {
   Query k = q;
   k.filters = Filters{};
+  k.filters.must_fit = q.filters.must_fit;  // the planner's fit level (PlanOptions::require_fits)
   k.cost = CostOptions{};
   k.target = Target{};
   k.sort = SortKey::total_cost;
@@ -115,7 +116,7 @@ std::string gpu_table_key(const Snapshot& s) {
     key_string(key, g.id);
     key_string(key, g.name);
     key_string(key, g.arch);
-    for (double v : {g.memory_bytes, g.mem_bandwidth_GBps, g.tflops_fp32, g.tflops_tf32, g.tflops_bf16, g.tflops_fp16,
+    for (double v : {g.memory_bytes, g.cuda_memory_bytes, g.mem_bandwidth_GBps, g.tflops_fp32, g.tflops_tf32, g.tflops_bf16, g.tflops_fp16,
                      g.tflops_fp8, g.nvlink_GBps})
       key_number(key, v);
     for (int64_t v : {int64_t(g.nvlink_gen), int64_t(g.pcie_gen), int64_t(g.spec_incomplete ? 1 : 0)}) key_int(key, v);
@@ -129,6 +130,7 @@ struct Candidate {
   double time_s = 0, time_low_s = 0, time_high_s = 0, wall_s = 0, total_usd = 0, total_low_usd = 0,
          total_high_usd = 0, rounding_waste_usd = 0, usd_per_mtok = 0, memory_bytes = 0, memory_high_bytes = 0,
          headroom = 0;
+  FitVerdict verdict = FitVerdict::no_fit;
   void write_to(RankRow& row) const {
     row.nodes = nodes;
     row.plan_index = plan_index;
@@ -144,6 +146,7 @@ struct Candidate {
     row.memory_bytes = memory_bytes;
     row.memory_high_bytes = memory_high_bytes;
     row.headroom = headroom;
+    row.verdict = verdict;
   }
 };
 
@@ -394,6 +397,7 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
     PlanOptions popt;
     popt.storage_read_MBps = p.storage_read_MBps;
     popt.max_runners_up = 3;
+    popt.require_fits = f.must_fit;
     if (!job) job.emplace(q.model, train, q.dataset);
     Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, popt);
     if (plan) {
@@ -456,13 +460,18 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
     cand.memory_bytes = plan.memory_bytes;
     cand.memory_high_bytes = plan.memory_high_bytes;
-    cand.headroom = g.memory_bytes > 0 ? 1 - plan.memory_high_bytes / g.memory_bytes : 0;
+    cand.headroom = gpu_capacity_bytes(g) > 0 ? 1 - plan.memory_bytes / gpu_capacity_bytes(g) : 0;
+    cand.verdict = plan.verdict;
     if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
     have_any = true;
     const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
     const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
     if (!deadline_ok || !budget_ok) continue;
-    if (!have || sort_value(q.sort, cand) < sort_value(q.sort, best)) best = cand;
+    // Equal sort values: the plan that fits beats a tight one (issue 21: "prefer a fitting layout of equal cost").
+    const bool better = !have || sort_value(q.sort, cand) < sort_value(q.sort, best) ||
+                        (sort_value(q.sort, cand) == sort_value(q.sort, best) && cand.verdict == FitVerdict::fits &&
+                         best.verdict != FitVerdict::fits);
+    if (better) best = cand;
     have = true;
   }
 }

@@ -44,6 +44,7 @@ constexpr FlagName kFlagNames[] = {
     {kFlagDeepSpotDiscount, "deep_spot_discount"},    {kFlagPriceOutlier, "price_outlier"},
     {kFlagStale, "stale"},                            {kFlagUnverifiedPrice, "unverified_price"},
     {kFlagSpecIncomplete, "spec_incomplete"},
+    {kFlagEstimatedSpec, "estimated_spec"},
 };
 
 std::string fmt_num(double v) {
@@ -364,6 +365,17 @@ const JValue& at(const JValue& a, size_t i) { return a[static_cast<SizeType>(i)]
   c.str(v, "arch", p, &g->arch);
   c.integer(v, "year", p, &g->year, 1990, 2100);
   c.num(v, "memory_bytes", p, &g->memory_bytes, 1e8, 1e13);  // 100 MB .. 10 TB per device
+  // The driver-reported capacity (what a fit is judged against): optional for snapshots written before it
+  // existed, which then fall back to the datasheet label with a warning; never above the label + 10%.
+  if (find_member(v, "cuda_memory_bytes")) {
+    c.num(v, "cuda_memory_bytes", p, &g->cuda_memory_bytes, 1e8, 1e13);
+    c.str(v, "cuda_memory_source", p, &g->cuda_memory_source, true, true);
+    if (g->memory_bytes > 0 && g->cuda_memory_bytes > g->memory_bytes * 1.1)
+      c.error(p + "/cuda_memory_bytes", "more than 10% above the datasheet's memory_bytes: check the unit (bytes)");
+  } else {
+    c.warn(p + "/cuda_memory_bytes", "cuda_memory_missing",
+           "no driver-reported capacity: fits are judged against the datasheet figure (memory_bytes)");
+  }
   c.num(v, "mem_bandwidth_GBps", p, &g->mem_bandwidth_GBps, 0, 1e5);
   c.num(v, "tflops_fp32", p, &g->tflops_fp32, 0, 1e5);
   c.num(v, "tflops_tf32", p, &g->tflops_tf32, 0, 1e5);
@@ -378,6 +390,10 @@ const JValue& at(const JValue& a, size_t i) { return a[static_cast<SizeType>(i)]
   c.str(v, "source_status", p, &g->source_status, true, true);
   c.boolean(v, "spec_incomplete", p, &g->spec_incomplete, false);
   c.str(v, "spec_note", p, &g->spec_note, false);
+  c.boolean(v, "estimated_spec", p, &g->estimated_spec, false);
+  c.str(v, "estimated_note", p, &g->estimated_note, false);
+  if (g->estimated_spec && g->estimated_note.empty())
+    c.error(p + "/estimated_note", "a GPU marked estimated_spec must say which figures are estimated and how");
   if (g->spec_incomplete && g->spec_note.empty())
     c.error(p + "/spec_note", "a GPU marked spec_incomplete must say which figure is missing and why");
   // The estimator divides by the dense 16-bit rate; a zero there must be declared, not silent.
@@ -622,6 +638,9 @@ template <class Msg>
   if (o.gpu >= 0 && s.gpus[o.gpu].spec_incomplete && !(o.flags & kFlagSpecIncomplete))
     flag_offer(c, s, row_of, i, kFlagSpecIncomplete, "spec_incomplete",
                [&] { return "GPU spec incomplete: " + s.gpus[o.gpu].spec_note; });
+  if (o.gpu >= 0 && s.gpus[o.gpu].estimated_spec && !(o.flags & kFlagEstimatedSpec))
+    flag_offer(c, s, row_of, i, kFlagEstimatedSpec, "estimated_spec",
+               [&] { return "GPU figures estimated: " + s.gpus[o.gpu].estimated_note; });
   if (!opt.today.empty()) {
     const std::string& cap = o.capture_date.empty() ? s.providers[o.provider].capture_date : o.capture_date;
     auto age = days_between(cap, opt.today);

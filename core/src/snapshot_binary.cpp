@@ -78,7 +78,7 @@ void payload_fields(IO& io, Snapshot& s, std::vector<size_t>& row_of, std::vecto
     io.str(g.vendor);
     io.str(g.arch);
     io.i32(g.year);
-    for (double* v : {&g.memory_bytes, &g.mem_bandwidth_GBps, &g.tflops_fp32, &g.tflops_tf32, &g.tflops_bf16,
+    for (double* v : {&g.memory_bytes, &g.cuda_memory_bytes, &g.mem_bandwidth_GBps, &g.tflops_fp32, &g.tflops_tf32, &g.tflops_bf16,
                       &g.tflops_fp16, &g.tflops_fp8})
       io.f64(*v);
     io.i32(g.nvlink_gen);
@@ -89,6 +89,9 @@ void payload_fields(IO& io, Snapshot& s, std::vector<size_t>& row_of, std::vecto
     io.str(g.source_status);
     io.flag(g.spec_incomplete);
     io.str(g.spec_note);
+    io.str(g.cuda_memory_source);
+    io.flag(g.estimated_spec);
+    io.str(g.estimated_note);
   });
   io.list(s.providers, 100, "providers", [&](Provider& p) {
     io.str(p.id);

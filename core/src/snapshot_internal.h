@@ -26,7 +26,7 @@ inline constexpr const char* kColNames[kColCount] = {
     "accel_usd_per_h", "capture_date", "flags"};
 
 // Every OfferFlag bit (snapshot.h): a file's flags column and the binary form may hold no other.
-inline constexpr uint32_t kAllOfferFlags = (1u << 7) - 1;
+inline constexpr uint32_t kAllOfferFlags = (1u << 8) - 1;
 
 // Reads and checks the JSON: errors and the reader's warnings go to `r`; on success, the snapshot with the
 // flags its rows carry, before derive_snapshot_flags, and `row_of` (offer -> its row in the document, for the

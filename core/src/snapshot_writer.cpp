@@ -62,12 +62,15 @@ std::string snapshot_to_json(const Snapshot& s) {
     for (const auto& g : s.gpus) {
       ojson j;
       j["id"] = g.id; j["name"] = g.name; j["vendor"] = g.vendor; j["arch"] = g.arch; j["year"] = g.year;
-      j["memory_bytes"] = g.memory_bytes; j["mem_bandwidth_GBps"] = g.mem_bandwidth_GBps;
+      j["memory_bytes"] = g.memory_bytes;
+      if (g.cuda_memory_bytes > 0) { j["cuda_memory_bytes"] = g.cuda_memory_bytes; j["cuda_memory_source"] = g.cuda_memory_source; }
+      j["mem_bandwidth_GBps"] = g.mem_bandwidth_GBps;
       j["tflops_fp32"] = g.tflops_fp32; j["tflops_tf32"] = g.tflops_tf32; j["tflops_bf16"] = g.tflops_bf16;
       j["tflops_fp16"] = g.tflops_fp16; j["tflops_fp8"] = g.tflops_fp8;
       j["nvlink_gen"] = g.nvlink_gen; j["nvlink_GBps"] = g.nvlink_GBps; j["pcie_gen"] = g.pcie_gen;
       j["tdp_w"] = g.tdp_w; j["source"] = g.source; j["source_status"] = g.source_status;
       j["spec_incomplete"] = g.spec_incomplete; j["spec_note"] = g.spec_note;
+      if (g.estimated_spec) { j["estimated_spec"] = true; j["estimated_note"] = g.estimated_note; }
       items.push_back(std::move(j));
     }
     arr("gpus", items);

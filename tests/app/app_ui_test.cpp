@@ -188,7 +188,7 @@ TEST_F(Ui, CopyCsvPutsEveryShownRowOnTheClipboard) {
 
 TEST_F(Ui, ShowingRowsThatDoNotFitListsThemWithTheirReason) {
   App& a = make();
-  ASSERT_EQ(a.set_query_json(R"({"model":"llama-3.1-70b","method":"full","filters":{"must_fit":false}})"), "");
+  ASSERT_EQ(a.set_query_json(R"({"model":"llama-3.1-70b","method":"full","filters":{"show_all":true}})"), "");
   frames(2);
   const json v = view();
   bool saw_unranked_with_reason = false;
@@ -268,7 +268,7 @@ TEST_F(Ui, FrameWithFiveThousandRowsStaysWellUnderAFrame) {
     }
   App& a = make();
   ASSERT_EQ(a.load_snapshot(trainfit::snapshot_to_json(big), "synthetic"), "");
-  ASSERT_EQ(a.set_query_json(R"({"filters":{"must_fit":false}})"), "");
+  ASSERT_EQ(a.set_query_json(R"({"filters":{"show_all":true}})"), "");
   frames(3);
   const json s = state();
   ASSERT_GE(s["rows_shown"].get<int>(), 5000);

@@ -1,5 +1,6 @@
 // Training-memory estimator behaviour. Published-number checks live in validation_test.cpp.
 #include <gtest/gtest.h>
+#include <limits>
 
 #include <algorithm>
 #include <chrono>
@@ -202,13 +203,20 @@ TEST(MemoryEstimator, MixtureOfExpertsActivationsScaleWithTopK) {
   EXPECT_DOUBLE_EQ(est(preset("mixtral-8x7b"), full_ft(), MemoryLayout{}).weights, 2 * 46702792704.0);
 }
 
-TEST(MemoryEstimator, TotalCarriesABandAndFitsUsesItsHighEnd) {
+TEST(MemoryEstimator, VerdictIsFitsTightOrNoFitByTheBand) {
   const auto r = est(preset("llama-3-8b"), full_ft(), MemoryLayout{});
   EXPECT_LT(r.total_low, r.total);
   EXPECT_GT(r.total_high, r.total);
   EXPECT_DOUBLE_EQ(r.total, r.allocated_peak + r.overhead + r.fragmentation);
-  EXPECT_TRUE(fits(r, r.total_high / 0.95 + 1, 0.05));
-  EXPECT_FALSE(fits(r, r.total / 0.95 + 1, 0.05));  // expected fits, high end does not
+  EXPECT_EQ(fit_verdict(r, r.total_high + 1), FitVerdict::fits);
+  EXPECT_EQ(fit_verdict(r, r.total_high), FitVerdict::fits);          // the band's top exactly at the limit
+  EXPECT_EQ(fit_verdict(r, r.total_high - 1), FitVerdict::tight);     // expected fits, the band's top does not
+  EXPECT_EQ(fit_verdict(r, r.total), FitVerdict::tight);
+  EXPECT_EQ(fit_verdict(r, r.total - 1), FitVerdict::no_fit);
+  EXPECT_EQ(fit_verdict(r, 0), FitVerdict::no_fit);
+  EXPECT_EQ(fit_verdict(r, std::numeric_limits<double>::quiet_NaN()), FitVerdict::no_fit);
+  EXPECT_DOUBLE_EQ(usable_bytes(100, 0.05), 95);
+  EXPECT_STREQ(to_string(FitVerdict::tight), "tight");
 }
 
 TEST(MemoryEstimator, OverheadDefaultsAndOverrides) {
@@ -260,19 +268,26 @@ TEST(MemoryEstimator, MaxMicroBatchIsTheLargestThatFits) {
   TrainConfig t = full_ft();
   t.method = Method::lora;
   MemoryLayout l;
-  const double gpu = 80e9;
-  auto b = max_micro_batch(m, t, l, gpu, 0.05);
-  ASSERT_TRUE(b.ok());
-  ASSERT_GT(b.value(), 0);
-  l.micro_batch = b.value();
-  EXPECT_TRUE(fits(est(m, t, l), gpu, 0.05));
-  l.micro_batch = b.value() + 1;
-  EXPECT_FALSE(fits(est(m, t, l), gpu, 0.05));
+  const double gpu = 76e9;
+  for (FitLevel level : {FitLevel::expected, FitLevel::safe}) {
+    auto b = max_micro_batch(m, t, l, gpu, level);
+    ASSERT_TRUE(b.ok());
+    ASSERT_GT(b.value(), 0);
+    l.micro_batch = b.value();
+    EXPECT_NE(fit_verdict(est(m, t, l), gpu), level == FitLevel::safe ? FitVerdict::tight : FitVerdict::no_fit);
+    EXPECT_NE(fit_verdict(est(m, t, l), gpu), FitVerdict::no_fit);
+    l.micro_batch = b.value() + 1;
+    EXPECT_NE(fit_verdict(est(m, t, l), gpu), level == FitLevel::safe ? FitVerdict::fits : FitVerdict::tight);
+    EXPECT_NE(fit_verdict(est(m, t, l), gpu), FitVerdict::fits);
+  }
+  // The safe value is never above the expected one.
+  EXPECT_LE(max_micro_batch(m, t, MemoryLayout{}, gpu, FitLevel::safe).value(),
+            max_micro_batch(m, t, MemoryLayout{}, gpu, FitLevel::expected).value());
   // Full fine-tuning of 70B does not fit one GPU at all.
-  auto none = max_micro_batch(preset("llama-3-70b"), full_ft(), MemoryLayout{}, gpu, 0.05);
+  auto none = max_micro_batch(preset("llama-3-70b"), full_ft(), MemoryLayout{}, gpu, FitLevel::expected);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none.value(), 0);
-  EXPECT_FALSE(max_micro_batch(m, t, MemoryLayout{}, -1, 0.05).ok());
+  EXPECT_FALSE(max_micro_batch(m, t, MemoryLayout{}, -1, FitLevel::safe).ok());
 }
 
 TEST(MemoryEstimator, MaxSeqLenIsTheLargestThatFitsAndRespectsCp) {
@@ -281,15 +296,15 @@ TEST(MemoryEstimator, MaxSeqLenIsTheLargestThatFitsAndRespectsCp) {
   t.method = Method::qlora;
   MemoryLayout l;
   l.recompute = Recompute::full;
-  auto s = max_seq_len(m, t, l, 24e9, 0.05);
+  auto s = max_seq_len(m, t, l, 22.8e9, FitLevel::safe);
   ASSERT_TRUE(s.ok());
   ASSERT_GT(s.value(), 0);
   t.seq_len = s.value();
-  EXPECT_TRUE(fits(est(m, t, l), 24e9, 0.05));
+  EXPECT_EQ(fit_verdict(est(m, t, l), 22.8e9), FitVerdict::fits);
   t.seq_len = s.value() + 1;
-  EXPECT_FALSE(fits(est(m, t, l), 24e9, 0.05));
+  EXPECT_NE(fit_verdict(est(m, t, l), 22.8e9), FitVerdict::fits);
   l.cp = 4;
-  auto c = max_seq_len(m, full_ft(), l, 80e9, 0.05, 1 << 20);
+  auto c = max_seq_len(m, full_ft(), l, 76e9, FitLevel::expected, 1 << 20);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c.value() % 4, 0);
 }

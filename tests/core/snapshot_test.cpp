@@ -522,8 +522,8 @@ TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
   EXPECT_NE(refusal(std::string(embedded_snapshot_json())).find("not a trainfit binary snapshot"), std::string::npos);
   EXPECT_NE(refusal("").find("not a trainfit binary snapshot"), std::string::npos);
   std::string v2 = good;
-  v2[4] = 2;  // format version 2
-  EXPECT_NE(refusal(v2).find("format version 2"), std::string::npos);
+  v2[4] = 3;  // format version 3 (this build reads 2)
+  EXPECT_NE(refusal(v2).find("format version 3"), std::string::npos);
   std::string schema = good;
   schema[8] = 9;
   EXPECT_NE(refusal(schema).find("schema_version 9"), std::string::npos);

@@ -48,7 +48,11 @@ struct ModelSpec {
 // ---------------------------------------------------------------------------------------------
 // How the model is trained.
 enum class Method { full, lora, qlora };
-enum class Precision { fp32, bf16_mixed, fp16_mixed, bf16, fp8_mixed };
+// automatic ("auto", the default): bf16-mixed on GPUs with BF16 tensor cores, fp16-mixed with loss scaling on
+// the others (T4, V100, Turing), as the training frameworks' "auto" mixed precision does (PyTorch Lightning
+// precision="16-mixed"/"bf16-mixed" by torch.cuda.is_bf16_supported(); HF Trainer's docs: bf16 needs Ampere or
+// newer). Resolved per GPU by resolve_precision (perf.h); the plan names the precision it chose.
+enum class Precision { fp32, bf16_mixed, fp16_mixed, bf16, fp8_mixed, automatic };
 enum class Optimizer { adamw, adamw_8bit, sgd, sgd_momentum, adafactor, lion };
 enum class Recompute { none, selective, full, automatic };
 enum class Attention { flash, eager };
@@ -73,7 +77,7 @@ struct TrainConfig {
   Method method = Method::full;
   int lora_rank = 16;
   std::vector<std::string> lora_targets = {"q", "k", "v", "o", "gate", "up", "down"};
-  Precision precision = Precision::bf16_mixed;
+  Precision precision = Precision::automatic;
   Optimizer optimizer = Optimizer::adamw;
   int64_t micro_batch = 1;       // sequences per GPU per micro-step
   int64_t seq_len = 2048;
@@ -84,7 +88,9 @@ struct TrainConfig {
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.
   double overhead_bytes = -1;        // < 0: documented default
   double fragmentation = -1;         // fraction of the dynamic peak; < 0: documented default
-  double headroom = 0.05;            // the fraction of VRAM kept free when judging "fits"
+  // Extra VRAM kept free when judging a fit, as a fraction of the driver-reported capacity. 0 by default: the
+  // CUDA context, NCCL buffers and allocator fragmentation are already in the estimate (counted once).
+  double headroom = 0;
   // Fraction of the dense tensor peak reached while computing (perf.h Efficiency); < 0: the calibrated
   // default by GPU generation, model width and micro-batch. Set it from a measured run to recalibrate.
   double compute_efficiency = -1;

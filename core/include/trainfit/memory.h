@@ -107,19 +107,42 @@ inline constexpr double kDefaultNcclOverheadBytes = 0.5 * kGiB;
 inline constexpr double kDefaultFragmentation = 0.05;  // of the dynamic part (activations, logits, grads)
 
 // The uncertainty band: total_low = total * kBandLowFactor, total_high = total * kBandHighFactor. The
-// factors are derived in memory.cpp from the errors measured against the references in validation.cpp;
-// validation_test checks that every measured reference lies inside the band.
+// factors follow from the measured errors of the validation references (memory.cpp: band_factors_from_errors);
+// validation_test recomputes them from validation.cpp's rows and fails when they drift.
 extern const double kBandLowFactor;
 extern const double kBandHighFactor;
+// The rule, exposed for that test: q = the 90th percentile (nearest rank) of |estimate / measured - 1| over
+// the measured rows, rounded up to 0.5%; the true peak then lies in [est / (1 + q), est / (1 - q)] for 9 runs
+// in 10. Returns {low factor, high factor}; {1, 1} for no rows.
+struct BandFactors {
+  double low = 1, high = 1, q = 0;
+};
+BandFactors band_factors_from_errors(const std::vector<double>& relative_errors);
 
-// Does the job fit? Judged against the band's high end: total_high <= gpu_memory_bytes * (1 - headroom).
-bool fits(const MemoryBreakdown& m, double gpu_memory_bytes, double headroom);
+// The fit verdict: one definition for every surface (estimate, plan, rank, why_not, UI).
+//   fits    the band's top is under the usable memory;
+//   tight   the expected peak is under it, the band's top is not ("may run out of memory");
+//   no_fit  the expected peak is over it.
+// Usable memory = the driver-reported capacity (gpu_capacity_bytes) x (1 - headroom). The CUDA context,
+// NCCL buffers and allocator fragmentation are already in the estimate, so headroom defaults to 0.
+enum class FitVerdict { fits, tight, no_fit };
+const char* to_string(FitVerdict v);
+inline double usable_bytes(double capacity_bytes, double headroom) { return capacity_bytes * (1.0 - headroom); }
+FitVerdict fit_verdict(const MemoryBreakdown& m, double usable);
+// The judged figure for a level: the expected peak (FitLevel::expected: fits or tight) or the band's top
+// (FitLevel::safe: fits only).
+enum class FitLevel { expected, safe };
+inline double judged_bytes(const MemoryBreakdown& m, FitLevel level) {
+  return level == FitLevel::safe ? m.total_high : m.total;
+}
 
 // Inverse questions (bounded binary searches; never loop more than ~64 estimates). 0 = not even 1 fits.
 // max_micro_batch searches 1..limit with train.seq_len; max_seq_len searches 1..limit with layout.micro_batch.
+// `usable` is usable_bytes(capacity, headroom); `level` says whether the expected peak or the band's top must
+// stay under it (the UI and the estimate document give both).
 Result<int64_t> max_micro_batch(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
-                                double gpu_memory_bytes, double headroom, int64_t limit = 65536);
+                                double usable, FitLevel level, int64_t limit = 65536);
 Result<int64_t> max_seq_len(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
-                            double gpu_memory_bytes, double headroom, int64_t limit = int64_t(1) << 22);
+                            double usable, FitLevel level, int64_t limit = int64_t(1) << 22);
 
 }  // namespace trainfit

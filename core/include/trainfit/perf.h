@@ -41,6 +41,9 @@ LoraParams lora_adapter_params(const ModelSpec& model, const TrainConfig& train)
 // ---------------------------------------------------------------------------------------------
 // Achievable throughput.
 // Dense (never sparse) tensor peak for the precision's matmul dtype, FLOP/s; 0 when the GPU lacks it.
+// "auto" on this GPU: bf16-mixed where it has dense BF16 tensor throughput, else fp16-mixed (job.h).
+// Any other precision is returned unchanged.
+Precision resolve_precision(Precision precision, const GpuSpec& gpu);
 double dense_peak_flops(const GpuSpec& gpu, Precision precision);
 const char* compute_dtype_name(Precision precision);
 

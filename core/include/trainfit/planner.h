@@ -42,6 +42,7 @@ struct StepTime {
   // Communication detail (whole step, before / after overlap).
   double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0;          // total time of each kind
   double tp_exposed_s = 0, pp_exposed_s = 0, dp_exposed_s = 0;  // the part on the critical path
+  double cp_comm_s = 0, cp_exposed_s = 0;                       // context parallel K/V ring (cp > 1)
   bool memory_bound = false;   // the HBM roofline, not the tensor peak, set the micro-batch time
 };
 
@@ -57,8 +58,9 @@ struct Plan {
   double hfu = 0;               // hardware FLOPs (with recompute) / (gpus x dense peak)
   double efficiency = 0;        // compute-phase fraction of peak used (perf.h Efficiency::value)
   double memory_bytes = 0;      // expected peak per GPU
-  double memory_high_bytes = 0; // band high end: what "fits" is judged against
-  double memory_limit_bytes = 0;// GPU memory x (1 - headroom)
+  double memory_high_bytes = 0; // band high end
+  double memory_limit_bytes = 0;// usable: driver-reported GPU memory x (1 - headroom)
+  FitVerdict verdict = FitVerdict::fits;  // fits / tight (memory.h fit_verdict) for a plan that runs
   Topology topology = Topology::single_gpu;
   std::string why;              // runner-up: why it lost; by_nodes entry that does not fit: why (empty when it runs)
 };
@@ -73,7 +75,9 @@ struct DataPipeline {
 };
 
 struct PlanResult {
-  bool fits = false;            // a layout runs on this instance within max_nodes
+  bool fits = false;            // a layout runs on this instance within max_nodes (its verdict: fits or tight)
+  FitVerdict verdict = FitVerdict::no_fit;  // of `best`; no_fit when !fits
+  Precision precision = Precision::bf16_mixed;  // the query's precision resolved for this GPU ("auto")
   Plan best;                    // valid when fits
   Topology topology = Topology::single_gpu;
   std::vector<Plan> runners_up; // best plan of other node counts / layouts, each with `why` it lost
@@ -97,17 +101,27 @@ struct PlanResult {
   std::vector<Warning> warnings;
 };
 
+// A tight layout must be this much faster than one that fits to be chosen over it (the search orders tight
+// candidates by time x (1 + kTightPreference)): the user asked for "a fitting layout of equal cost" (issue 21);
+// 1% is below the time model's resolution (its validation band is ~+-20%).
+inline constexpr double kTightPreference = 0.01;
+
 struct PlanOptions {
   double storage_read_MBps = 0;   // provider volume read throughput, 1e6 B/s per node; 0 = do not check
   int max_runners_up = 4;
   bool power_of_two_nodes = true; // node counts 1, 2, 4, ... plus max_nodes (false: every count)
+  // filters.must_fit: only layouts whose verdict is `fits` (the band's top under the usable memory). Otherwise
+  // tight layouts are planned too, and one that fits is preferred unless the tight one is more than
+  // kTightPreference faster.
+  bool require_fits = false;
 };
 
 // The time band: over the fully specified rows of time_validation_rows(), published time / predicted time lies
-// within [1 - kTimeBandLow, 1 + kTimeBandHigh] (worst rows: -17% and +11% prediction errors, rounded out);
+// within [1 - kTimeBandLow, 1 + kTimeBandHigh] (worst rows: LLaMA 65B at -21.7% (its layout is unpublished: the
+// planner's safe choice on 2,048 A100s runs 485 tokens/s/GPU against the paper's 380) and +11%, rounded out);
 // time_low_s = time_s * (1 - kTimeBandLow), time_high_s = time_s * (1 + kTimeBandHigh). planner_test checks it.
 inline constexpr double kTimeBandLow = 0.12;
-inline constexpr double kTimeBandHigh = 0.25;
+inline constexpr double kTimeBandHigh = 0.28;
 
 // Plans on 1..max_nodes instances of `offer` (capped by offer.max_nodes). With train.parallel.automatic ==
 // false, evaluates exactly the user's layout (gpus, tp, pp, dp, zero, offload, micro_batch); with

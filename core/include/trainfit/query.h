@@ -31,7 +31,8 @@ struct Filters {
   double deadline_h = 0;                // 0 = none
   double budget_usd = 0;                // 0 = none
   double min_host_ram_GiB = 0;
-  bool must_fit = true;                 // hide offers the job does not fit on
+  bool must_fit = false;                // only plans whose verdict is `fits` (no `tight` ones: memory.h)
+  bool show_all = false;                // also list rows that are not ranked (do not fit, filtered, ...)
   bool hide_stale = false;
   bool hide_flagged = false;            // hide offers with data-quality warnings
 

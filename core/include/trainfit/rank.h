@@ -74,7 +74,8 @@ struct RankRow {
   double usd_per_mtok = 0;     // total / (useful tokens / 1e6)
   double memory_bytes = 0;     // per GPU, expected, of the chosen plan
   double memory_high_bytes = 0;
-  double headroom = 0;         // 1 - memory_high / GPU memory
+  double headroom = 0;         // 1 - memory / driver-reported GPU memory
+  FitVerdict verdict = FitVerdict::no_fit;  // of the chosen plan: fits or tight when ranked (memory.h)
   bool pareto = false;         // on the time/cost frontier of the ranked rows
 };
 

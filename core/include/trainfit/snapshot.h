@@ -30,7 +30,12 @@ struct GpuSpec {
   std::string vendor;          // "NVIDIA", "AMD", "Intel"
   std::string arch;            // "Hopper", "Ampere", ...
   int year = 0;
-  double memory_bytes = 0;     // usable device memory in bytes (datasheet GB figure * 1e9 unless noted)
+  double memory_bytes = 0;     // the datasheet label in bytes (80 GB -> 80e9): shown, never used to judge a fit
+  // What the driver reports to CUDA (nvidia-smi "Total", torch.cuda.mem_get_info()[1]): e.g. 81,559 MiB for an
+  // H100 80GB. Every fit check uses it (gpu_capacity_bytes). 0 in an older snapshot: the loader falls back to
+  // memory_bytes and warns.
+  double cuda_memory_bytes = 0;
+  std::string cuda_memory_source;  // where the driver figure comes from
   double mem_bandwidth_GBps = 0;   // HBM/GDDR bandwidth, 1e9 B/s
   // Dense (never with-sparsity) peak tensor throughput per dtype, TFLOPS; 0 = not supported.
   double tflops_fp32 = 0;      // vector FP32
@@ -48,8 +53,17 @@ struct GpuSpec {
   // GPU carry kFlagSpecIncomplete. The reason names the missing figure.
   bool spec_incomplete = false;
   std::string spec_note;
+  // A figure the estimator uses is not published by the vendor and comes from a sourced estimate (a public
+  // benchmark, the sibling card scaled by SMs x clock): offers on this GPU carry kFlagEstimatedSpec, and
+  // estimated_note says which figures and how they were derived.
+  bool estimated_spec = false;
+  std::string estimated_note;
   bool operator==(const GpuSpec&) const = default;
 };
+
+// The device memory a fit is judged against: the driver-reported figure, or the datasheet label where the
+// snapshot has none.
+inline double gpu_capacity_bytes(const GpuSpec& g) { return g.cuda_memory_bytes > 0 ? g.cuda_memory_bytes : g.memory_bytes; }
 
 struct BillingRule {
   std::string match;           // instance-type prefix this rule applies to ("" = provider default)
@@ -105,6 +119,7 @@ enum OfferFlag : uint32_t {
   kFlagStale = 1u << 4,              // capture date older than the staleness limit
   kFlagUnverifiedPrice = 1u << 5,    // known-suspect source rows (e.g. GCP H100 Flex-start SKUs)
   kFlagSpecIncomplete = 1u << 6,     // GPU spec lacks a figure the estimator needs
+  kFlagEstimatedSpec = 1u << 7,      // a GPU figure is a sourced estimate, not a datasheet value
 };
 
 struct Offer {
@@ -209,7 +224,7 @@ std::string snapshot_to_json(const Snapshot& s);
 // `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
 // load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
 // and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
-inline constexpr uint32_t kSnapshotBinaryVersion = 1;
+inline constexpr uint32_t kSnapshotBinaryVersion = 2;
 // Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
 Result<std::string> pack_snapshot(std::string_view json_text);
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
