@@ -15,6 +15,7 @@
 #include "trainfit/planner.h"
 #include "trainfit/query.h"
 #include "trainfit/rank.h"
+#include "trainfit/reality.h"
 #include "trainfit/validation.h"
 
 namespace trainfit {
@@ -435,6 +436,20 @@ json validate_doc() {
                     {"published", num(t.published)}, {"estimate", num(t.estimate)},
                     {"rel_error", num(t.relative_error)}, {"tolerance", tol}, {"pass", pass}, {"note", note}});
     all_pass = all_pass && pass;
+  }
+  // The reality set (reality.h): configurations that ran must not be no_fit, out-of-memory reports must be.
+  Result<std::vector<RealityRow>> fit = reality_rows();
+  if (!fit) return error_doc(fit.error());
+  for (const auto& r : *fit) {
+    std::string note = r.note;
+    if (!r.judged()) note = "not judged: " + r.gap + (note.empty() ? "" : "; " + note);
+    rows.push_back({{"kind", "fit"}, {"name", r.name}, {"source", r.source},
+                    {"metric", r.ran ? "expected peak per GPU, GiB (ran: fits or tight)" : "expected peak per GPU, GiB (OOM: no_fit)"},
+                    {"published", num(r.usable_bytes / kGiB)}, {"estimate", num(r.expected_bytes / kGiB)},
+                    {"rel_error", num(r.expected_bytes / r.usable_bytes - 1.0)}, {"tolerance", 0},
+                    {"verdict", to_string(r.verdict)}, {"expected", r.ran ? "runs" : "oom"}, {"judged", r.judged()},
+                    {"pass", r.pass()}, {"note", note}});
+    all_pass = all_pass && r.pass();
   }
   return json{{"ok", true}, {"matched", all_pass}, {"rows", rows}};
 }

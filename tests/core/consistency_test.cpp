@@ -1,0 +1,130 @@
+// One query, one answer (issue 21 §4): over 1,000 random valid queries and offers, every verb agrees with every
+// other through the facade every surface uses (api_call): the memory of the layout `plan` picks equals
+// `estimate` of that layout fixed; `plan` at the rank row's node count is the rank row's plan; `cost` for the
+// row's pricing option and node count is the row's cost; and the fit verdict is the same in all of them.
+// (The CLI prints these documents unchanged and the JS API returns them: tests/e2e/parity.test.js.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "trainfit/api.h"
+#include "trainfit/bundled.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+using json = nlohmann::json;
+
+// A small snapshot: a dozen offers of different shapes (one GPU, NVLink nodes, multi-node, PCIe, no BF16),
+// so a thousand rankings stay fast even under the sanitizers.
+const Snapshot& small_snapshot() {
+  static const Snapshot s = [] {
+    Result<Snapshot> all = load_snapshot(embedded_snapshot_json());
+    EXPECT_TRUE(all.ok());
+    Snapshot out = *all;
+    out.offers.clear();
+    const char* wanted[] = {"aws/p5.48xlarge/", "aws/g6e.xlarge/", "aws/g5.12xlarge/", "aws/g4dn.12xlarge/",
+                            "lambda/gpu_1x_h100_pcie/", "lambda/gpu_8x_a100_80gb_sxm4/", "gcp/a3-highgpu-8g/",
+                            "gcp/g2-standard-4/", "aws/p4d.24xlarge/", "nebius/", "aws/g6.12xlarge/", "lambda/gpu_1x_a10/"};
+    for (const char* w : wanted) {
+      for (const Offer& o : all->offers)
+        if (o.id.rfind(w, 0) == 0) {
+          out.offers.push_back(o);
+          break;
+        }
+    }
+    return out;
+  }();
+  return s;
+}
+
+json call(const char* verb, const json& q) { return json::parse(api_call(verb, q.dump(), &small_snapshot())); }
+
+json random_query(std::mt19937_64& rng) {
+  auto pick = [&](std::initializer_list<const char*> v) { return *(v.begin() + rng() % v.size()); };
+  auto pick_i = [&](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
+  json q;
+  q["model"] = pick({"qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "qwen2.5-7b", "llama-3.1-8b", "mistral-7b-v0.1",
+                     "gemma-2-9b", "qwen2.5-14b", "llama-2-13b"});
+  q["method"] = pick({"full", "lora", "qlora"});
+  q["precision"] = pick({"auto", "auto", "bf16-mixed", "fp16-mixed"});
+  q["recompute"] = pick({"auto", "auto", "none", "selective", "full"});
+  q["seq_len"] = pick_i({512, 1024, 2048, 4096});
+  q["micro_batch"] = pick_i({1, 2, 4});
+  q["global_batch"] = pick_i({0, 16, 32, 64, 128});
+  if (q["global_batch"].get<int64_t>() != 0 && q["global_batch"].get<int64_t>() < q["micro_batch"].get<int64_t>())
+    q["global_batch"] = 0;
+  q["dataset"] = {{"tokens", std::pow(10.0, 6.0 + static_cast<double>(rng() % 30) / 10.0)}};
+  q["filters"] = {{"show_all", true}, {"max_nodes", pick_i({1, 2, 4})}, {"must_fit", rng() % 4 == 0}};
+  return q;
+}
+
+TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
+  std::mt19937_64 rng(20261202);
+  int compared = 0, tight = 0, queries = 0;
+  for (int i = 0; i < 1000; ++i) {
+    json q = random_query(rng);
+    const json rank = call("rank", q);
+    ASSERT_TRUE(rank.value("ok", false)) << q.dump() << " -> " << rank.dump();
+    ++queries;
+    for (const json& row : rank["rows"]) {
+      if (row["state"] != "ranked") continue;
+      if (rng() % 3 != 0) continue;  // a third of the ranked rows of each query: ~thousands of comparisons
+      const int nodes = row["nodes"].get<int>();
+      json t = q;
+      t["target"] = {{"offer", row["offer"]}, {"nodes", nodes}, {"pricing", row["option"]}};
+      const std::string where = q.dump() + " offer " + row["offer"].get<std::string>();
+
+      // plan at the row's node count = the rank row.
+      const json plan = call("plan", t);
+      ASSERT_TRUE(plan.value("ok", false)) << where << plan.dump();
+      const json* p = nullptr;
+      for (const json& b : plan["plan"]["by_nodes"])
+        if (b["nodes"].get<int>() == nodes) p = &b;
+      ASSERT_NE(p, nullptr) << where;
+      EXPECT_EQ((*p)["summary"], row["plan"]) << where;
+      EXPECT_EQ((*p)["memory_bytes"], row["memory_bytes"]) << where;
+      EXPECT_EQ((*p)["verdict"], row["verdict"]) << where;
+      tight += row["verdict"] == "tight";
+
+      // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
+      json e = q;
+      e["parallel"] = {{"gpus", (*p)["tp"].get<int>() * (*p)["pp"].get<int>() * (*p)["dp"].get<int>() * (*p)["cp"].get<int>()},
+                       {"tp", (*p)["tp"]}, {"pp", (*p)["pp"]}, {"dp", (*p)["dp"]}, {"cp", (*p)["cp"]},
+                       {"zero", (*p)["zero"]}, {"sequence_parallel", (*p)["tp"].get<int>() > 1},
+                       {"offload_optimizer", (*p)["offload_optimizer"]}, {"offload_params", (*p)["offload_params"]}};
+      e["recompute"] = (*p)["recompute"];
+      e["micro_batch"] = (*p)["micro_batch"];
+      e["global_batch"] = (*p)["global_batch"];
+      e["target"] = {{"gpu", row["gpu"]}};
+      const json est = call("estimate", e);
+      ASSERT_TRUE(est.value("ok", false)) << where << est.dump();
+      EXPECT_EQ(est["memory"]["total_bytes"], row["memory_bytes"]) << where;
+      EXPECT_EQ(est["fit"]["verdict"], row["verdict"]) << where;
+      EXPECT_EQ(est["grad_accum"], (*p)["grad_accum"]) << where;
+
+      // cost for the row's option and node count = the rank row's total.
+      const json cost = call("cost", t);
+      ASSERT_TRUE(cost.value("ok", false)) << where << cost.dump();
+      bool found = false;
+      for (const json& c : cost["costs"])
+        if (c["option"] == row["option"] && c.contains("cost")) {
+          found = true;
+          EXPECT_EQ(c["nodes"], row["nodes"]) << where;
+          EXPECT_EQ(c["cost"]["total_usd"], row["total_usd"]) << where;
+        }
+      EXPECT_TRUE(found) << where;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(queries, 1000);
+  EXPECT_GT(compared, 1000) << "too few ranked rows were compared";
+  EXPECT_GT(tight, 0) << "no tight plan among the random queries: the verdict's middle state went untested";
+}
+
+}  // namespace
+}  // namespace trainfit
