@@ -38,6 +38,13 @@ json num(double v) {
   return json(std::strtod(buf, nullptr));
 }
 
+// What a tight verdict means, with the band's size (memory.h): the same words on every surface.
+std::string tight_note() {
+  char b[96];
+  std::snprintf(b, sizeof b, "tight: may run out of memory; the band is +%.0f%%", 100.0 * (kBandHighFactor - 1.0));
+  return b;
+}
+
 json params_doc(const ParamCounts& p) {
   return json{{"total", num(p.total)},         {"active", num(p.active)}, {"embedding", num(p.embedding)},
               {"head", num(p.head)},           {"per_layer", num(p.per_layer)},
@@ -324,6 +331,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
     d["memory_high_bytes"] = num(row.memory_high_bytes);
     d["headroom"] = num(row.headroom);
     d["verdict"] = to_string(row.verdict);
+    if (row.verdict == FitVerdict::tight) d["fit_note"] = tight_note();
     d["pareto"] = row.pareto;
   }
   return d;

@@ -495,6 +495,71 @@ struct NodeCounts {
   int count = 0;
 };
 
+// One (TP, PP, CP) layout on `nodes` nodes: its DP degree, micro-batch candidates and (ZeRO, recompute) groups,
+// each pushed as a lazy candidate; nothing when the global batch or the links rule it out.
+Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, const Recompute* rc_list, int n_rc,
+                        bool fixed) {
+  const Ctx& c = s.c;
+  const TrainConfig& train = s.train;
+  const int total = nodes * c.g;
+  const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp * cp) : total;
+  if (used % (tp * pp * cp)) return true;
+  const int dp = used / (tp * pp * cp);
+  const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
+  if (gb % dp) return true;  // the global batch does not split over this DP degree
+  LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp};
+  L.links = layout_links(c, nodes, tp, pp, dp, cp);
+  if (L.links.excluded) return true;
+  if (fixed) {
+    s.mbs.push_back(train.micro_batch);
+    if ((gb / dp) % train.micro_batch)
+      return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
+  } else {
+    micro_batches(gb / dp, s.mbs);
+    if (pp > 1) {
+      // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
+      while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
+    }
+  }
+  L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
+  if (L.mb_count <= 0) return true;
+  s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
+  const int li = static_cast<int>(s.layouts.size());
+  s.layouts.push_back(L);
+
+  // ZeRO stages: ZeRO-1 dominates stage 0 (same traffic, sharded optimizer: less memory, faster update);
+  // DeepSpeed refuses stages 2-3 with pipeline parallelism.
+  int zeros[4], n_z = 0;
+  if (fixed) {
+    zeros[n_z++] = train.parallel.zero;
+  } else if (dp * cp == 1) {
+    zeros[n_z++] = 0;
+  } else if (pp > 1 || cp > 1) {  // Megatron's distributed optimizer (ZeRO-1) with PP or CP
+    zeros[n_z++] = 1;
+  } else {
+    zeros[n_z++] = 1;
+    zeros[n_z++] = 2;
+    // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
+    if (train.method != Method::qlora) zeros[n_z++] = 3;
+  }
+  for (int zi = 0; zi < n_z; ++zi) {
+    for (int ri = 0; ri < n_rc; ++ri) {
+      const int gi = static_cast<int>(s.groups.size());
+      Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
+               fixed && train.parallel.offload_params, -2, zi, ri};
+      if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
+      ++s.layouts[li].group_count;
+      s.groups.push_back(gr);
+      s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
+      s.push_group(gi);
+    }
+  }
+  return true;
+}
+
+// Sequences at least this long also try context parallelism in the search.
+constexpr int64_t kCpMinSeq = 16384;
+
 // Phase 1: every (TP, PP, DP) layout on `nodes` nodes that the model's heads and layers and the global batch
 // allow, with its micro-batch candidates and its (ZeRO, recompute) groups, each pushed as a lazy candidate.
 Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_list, int n_rc, bool fixed) {
@@ -523,64 +588,21 @@ Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_lis
       pps[n_pp++] = pp;
     }
   }
-  for (int a = 0; a < n_tp; ++a) {
-    for (int b = 0; b < n_pp; ++b) {
-      const int tp = tps[a], pp = pps[b];
-      const int cp = fixed ? std::max(1, train.parallel.cp) : 1;
-      const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp * cp) : total;
-      if (used % (tp * pp * cp)) continue;
-      const int dp = used / (tp * pp * cp);
-      const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
-      if (gb % dp) continue;  // the global batch does not split over this DP degree
-      LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp};
-      L.links = layout_links(c, nodes, tp, pp, dp, cp);
-      if (L.links.excluded) continue;
-      if (fixed) {
-        s.mbs.push_back(train.micro_batch);
-        if ((gb / dp) % train.micro_batch)
-          return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
-      } else {
-        micro_batches(gb / dp, s.mbs);
-        if (pp > 1) {
-          // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
-          while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
-        }
-      }
-      L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
-      if (L.mb_count <= 0) continue;
-      s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
-      const int li = static_cast<int>(s.layouts.size());
-      s.layouts.push_back(L);
-
-      // ZeRO stages: ZeRO-1 dominates stage 0 (same traffic, sharded optimizer: less memory, faster update);
-      // DeepSpeed refuses stages 2-3 with pipeline parallelism.
-      int zeros[4], n_z = 0;
-      if (fixed) {
-        zeros[n_z++] = train.parallel.zero;
-      } else if (dp == 1) {
-        zeros[n_z++] = 0;
-      } else if (pp > 1) {
-        zeros[n_z++] = 1;
-      } else {
-        zeros[n_z++] = 1;
-        zeros[n_z++] = 2;
-        // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
-        if (train.method != Method::qlora) zeros[n_z++] = 3;
-      }
-      for (int zi = 0; zi < n_z; ++zi) {
-        for (int ri = 0; ri < n_rc; ++ri) {
-          const int gi = static_cast<int>(s.groups.size());
-          Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
-                   fixed && train.parallel.offload_params, -2, zi, ri};
-          if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
-          ++s.layouts[li].group_count;
-          s.groups.push_back(gr);
-          s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
-          s.push_group(gi);
-        }
-      }
-    }
+  // Context parallel (fixed layouts: the query's cp). The search adds CP 2/4/8 for long sequences (>= 16k
+  // tokens), where one sequence's activations are what does not fit (Megatron-Core's context parallelism).
+  int cps[4] = {1, 0, 0, 0}, n_cp = 1;
+  if (fixed) {
+    cps[0] = std::max(1, train.parallel.cp);
+  } else if (train.seq_len >= kCpMinSeq) {
+    for (int cp = 2; cp <= 8 && cp <= total; cp *= 2)
+      if (train.seq_len % cp == 0) cps[n_cp++] = cp;
   }
+  for (int a = 0; a < n_tp; ++a)
+    for (int b = 0; b < n_pp; ++b)
+      for (int k = 0; k < n_cp; ++k) {
+        Result<bool> r = add_layout(s, ni, nodes, tps[a], pps[b], cps[k], rc_list, n_rc, fixed);
+        if (!r) return r.error();
+      }
   return true;
 }
 
@@ -595,7 +617,8 @@ bool node_count_can_fit(Searcher& s, int nodes) {
     const LayoutKey& L = s.layouts[li];
     if (L.nodes != nodes || L.lean_group < 0) continue;
     const Group& gr = s.groups[L.lean_group];
-    const double score = static_cast<double>(L.tp) * L.pp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp;
+    // Model states divide by TP x PP (x DP under ZeRO-3), activations by TP (SP) and CP.
+    const double score = static_cast<double>(L.tp) * L.pp * L.cp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp;
     for (int k = 0; k < 3; ++k) {
       if (score > lean_score[k]) {
         for (int j = 2; j > k; --j) {

@@ -1,0 +1,139 @@
+// Issue 21's examples, each through the facade (api_call) the CLI, the UI and the JS API use.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "trainfit/api.h"
+#include "trainfit/bundled.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+using json = nlohmann::json;
+
+const Snapshot& bundled() {
+  static const Snapshot s = *load_snapshot(embedded_snapshot_json());
+  return s;
+}
+json call(const char* verb, const std::string& q) { return json::parse(api_call(verb, q, &bundled())); }
+
+// The QLoRA paper's headline (Dettmers et al. 2023: a 65B model on one 48 GB GPU), as issue 21 typed it.
+TEST(FitVerdict, QloraHeadlineFitsA48GbCardAndNotA24GbOne) {
+  const std::string job = R"("model":"llama-2-70b","method":"qlora","micro_batch":1,"seq_len":512)";
+  const json a6000 = call("estimate", "{" + job + R"(,"target":{"gpu":"rtx-a6000"}})");
+  ASSERT_TRUE(a6000["ok"].get<bool>()) << a6000.dump();
+  EXPECT_NE(a6000["fit"]["verdict"], "no_fit");
+  EXPECT_EQ(a6000["fit"]["cuda_memory_bytes"], 49140.0 * 1048576.0);  // nvidia-smi total, not 48e9
+  const json l4 = call("estimate", "{" + job + R"(,"target":{"gpu":"l4"}})");
+  EXPECT_EQ(l4["fit"]["verdict"], "no_fit");
+  EXPECT_FALSE(l4["matched"].get<bool>());
+}
+
+// torchtune's memory table: Llama 3.2 3B full fine-tune, batch 2, seq 4096, one A100 80GB, 60.0 GiB peak.
+TEST(FitVerdict, TorchtuneLlama32FullFineTuneFitsOneA100) {
+  const json r = call("estimate", R"({"model":"llama-3.2-3b","method":"full","precision":"bf16","micro_batch":2,
+      "seq_len":4096,"global_batch":2,"recompute":"none","target":{"gpu":"a100-sxm-80gb"}})");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NE(r["fit"]["verdict"], "no_fit");
+}
+
+// `estimate` applies the accumulation `plan` derives from global_batch: the same query, one answer.
+TEST(FitVerdict, EstimateAppliesGradientAccumulationLikePlan) {
+  const std::string q = R"({"model":"llama-2-7b","method":"full","precision":"fp8-mixed","micro_batch":1,
+      "seq_len":4096,"global_batch":128,"recompute":"none","parallel":{"gpus":8,"dp":8,"zero":1},
+      "target":{"gpu":"h100-sxm"}})";
+  const json e = call("estimate", q);
+  ASSERT_TRUE(e["ok"].get<bool>()) << e.dump();
+  EXPECT_EQ(e["grad_accum"], 16);
+  json pq = json::parse(q);
+  pq["target"] = {{"offer", "aws/p5.48xlarge/us-east-1"}};
+  const json p = call("plan", pq.dump());
+  ASSERT_TRUE(p["ok"].get<bool>()) << p.dump();
+  ASSERT_TRUE(p["plan"]["fits"].get<bool>()) << p.dump();
+  EXPECT_EQ(p["plan"]["best"]["memory_bytes"], e["memory"]["total_bytes"]);
+  EXPECT_EQ(p["plan"]["best"]["verdict"], e["fit"]["verdict"]);
+  // A global batch that does not split is refused with the field named.
+  json bad = json::parse(q);
+  bad["global_batch"] = 12;
+  EXPECT_EQ(call("estimate", bad.dump())["error"]["field"], "global_batch");
+}
+
+// A fixed layout with context parallelism is evaluated by every verb (gpus = tp x pp x dp x cp).
+TEST(FitVerdict, FixedLayoutWithContextParallelismWorksEverywhere) {
+  const std::string q = R"({"model":"llama-3.1-8b","method":"full","seq_len":32768,"micro_batch":1,
+      "global_batch":4,"parallel":{"gpus":8,"dp":4,"cp":2,"zero":1},"target":{"offer":"aws/p5.48xlarge/us-east-1",
+      "gpu":"h100-sxm"}})";
+  const json e = call("estimate", q);
+  ASSERT_TRUE(e["ok"].get<bool>()) << e.dump();
+  const json p = call("plan", q);
+  ASSERT_TRUE(p["ok"].get<bool>()) << p.dump();
+  ASSERT_TRUE(p["plan"]["fits"].get<bool>()) << p.dump();
+  EXPECT_EQ(p["plan"]["best"]["cp"], 2);
+  EXPECT_EQ(p["plan"]["best"]["dp"], 4);
+  EXPECT_NE(p["plan"]["best"]["summary"].get<std::string>().find("CP 2"), std::string::npos);
+  EXPECT_GT(p["plan"]["best"]["step"]["cp_comm_s"].get<double>(), 0);
+  EXPECT_EQ(p["plan"]["best"]["memory_bytes"], e["memory"]["total_bytes"]);
+  const json c = call("cost", q);
+  ASSERT_TRUE(c["ok"].get<bool>()) << c.dump();
+  // CP halves the activations of a sequence: the same layout with cp 1 needs more memory per GPU.
+  json no_cp = json::parse(q);
+  no_cp["parallel"] = {{"gpus", 8}, {"dp", 8}, {"zero", 1}};
+  no_cp["global_batch"] = 8;
+  EXPECT_GT(call("estimate", no_cp.dump())["memory"]["activations_bytes"].get<double>(),
+            1.9 * e["memory"]["activations_bytes"].get<double>());
+}
+
+// For long sequences the search tries context parallelism and uses it when one sequence's activations are what
+// does not fit.
+TEST(FitVerdict, PlannerChoosesContextParallelismForLongSequences) {
+  const json p = call("plan", R"({"model":"llama-3.1-8b","method":"full","seq_len":131072,"micro_batch":1,
+      "global_batch":8,"target":{"offer":"aws/p5.48xlarge/us-east-1"}})");
+  ASSERT_TRUE(p["ok"].get<bool>()) << p.dump();
+  ASSERT_TRUE(p["plan"]["fits"].get<bool>()) << p.dump();
+  EXPECT_GT(p["plan"]["best"]["cp"].get<int>(), 1);
+  // Short sequences never pay for it.
+  const json s = call("plan", R"({"model":"llama-3.1-8b","method":"full","seq_len":2048,
+      "target":{"offer":"aws/p5.48xlarge/us-east-1"}})");
+  EXPECT_EQ(s["plan"]["best"]["cp"], 1);
+}
+
+// precision "auto": bf16-mixed where the GPU has BF16, fp16-mixed on a T4 (no BF16), named in the plan; a T4
+// offer is ranked instead of "unsupported".
+TEST(FitVerdict, AutoPrecisionTrainsFp16OnGpusWithoutBf16) {
+  const json t4 = call("plan", R"({"model":"qwen2.5-0.5b","method":"lora","target":{"offer":"aws/g4dn.xlarge/us-east-1"}})");
+  ASSERT_TRUE(t4["ok"].get<bool>()) << t4.dump();
+  EXPECT_EQ(t4["plan"]["precision"], "fp16-mixed");
+  const json h100 = call("plan", R"({"model":"qwen2.5-0.5b","method":"lora","target":{"offer":"aws/p5.48xlarge/us-east-1"}})");
+  EXPECT_EQ(h100["plan"]["precision"], "bf16-mixed");
+  const json forced = call("plan", R"({"model":"qwen2.5-0.5b","method":"lora","precision":"bf16-mixed",
+      "target":{"offer":"aws/g4dn.xlarge/us-east-1"}})");
+  EXPECT_FALSE(forced["matched"].get<bool>());  // asking for BF16 on a T4 still says why not
+}
+
+// The default query ranks nearly every priced offer: no GPU is left "unsupported" for a missing datasheet figure
+// (estimated figures are used and flagged), no T4/V100 for lack of BF16. What is left does not fit.
+TEST(FitVerdict, DefaultQueryLeavesNoOfferUnsupported) {
+  const json r = call("rank", "{}");
+  ASSERT_TRUE(r["ok"].get<bool>());
+  EXPECT_EQ(r["counts"]["unsupported"], 0);
+  const int ranked = r["counts"]["ranked"].get<int>(), no_fit = r["counts"]["does_not_fit"].get<int>();
+  EXPECT_GE(ranked, 0.97 * (ranked + no_fit)) << ranked << " ranked, " << no_fit << " do not fit";
+  bool saw_estimated = false;
+  for (const json& row : r["rows"])
+    for (const json& f : row["flags"]) saw_estimated = saw_estimated || f == "estimated_spec";
+  EXPECT_TRUE(saw_estimated) << "offers on estimated GPU figures are ranked and flagged";
+}
+
+// filters.must_fit keeps only `fits`: no ranked row is tight, and one that was tight is replanned or dropped.
+TEST(FitVerdict, MustFitKeepsOnlyFittingPlans) {
+  const json all = call("rank", R"({"model":"llama-3.1-8b","method":"lora"})");
+  ASSERT_GT(all["counts"]["tight"].get<int>(), 0) << "the default job should have tight rows for this test";
+  const json strict = call("rank", R"({"model":"llama-3.1-8b","method":"lora","filters":{"must_fit":true}})");
+  EXPECT_EQ(strict["counts"]["tight"], 0);
+  for (const json& row : strict["rows"])
+    if (row["state"] == "ranked") EXPECT_EQ(row["verdict"], "fits") << row["offer"];
+}
+
+}  // namespace
+}  // namespace trainfit
