@@ -157,6 +157,13 @@ int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
   int code = kExitOk;
   std::string query;
   if (!build_query(in, &query, &code)) return code;
+  // A query file or link can name target.gpu without --gpu: `estimate` then needs the snapshot's GPU table too.
+  if (!needs_snapshot && std::string_view(verb) == "estimate") {
+    const json q = json::parse(query, nullptr, false);
+    needs_snapshot = q.is_object() && q.contains("target") && q["target"].is_object() &&
+                     q["target"].contains("gpu") && q["target"]["gpu"].is_string() &&
+                     !q["target"]["gpu"].get<std::string>().empty();
+  }
   trainfit::Snapshot snap;
   if (needs_snapshot && !load_snapshot(in, &snap, &code)) return code;
   const std::string out = trainfit::api_call(verb, query, needs_snapshot ? &snap : nullptr);

@@ -306,6 +306,9 @@
   canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); banner('The graphics context was lost; reload the page.'); });
   canvas.addEventListener('contextmenu', (e) => e.preventDefault());
 
+  function trainfitCallText(verb, q) {
+    return call('tf_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))]);
+  }
   // The public API for pages that embed or script the calculator. Same JSON as the CLI's --format json.
   window.trainfit = {
     ready: ready,
@@ -313,7 +316,9 @@
     query: () => parse(call('tf_query', [], [])),
     setQuery: (q) => parse(call('tf_set_query', ['string'], [typeof q === 'string' ? q : JSON.stringify(q)])),
     setHash: (h) => parse(call('tf_set_hash', ['string'], [h])),
-    call: (verb, q) => parse(call('tf_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))])),
+    call: (verb, q) => parse(trainfitCallText(verb, q)),
+    // The same document as the exact text the core wrote: byte for byte what `trainfit VERB --format json` prints.
+    callText: (verb, q) => trainfitCallText(verb, q),
     loadSnapshot: (text, origin) => parse(call('tf_load_snapshot', ['string', 'string'], [text, origin || 'user file'])),
     onChange: (cb) => { listeners.push(cb); },
     // The rows the table shows (its order and numbers), and selecting one of them by its position.

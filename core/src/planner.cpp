@@ -127,7 +127,12 @@ struct Item {
 struct ItemAfter {
   [[gnu::always_inline]] bool operator()(const Item& a, const Item& b) const {
     if (a.time_s != b.time_s) return a.time_s > b.time_s;
-    return a.gpus > b.gpus;
+    if (a.gpus != b.gpus) return a.gpus > b.gpus;
+    // A total order: libstdc++ (native) and libc++ (wasm) pop equal elements of a heap in different orders, so
+    // ties (equal time, e.g. recompute modes that cost the same with FlashAttention) are broken by the
+    // candidate's position, and the CLI and the page pick the same runner-up.
+    if (a.group != b.group) return a.group > b.group;
+    return a.mb_index > b.mb_index;
   }
 };
 

@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const { openApp, startSite, stopSite, ROOT } = require('./harness');
 
 const CLI = process.env.TRAINFIT_CLI || path.join(ROOT, 'build/native-release/cli/trainfit');
@@ -41,6 +41,40 @@ for (const [i, q] of QUERIES.entries()) {
     }
   });
 }
+
+// Issue 21: one query, one answer, byte for byte: seeded random queries through every verb, the CLI's JSON text
+// against the JS API's document serialised the same way (key order and number text included).
+function lcg(seed) { let x = seed >>> 0; return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296; }
+test('estimate, rank, plan and cost are byte-identical in the CLI and the JS API for random queries', async () => {
+  const rnd = lcg(20261202);
+  const pick = (a) => a[Math.floor(rnd() * a.length)];
+  for (let i = 0; i < 12; ++i) {
+    const q = { model: pick(['qwen2.5-0.5b', 'llama-3.2-3b', 'llama-3.1-8b', 'mistral-7b-v0.1', 'qwen2.5-14b']),
+                method: pick(['full', 'lora', 'qlora']), precision: pick(['auto', 'bf16-mixed', 'fp16-mixed']),
+                seq_len: pick([1024, 2048, 4096]), micro_batch: pick([1, 2]), global_batch: pick([0, 32, 64]),
+                filters: { must_fit: rnd() < 0.3, max_nodes: pick([1, 2, 4]) }, top: 5 };
+    const rankRun = spawnSync(CLI, ['rank', '--query', '-', '--format', 'json'],
+                              { input: JSON.stringify(q), cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const rank = JSON.parse(rankRun.stdout);
+    const row = rank.rows.find((r) => r.state === 'ranked');
+    const verbs = [['rank', q], ['estimate', Object.assign({}, q, { target: { gpu: row ? row.gpu : 'h100-sxm' } })]];
+    if (row) {
+      const t = Object.assign({}, q, { target: { offer: row.offer, nodes: row.nodes } });
+      verbs.push(['plan', t], ['cost', t]);
+    }
+    for (const [verb, query] of verbs) {
+      const text = JSON.stringify(query);
+      const args = [verb, '--query', '-', '--format', 'json'];
+      if (verb === 'plan' || verb === 'cost') args.push('--offer', query.target.offer);
+      // Exit status 1 ("nothing matched", e.g. a job that fits nowhere) still prints the document.
+      const run = spawnSync(CLI, args, { input: text, cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+      assert.ok(run.status === 0 || run.status === 1, verb + ' exit ' + run.status + ': ' + run.stderr);
+      const fromCli = run.stdout.trim();
+      const fromPage = await page.evaluate(([v, t]) => window.trainfit.callText(v, t), [verb, text]);
+      assert.strictEqual(fromPage, fromCli, verb + ' ' + text);
+    }
+  }
+});
 
 test('a link hash reproduces the same query in the page and on the command line', async () => {
   const hash = 'model=qwen2.5-7b&method=lora&lora_rank=32&seq_len=4096&dataset.tokens=5e8&filters.providers=lambda,aws&sort=time';
