@@ -27,7 +27,7 @@ constexpr int kExitOk = 0, kExitNoMatch = 1, kExitBadInput = 2, kExitBadSnapshot
 struct Inputs {
   std::string query_file, hash, snapshot_file, format = "table";
   // Flags for the common fields; empty / negative = not given.
-  std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer;
+  std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework;
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   double tokens = -1;
@@ -89,6 +89,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (!in.optimizer.empty()) set("optimizer", in.optimizer);
   if (!in.recompute.empty()) set("recompute", in.recompute);
   if (!in.attention.empty()) set("attention", in.attention);
+  if (!in.framework.empty()) set("framework", in.framework);
   if (!in.sort.empty()) set("sort", in.sort);
   if (in.seq_len >= 0) set("seq_len", in.seq_len);
   if (in.micro_batch >= 0) set("micro_batch", in.micro_batch);
@@ -140,6 +141,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
   sub->add_option("--optimizer", in.optimizer, "adamw | adamw-8bit | sgd | sgd-momentum | adafactor | lion");
   sub->add_option("--recompute", in.recompute, "none | selective | full | auto");
   sub->add_option("--attention", in.attention, "flash | eager");
+  sub->add_option("--framework", in.framework,
+                  "generic | hf-trainer | torchtune | litgpt | megatron-core | nanotron | torchtitan: the trainer you run "
+                  "(the planner proposes only layouts it can launch; its buffers count in the memory)");
   sub->add_option("--seq-len", in.seq_len, "tokens per sequence");
   sub->add_option("--micro-batch", in.micro_batch, "sequences per GPU per micro-step");
   sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");

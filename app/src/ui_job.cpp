@@ -265,10 +265,18 @@ void draw_job_panel(App::Impl& s) {
                          "Sequences per optimizer step; 0 = micro-batch x data-parallel degree.");
     changed |= input_i64("Micro-batch", &d.train.micro_batch,
                          "Sequences per GPU per micro-step (the planner may choose another with auto parallelism).");
-    const Precision precisions[] = {Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16, Precision::fp8_mixed,
-                                    Precision::fp32};
+    const Precision precisions[] = {Precision::automatic, Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16,
+                                    Precision::fp8_mixed, Precision::fp32};
     changed |= enum_combo("Precision", &d.train.precision, precisions,
+                          "auto: bf16-mixed where the GPU has BF16, fp16-mixed on the others (T4, V100). "
                           "bf16-mixed keeps fp32 master weights; bf16 (pure) does not.");
+    const Framework frameworks[] = {Framework::generic,       Framework::hf_trainer, Framework::torchtune,
+                                    Framework::litgpt,        Framework::megatron_core, Framework::nanotron,
+                                    Framework::torchtitan};
+    changed |= enum_combo("Framework", &d.train.framework, frameworks,
+                          "The trainer you run: the planner only proposes layouts it can launch (QLoRA under "
+                          "hf-trainer: DDP or FSDP, never TP/PP), and its buffers count in the memory "
+                          "(megatron-core, nanotron: fp32 gradient accumulation).");
     const Optimizer optimizers[] = {Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd, Optimizer::sgd_momentum,
                                     Optimizer::adafactor, Optimizer::lion};
     changed |= enum_combo("Optimizer", &d.train.optimizer, optimizers);

@@ -240,6 +240,7 @@ json plan_result_doc(const PlanResult& r) {
   json doc{{"fits", r.fits},
            {"verdict", to_string(r.verdict)},
            {"precision", to_string(r.precision)},
+           {"framework", to_string(r.framework)},
            {"why_not", r.why_not},
            {"shortfall_bytes", num(r.shortfall_bytes)},
            {"topology", topology_name(r.topology)},

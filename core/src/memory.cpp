@@ -16,6 +16,8 @@
 // Hot path: no allocation except pushing a note (only for params-only models).
 #include "trainfit/memory.h"
 
+#include "trainfit/framework.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -339,6 +341,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     g_bytes = 4.0;
     master_bytes = 0.0;
   }
+  // Frameworks that accumulate gradients in an fp32 buffer (framework.h: Megatron-Core's main_grad, nanotron's
+  // FP32GradientAccumulator) keep 4 bytes per trained parameter for the whole run.
+  const FrameworkProfile& fw = framework_profile(train.framework);
+  if (fw.fp32_grad_buffer) g_bytes = 4.0;
   const double state_elem = prec == Precision::bf16 ? 2.0 : 4.0;  // pure bf16 keeps optimizer states in bf16
   double opt_per_param = 0;
   switch (train.optimizer) {
@@ -466,7 +472,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const double static_bytes = weights + master + states + lora + quant + gathered;
   // zero_grad(set_to_none=False) (PyTorch < 2.0 default, torch.nn.Module.zero_grad docs) zeroes the
   // gradients in place instead of freeing them, so they too coexist with the next forward's activations.
-  const bool grads_persist = l.num_microbatches > 1 || l.pp > 1 || !fl.full || !train.zero_grad_set_to_none;
+  // An fp32 gradient buffer is allocated once for the run (Megatron-Core's ParamAndGradBuffer), so it too
+  // coexists with the activations.
+  const bool grads_persist = l.num_microbatches > 1 || l.pp > 1 || !fl.full || !train.zero_grad_set_to_none ||
+                             fw.fp32_grad_buffer;
   const double dynamic = grads_persist ? grads + acts_gpu + logits_gpu : std::max(grads, acts_gpu + logits_gpu);
   r.weights = weights;
   r.master_weights = master;

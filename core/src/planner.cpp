@@ -22,6 +22,7 @@
 
 #include "planner_model.h"
 #include "trainfit/format.h"
+#include "trainfit/framework.h"
 
 namespace trainfit {
 
@@ -183,6 +184,8 @@ struct Searcher {
   double limit_bytes;  // usable memory per GPU
   double host_limit_bytes;
   FitLevel level;      // expected (fits or tight) or safe (fits only: filters.must_fit)
+  std::string skipped;   // the first layout the query's framework cannot run, in words (framework.h)
+  int skipped_count = 0;
   std::vector<LayoutKey> layouts;
   std::vector<int64_t> mbs;
   std::vector<MbTerms> mb_terms;  // parallel to mbs: step-time terms of a layout at that micro-batch
@@ -512,6 +515,12 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   const int dp = used / (tp * pp * cp);
   const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
   if (gb % dp) return true;  // the global batch does not split over this DP degree
+  // What the query's framework cannot launch is skipped and named (framework.h).
+  if (std::string why = framework_layout_error(train.framework, train.method, tp, pp, cp, dp, -1, false); !why.empty()) {
+    if (s.skipped.empty()) s.skipped = std::move(why);
+    ++s.skipped_count;
+    return true;
+  }
   LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp};
   L.links = layout_links(c, nodes, tp, pp, dp, cp);
   if (L.links.excluded) return true;
@@ -546,6 +555,25 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
     zeros[n_z++] = 2;
     // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
     if (train.method != Method::qlora) zeros[n_z++] = 3;
+  }
+  // Keep the stages the framework runs; when none of the candidates is one, its own (DDP, FSDP, ...).
+  {
+    const unsigned allowed = framework_profile(train.framework).method(train.method).zero_stages;
+    int kept = 0, dropped = -1;
+    for (int i = 0; i < n_z; ++i) {
+      if (allowed & (1u << zeros[i])) zeros[kept++] = zeros[i];
+      else if (dropped < 0) dropped = zeros[i];
+    }
+    if (kept == 0 && !fixed) {
+      for (int z = 0; z <= 3; ++z)
+        if ((allowed & (1u << z)) && !(z == 3 && train.method == Method::qlora) && (z == 0 || dp * cp > 1))
+          zeros[kept++] = z;
+    }
+    if (dropped >= 0) {
+      if (s.skipped.empty()) s.skipped = framework_layout_error(train.framework, train.method, 1, 1, 1, 1, dropped, false);
+      ++s.skipped_count;
+    }
+    n_z = kept;
   }
   for (int zi = 0; zi < n_z; ++zi) {
     for (int ri = 0; ri < n_rc; ++ri) {
@@ -656,8 +684,10 @@ bool node_count_can_fit(Searcher& s, int nodes) {
     const LayoutKey& L = s.layouts[base.layout];
     if (L.nodes != nodes || base.off_opt || base.off_par) continue;
     if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
-    const bool z3 = s.train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0));
-    const bool z2 = base.zero == 2 || (L.dp == 1 && base.zero == 0);
+    const MethodSupport& ms = framework_profile(s.train.framework).method(s.train.method);
+    const bool z3 = s.train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0)) &&
+                    ms.offload && (ms.zero_stages & 8u);
+    const bool z2 = (base.zero == 2 || (L.dp == 1 && base.zero == 0)) && ms.offload && (ms.zero_stages & 4u);
     for (int v = 0; v < 2; ++v) {
       Group gr = base;
       gr.fit_upto = -2;
@@ -777,14 +807,17 @@ void report_no_fit(const Searcher& s, const NodeCounts& nc, PlanResult& res) {
   const double need = s.min_fail_need;
   if (need >= 1e29) {
     // no layout passed the structural checks (e.g. global batch not divisible)
-    res.why_not = s.layouts.empty() ? "no parallel layout matches the model's heads/layers and the global batch "
-                                      "on this instance"
-                                    : "no layout fits in GPU memory";
+    res.why_not = !s.skipped.empty() && s.layouts.empty()
+                      ? s.skipped
+                      : s.layouts.empty() ? "no parallel layout matches the model's heads/layers and the global batch "
+                                            "on this instance"
+                                          : "no layout fits in GPU memory";
   } else {
     res.shortfall_bytes = std::max(0.0, need - s.limit_bytes);
     res.why_not = "does not fit: the leanest layout needs " + gib(need) + " per GPU" +
                   (s.level == FitLevel::safe ? " (band's top)" : "") + ", " + gib(s.limit_bytes) +
                   " usable (short by " + gib(res.shortfall_bytes) + ")";
+    if (!s.skipped.empty()) res.why_not += "; " + s.skipped;
     if (s.min_fail_host < 1e29)
       res.why_not += "; with CPU offload the GPU part fits but needs " + gib(s.min_fail_host) +
                      " of host RAM per node, " + gib(s.host_limit_bytes) + " usable";
@@ -875,6 +908,9 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
       res.warnings.push_back({"parallel/tp", "tp_over_pcie",
                               "tensor parallel runs over PCIe on this instance: its per-layer all-reduces are slow"});
   }
+  if (s.skipped_count > 0)
+    res.warnings.push_back({"framework", "framework_layouts",
+                            std::to_string(s.skipped_count) + " layout(s) skipped: " + s.skipped});
   if (best.step.memory_bound)
     res.warnings.push_back({"micro_batch", "memory_bound",
                             "the micro-batch is small enough that HBM bandwidth, not tensor throughput, sets the pace"});
@@ -894,6 +930,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   PlanResult res;
   res.tokens = *dt;
   res.precision = c.precision;
+  res.framework = train.framework;
   res.peak_flops_per_gpu = c.peak;
   const int g = c.g;
   int cap = std::max(1, std::min(max_nodes, std::max(1, offer.max_nodes)));

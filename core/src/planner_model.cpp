@@ -2,6 +2,8 @@
 // layout and the step time of one fully specified layout.
 #include "planner_model.h"
 
+#include "trainfit/framework.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -305,7 +307,7 @@ JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& tra
   if (train.method == Method::qlora) j.weight_bytes = 0.53;  // NF4 4 bits + double-quantised constants
   j.lora = lora_adapter_params(model, train);
   j.trainable = train.method == Method::full ? j.params.total : std::max(j.lora.total, 1.0);
-  j.grad_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
+  j.grad_bytes = train.precision == Precision::fp32 || framework_profile(train.framework).fp32_grad_buffer ? 4.0 : 2.0;
   const double master = (is_mixed(train.precision) || train.precision == Precision::fp32) ? 4.0 : 2.0;
   const double state = optimizer_state_bytes(train.optimizer);
   j.opt_update_bytes = 2.0 * (master + state) + j.grad_bytes + (is_mixed(train.precision) ? 2.0 : 0.0);

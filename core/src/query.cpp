@@ -7,6 +7,8 @@
 // [SECTION] Public API (default_query, parse_query_json/hash, query_to_json/hash, to_string)
 #include "trainfit/query.h"
 
+#include "trainfit/framework.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +46,14 @@ constexpr EnumName<Recompute> kRecomputes[] = {{Recompute::none, "none"},
                                                {Recompute::full, "full"},
                                                {Recompute::automatic, "auto"}};
 constexpr EnumName<Attention> kAttentions[] = {{Attention::flash, "flash"}, {Attention::eager, "eager"}};
+// The profiles' names (framework.h; framework.cpp holds what each supports).
+constexpr EnumName<Framework> kFrameworks[] = {{Framework::generic, "generic"},
+                                               {Framework::hf_trainer, "hf-trainer"},
+                                               {Framework::torchtune, "torchtune"},
+                                               {Framework::litgpt, "litgpt"},
+                                               {Framework::megatron_core, "megatron-core"},
+                                               {Framework::nanotron, "nanotron"},
+                                               {Framework::torchtitan, "torchtitan"}};
 constexpr EnumName<SortKey> kSortKeys[] = {{SortKey::total_cost, "cost"},
                                            {SortKey::time, "time"},
                                            {SortKey::usd_per_mtok, "usd_per_mtok"},
@@ -234,6 +244,7 @@ const std::vector<Key>& keys() {
                                  [](Query& q) -> int64_t& { return q.train.global_batch; }));
     t.push_back(enum_key("recompute", kRecomputes, [](Query& q) -> Recompute& { return q.train.recompute; }));
     t.push_back(enum_key("attention", kAttentions, [](Query& q) -> Attention& { return q.train.attention; }));
+    t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
     t.push_back(make(
         "parallel", Kind::text, 0, 0, [](const Query& q) { return json(q.train.parallel.automatic ? "auto" : "manual"); },
         [](Query& q, const json& v) -> std::string {
@@ -547,6 +558,17 @@ std::string check_query(const Query& q, std::string* field) {
   if (p.offload_params && p.zero != 3 && !p.automatic) {
     *field = "parallel.offload_params";
     return "parameter offload needs ZeRO stage 3";
+  }
+  if (!p.automatic) {  // a fixed layout the query's framework cannot launch
+    const std::string why = framework_layout_error(q.train.framework, q.train.method, p.tp, p.pp, p.cp, p.dp, p.zero,
+                                                   p.offload_optimizer || p.offload_params);
+    if (!why.empty()) {
+      *field = framework_profile(q.train.framework).method(q.train.method).supported ? "parallel" : "framework";
+      return why;
+    }
+  } else if (!framework_profile(q.train.framework).method(q.train.method).supported) {
+    *field = "framework";
+    return framework_layout_error(q.train.framework, q.train.method, 1, 1, 1, 1, 0, false);
   }
   static const char* kTargets[] = {"q", "k", "v", "o", "gate", "up", "down"};
   for (const auto& t : q.train.lora_targets) {
@@ -926,6 +948,7 @@ std::string query_to_hash(const Query& q) {
 
 const char* to_string(Method m) { return enum_name(kMethods, m); }
 const char* to_string(Precision p) { return enum_name(kPrecisions, p); }
+const char* to_string(Framework f) { return enum_name(kFrameworks, f); }
 const char* to_string(Optimizer o) { return enum_name(kOptimizers, o); }
 const char* to_string(Recompute r) { return enum_name(kRecomputes, r); }
 const char* to_string(Attention a) { return enum_name(kAttentions, a); }

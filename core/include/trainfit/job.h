@@ -56,6 +56,9 @@ enum class Precision { fp32, bf16_mixed, fp16_mixed, bf16, fp8_mixed, automatic 
 enum class Optimizer { adamw, adamw_8bit, sgd, sgd_momentum, adafactor, lion };
 enum class Recompute { none, selective, full, automatic };
 enum class Attention { flash, eager };
+// The trainer the job runs in (framework.h): what it can launch and the buffers it keeps. generic = no framework's
+// restrictions or buffers (the default).
+enum class Framework { generic, hf_trainer, torchtune, litgpt, megatron_core, nanotron, torchtitan };
 
 // Parallel layout. automatic = the planner chooses; otherwise the fields are the user's fixed choice.
 struct ParallelConfig {
@@ -84,6 +87,7 @@ struct TrainConfig {
   int64_t global_batch = 0;      // sequences per optimizer step; 0 = micro_batch * dp
   Recompute recompute = Recompute::automatic;
   Attention attention = Attention::flash;
+  Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.
   double overhead_bytes = -1;        // < 0: documented default

@@ -78,6 +78,7 @@ struct PlanResult {
   bool fits = false;            // a layout runs on this instance within max_nodes (its verdict: fits or tight)
   FitVerdict verdict = FitVerdict::no_fit;  // of `best`; no_fit when !fits
   Precision precision = Precision::bf16_mixed;  // the query's precision resolved for this GPU ("auto")
+  Framework framework = Framework::generic;     // whose launchable layouts were searched (framework.h)
   Plan best;                    // valid when fits
   Topology topology = Topology::single_gpu;
   std::vector<Plan> runners_up; // best plan of other node counts / layouts, each with `why` it lost

@@ -1,0 +1,46 @@
+// trainfit core — framework profiles (issue 17 §1-2): what the trainer the user runs can launch, and the buffers
+// it keeps. One table entry per framework (core/src/framework.cpp), each line with its source; the planner
+// searches only what the profile supports and says "not supported by <framework>" for what it skipped, and the
+// memory estimator adds the buffers the profile keeps. `generic` is the framework-free model of before.
+#pragma once
+#include <string>
+
+#include "trainfit/job.h"
+
+namespace trainfit {
+
+// Which parallel dimensions and ZeRO / FSDP stages a framework runs for one training method.
+struct MethodSupport {
+  bool supported = true;
+  bool tp = true, pp = true, cp = true;  // tensor, pipeline, context parallel
+  unsigned zero_stages = 0xF;            // bit s: ZeRO stage s (3 = FSDP full shard) with data parallelism
+  bool offload = true;                   // CPU offload of optimizer states / parameters
+  bool multi_gpu = true;                 // more than one GPU at all
+  const char* note = "";                 // what it runs, in words (why-not text)
+  const char* source = "";
+};
+
+struct FrameworkProfile {
+  Framework id = Framework::generic;
+  const char* name = "generic";  // the query's value
+  const char* title = "";
+  MethodSupport full, lora, qlora;
+  // Gradients accumulate in an fp32 buffer that lives for the whole run (Megatron-Core's main_grad with
+  // accumulate_allreduce_grads_in_fp32, nanotron's fp32 gradient accumulator): 4 bytes per trained parameter
+  // instead of 2, alive beside the activations at every micro-batch, and reduced in fp32.
+  bool fp32_grad_buffer = false;
+  const char* fp32_grad_source = "";
+  const char* source = "";       // the framework's documentation
+  const MethodSupport& method(Method m) const { return m == Method::full ? full : m == Method::lora ? lora : qlora; }
+};
+
+const FrameworkProfile& framework_profile(Framework f);
+// Every profile, `generic` first (docs, CLI help, UI).
+const FrameworkProfile* framework_profiles(int* count);
+
+// Why `framework` cannot run this layout for `method` ("" = it can): e.g. "TP 2 is not supported by hf-trainer
+// for QLoRA (DDP or FSDP only)".
+std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
+                                   bool offload);
+
+}  // namespace trainfit

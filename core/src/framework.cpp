@@ -1,0 +1,182 @@
+// trainfit core — the framework profiles (framework.h). Each line says where it comes from; what a profile leaves
+// at its default is what the framework does not restrict.
+#include "trainfit/framework.h"
+
+namespace trainfit {
+namespace {
+
+constexpr unsigned Z(int a) { return 1u << a; }
+
+MethodSupport unsupported(const char* note, const char* source) {
+  MethodSupport m;
+  m.supported = false;
+  m.note = note;
+  m.source = source;
+  return m;
+}
+
+MethodSupport data_parallel_only(unsigned zeros, bool offload, const char* note, const char* source) {
+  MethodSupport m;
+  m.tp = m.pp = m.cp = false;
+  m.zero_stages = zeros;
+  m.offload = offload;
+  m.note = note;
+  m.source = source;
+  return m;
+}
+
+FrameworkProfile make_generic() {
+  FrameworkProfile p;
+  p.title = "any trainer (no framework's restrictions or buffers)";
+  p.full.source = p.lora.source = p.qlora.source = "no restriction";
+  p.full.note = p.lora.note = p.qlora.note = "any layout";
+  p.source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)";
+  return p;
+}
+
+FrameworkProfile make_hf_trainer() {
+  FrameworkProfile p;
+  p.id = Framework::hf_trainer;
+  p.name = "hf-trainer";
+  p.title = "Hugging Face Transformers Trainer / accelerate, with DeepSpeed ZeRO or FSDP";
+  p.source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides";
+  p.full = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
+                              "transformers docs main_classes/deepspeed (ZeRO stages 1-3, offload_optimizer/param); "
+                              "accelerate docs usage_guides/fsdp");
+  p.lora = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
+                              "PEFT docs accelerate/deepspeed and accelerate/fsdp");
+  p.qlora = data_parallel_only(Z(0) | Z(3), false, "DDP or FSDP only: no tensor or pipeline parallelism",
+                               "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage) and "
+                               "accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP");
+  return p;
+}
+
+FrameworkProfile make_torchtune() {
+  FrameworkProfile p;
+  p.id = Framework::torchtune;
+  p.name = "torchtune";
+  p.title = "torchtune (single-device or FSDP2 recipes)";
+  p.source = "github.com/pytorch/torchtune recipes/ (full_finetune_*, lora_finetune_*; *_distributed use FSDP2)";
+  p.full = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (full_finetune_distributed)",
+                              "torchtune recipes/full_finetune_distributed.py (fully_shard, fsdp_cpu_offload)");
+  p.lora = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (lora_finetune_distributed)",
+                              "torchtune recipes/lora_finetune_distributed.py");
+  p.qlora = data_parallel_only(Z(0) | Z(3), false, "one GPU, or FSDP2 full shard of the NF4 base",
+                               "torchtune recipes/configs/llama3_1/405B_qlora.yaml (QLoRA with FSDP2)");
+  return p;
+}
+
+FrameworkProfile make_litgpt() {
+  FrameworkProfile p;
+  p.id = Framework::litgpt;
+  p.name = "litgpt";
+  p.title = "LitGPT (Lightning Fabric: one GPU, DDP or FSDP)";
+  p.source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)";
+  p.full = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/full.py (FSDPStrategy)");
+  p.lora = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/lora.py (FSDPStrategy)");
+  MethodSupport q = data_parallel_only(Z(0), false, "one GPU (bitsandbytes quantisation with FSDP is not supported)",
+                                       "litgpt/finetune/lora.py: quantization plugins with FSDP raise an error");
+  q.multi_gpu = false;
+  p.qlora = q;
+  return p;
+}
+
+FrameworkProfile make_megatron_core() {
+  FrameworkProfile p;
+  p.id = Framework::megatron_core;
+  p.name = "megatron-core";
+  p.title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)";
+  p.source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)";
+  MethodSupport full;
+  full.zero_stages = Z(0) | Z(1);  // DDP, or the distributed optimizer (fp32 master + Adam states sharded over DP)
+  full.offload = false;
+  full.note = "TP, PP, CP, sequence parallel; DDP or the distributed optimizer (ZeRO-1)";
+  full.source = "Megatron-LM arguments.py (--use-distributed-optimizer, --tensor/--pipeline/--context-parallel-size)";
+  p.full = full;
+  MethodSupport lora = full;
+  lora.note = "LoRA with TP and PP (NeMo PEFT)";
+  lora.source = "NeMo docs nlp/nemo_megatron/peft (LoRA with tensor and pipeline parallelism)";
+  p.lora = lora;
+  p.qlora = unsupported("no bitsandbytes 4-bit base (QLoRA): use hf-trainer, torchtune or litgpt",
+                        "NeMo PEFT methods: LoRA, P-tuning, adapters, IA3 (no NF4 base)");
+  p.fp32_grad_buffer = true;
+  p.fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
+                       "fp32 buffer, distributed/distributed_data_parallel.py)";
+  return p;
+}
+
+FrameworkProfile make_nanotron() {
+  FrameworkProfile p;
+  p.id = Framework::nanotron;
+  p.name = "nanotron";
+  p.title = "nanotron (3D parallel pre-training)";
+  p.source = "github.com/huggingface/nanotron examples/config_*.yaml";
+  MethodSupport full;
+  full.cp = false;
+  full.zero_stages = Z(0) | Z(1);  // optimizer.zero_stage: 0 or 1
+  full.offload = false;
+  full.note = "TP, PP and DP with ZeRO-1";
+  full.source = "nanotron config: parallelism.tp/pp/dp, optimizer.zero_stage (0 or 1)";
+  p.full = full;
+  p.lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)");
+  p.qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)");
+  p.fp32_grad_buffer = true;
+  p.fp32_grad_source = "nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)";
+  return p;
+}
+
+FrameworkProfile make_torchtitan() {
+  FrameworkProfile p;
+  p.id = Framework::torchtitan;
+  p.name = "torchtitan";
+  p.title = "torchtitan (FSDP2, TP, PP, CP pre-training)";
+  p.source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)";
+  MethodSupport full;
+  full.zero_stages = Z(0) | Z(3);  // FSDP2 full shard (HSDP when replicated)
+  full.note = "FSDP2, TP, PP and CP";
+  full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
+  p.full = full;
+  p.lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)");
+  p.qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)");
+  return p;
+}
+
+const FrameworkProfile* table() {
+  static const FrameworkProfile t[] = {make_generic(),       make_hf_trainer(), make_torchtune(), make_litgpt(),
+                                       make_megatron_core(), make_nanotron(),   make_torchtitan()};
+  return t;
+}
+
+}  // namespace
+
+const FrameworkProfile* framework_profiles(int* count) {
+  if (count) *count = 7;
+  return table();
+}
+
+const FrameworkProfile& framework_profile(Framework f) {
+  int n = 0;
+  const FrameworkProfile* t = framework_profiles(&n);
+  for (int i = 0; i < n; ++i)
+    if (t[i].id == f) return t[i];
+  return t[0];
+}
+
+std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
+                                   bool offload) {
+  const FrameworkProfile& p = framework_profile(framework);
+  const MethodSupport& m = p.method(method);
+  const char* what = method == Method::full ? "full fine-tuning" : method == Method::lora ? "LoRA" : "QLoRA";
+  const std::string tail = std::string(" is not supported by ") + p.name + " for " + what + " (" + m.note + ")";
+  if (!m.supported) return std::string(what) + " is not supported by " + p.name + " (" + m.note + ")";
+  if (!m.multi_gpu && static_cast<long long>(tp) * pp * cp * dp > 1)
+    return std::to_string(static_cast<long long>(tp) * pp * cp * dp) + " GPUs" + tail;
+  if (tp > 1 && !m.tp) return "TP " + std::to_string(tp) + tail;
+  if (pp > 1 && !m.pp) return "PP " + std::to_string(pp) + tail;
+  if (cp > 1 && !m.cp) return "CP " + std::to_string(cp) + tail;
+  if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) return "ZeRO-" + std::to_string(zero) + tail;
+  if (offload && !m.offload) return "CPU offload" + tail;
+  return "";
+}
+
+}  // namespace trainfit

@@ -1,0 +1,104 @@
+// Framework profiles (issue 17 §1-2): the planner proposes only what the query's framework can launch, names what
+// it skipped, and the memory counts the buffers the framework keeps.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "trainfit/api.h"
+#include "trainfit/bundled.h"
+#include "trainfit/framework.h"
+#include "trainfit/memory.h"
+#include "trainfit/model.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+using json = nlohmann::json;
+
+const Snapshot& bundled() {
+  static const Snapshot s = *load_snapshot(embedded_snapshot_json());
+  return s;
+}
+json call(const char* verb, const std::string& q) { return json::parse(api_call(verb, q, &bundled())); }
+
+// Issue 17: "QLoRA of Llama 3.1 8B on 4x L4 with TP 2" was proposed; under hf-trainer QLoRA is DDP or FSDP only.
+TEST(Framework, QloraUnderHfTrainerIsNeverPlannedWithTpOrPp) {
+  for (const char* offer : {"aws/g6.12xlarge/us-east-1", "aws/p5.48xlarge/us-east-1", "aws/g5.12xlarge/us-east-1"}) {
+    const json p = call("plan", std::string(R"({"model":"llama-3.1-8b","method":"qlora","framework":"hf-trainer",
+        "target":{"offer":")") + offer + R"("}})");
+    ASSERT_TRUE(p["ok"].get<bool>()) << p.dump();
+    if (!p["plan"]["fits"].get<bool>()) continue;
+    for (const json& b : p["plan"]["by_nodes"]) {
+      if (b["verdict"] == "no_fit") continue;
+      EXPECT_EQ(b["tp"], 1) << offer;
+      EXPECT_EQ(b["pp"], 1) << offer;
+    }
+    EXPECT_EQ(p["plan"]["framework"], "hf-trainer");
+  }
+  // The ranking over every offer never does either.
+  const json r = call("rank", R"({"model":"llama-3.1-8b","method":"qlora","framework":"hf-trainer","top":2000})");
+  for (const json& row : r["rows"]) {
+    if (row["state"] != "ranked") continue;
+    const std::string plan = row["plan"].get<std::string>();
+    EXPECT_NE(plan.find("TP 1, PP 1,"), std::string::npos) << plan;
+  }
+}
+
+TEST(Framework, SkippedLayoutsAreNamedNotSupportedByTheFramework) {
+  const json p = call("plan", R"({"model":"mixtral-8x7b","method":"lora","framework":"hf-trainer",
+      "target":{"offer":"aws/p5.48xlarge/us-east-1"}})");
+  ASSERT_TRUE(p["ok"].get<bool>());
+  bool named = false;
+  for (const json& w : p["plan"]["warnings"])
+    named = named || w["message"].get<std::string>().find("not supported by hf-trainer") != std::string::npos;
+  EXPECT_TRUE(named) << p["plan"]["warnings"].dump();
+}
+
+TEST(Framework, AFixedLayoutTheFrameworkCannotRunIsRefusedWithTheReason) {
+  const json e = call("estimate", R"({"method":"qlora","framework":"hf-trainer","parallel":{"gpus":4,"tp":2,"dp":2}})");
+  EXPECT_FALSE(e["ok"].get<bool>());
+  EXPECT_EQ(e["error"]["field"], "parallel");
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("not supported by hf-trainer"), std::string::npos);
+  const json m = call("rank", R"({"method":"qlora","framework":"megatron-core"})");
+  EXPECT_EQ(m["error"]["field"], "framework");
+  const json bad = call("rank", R"({"framework":"deepspeed-chat"})");
+  EXPECT_EQ(bad["error"]["field"], "framework");
+}
+
+// Megatron-Core accumulates gradients in an fp32 main_grad buffer (4 B per parameter for the whole run): the same
+// layout needs 2 B per parameter more than under `generic`, and they do not free between micro-batches.
+TEST(Framework, MegatronCoreCountsItsFp32GradientBuffer) {
+  const ModelSpec* m = find_model("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  TrainConfig t;
+  t.method = Method::full;
+  t.seq_len = 4096;
+  MemoryLayout l;
+  l.tp = 2;
+  l.dp = 4;
+  l.zero = 1;
+  l.recompute = Recompute::selective;
+  const MemoryBreakdown g = *estimate_memory(*m, t, l);
+  t.framework = Framework::megatron_core;
+  const MemoryBreakdown mc = *estimate_memory(*m, t, l);
+  EXPECT_DOUBLE_EQ(mc.gradients, 2.0 * g.gradients);
+  EXPECT_GT(mc.total, g.total + g.gradients * 0.99);
+}
+
+TEST(Framework, EveryProfileNamesItsSourcesAndGenericRestrictsNothing) {
+  int n = 0;
+  const FrameworkProfile* t = framework_profiles(&n);
+  ASSERT_EQ(n, 7);
+  EXPECT_EQ(t[0].id, Framework::generic);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_STRNE(t[i].source, "") << t[i].name;
+    for (Method meth : {Method::full, Method::lora, Method::qlora}) EXPECT_STRNE(t[i].method(meth).source, "") << t[i].name;
+    if (t[i].fp32_grad_buffer) EXPECT_STRNE(t[i].fp32_grad_source, "") << t[i].name;
+  }
+  for (Method meth : {Method::full, Method::lora, Method::qlora})
+    EXPECT_EQ(framework_layout_error(Framework::generic, meth, 8, 4, 2, 8, 3, true), "");
+}
+
+}  // namespace
+}  // namespace trainfit
