@@ -82,6 +82,7 @@ Result<MemoryLayout> estimate_layout(const Query& q) {
     layout.pp = par.pp;
     layout.dp = par.dp;
     layout.cp = par.cp;
+    layout.vp = par.vp;
     layout.zero = par.zero;
     layout.sequence_parallel = par.sequence_parallel;
     layout.offload_optimizer = par.offload_optimizer;
@@ -210,6 +211,7 @@ json plan_doc(const Plan& p) {
               {"pp", l.pp},
               {"dp", l.dp},
               {"cp", l.cp},
+              {"vp", l.vp},
               {"zero", l.zero},
               {"sequence_parallel", l.sequence_parallel},
               {"offload_optimizer", l.offload_optimizer},

@@ -28,6 +28,7 @@ MethodSupport data_parallel_only(unsigned zeros, bool offload, const char* note,
 FrameworkProfile make_generic() {
   FrameworkProfile p;
   p.title = "any trainer (no framework's restrictions or buffers)";
+  p.interleaved_pp = true;
   p.full.source = p.lora.source = p.qlora.source = "no restriction";
   p.full.note = p.lora.note = p.qlora.note = "any layout";
   p.source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)";
@@ -102,6 +103,7 @@ FrameworkProfile make_megatron_core() {
   p.fp32_grad_buffer = true;
   p.fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
                        "fp32 buffer, distributed/distributed_data_parallel.py)";
+  p.interleaved_pp = p.search_interleaved = true;  // --num-layers-per-virtual-pipeline-stage
   return p;
 }
 
@@ -134,6 +136,7 @@ FrameworkProfile make_torchtitan() {
   MethodSupport full;
   full.zero_stages = Z(0) | Z(3);  // FSDP2 full shard (HSDP when replicated)
   full.note = "FSDP2, TP, PP and CP";
+  p.interleaved_pp = p.search_interleaved = true;  // pipeline_parallel_schedule Interleaved1F1B
   full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
   p.full = full;
   p.lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)");

@@ -98,6 +98,9 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
     return Error{"micro_batch", "must be between 1 and 16,777,216"};
   if (l.num_microbatches < 1) return Error{"global_batch", "gives fewer than one micro-batch per step"};
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return Error{"parallel", "tp, pp, dp and cp must be >= 1"};
+  if (l.vp < 1 || (l.vp > 1 && l.pp < 2)) return Error{"parallel.vp", "virtual stages need pipeline parallelism (pp >= 2)"};
+  if (l.vp > 1 && m.num_layers % (int64_t(l.pp) * l.vp) != 0)
+    return Error{"parallel.vp", "pp x vp must divide num_layers (" + std::to_string(m.num_layers) + ")"};
   if (l.zero < 0 || l.zero > 3) return Error{"parallel.zero", "must be 0, 1, 2 or 3"};
   if (l.gpus_per_node < 1) return Error{"parallel.gpus", "gpus per node must be >= 1"};
   if (l.recompute == Recompute::automatic)
@@ -432,6 +435,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // layers in flight; the last stage one micro-batch plus the logits).
   const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches) : 1;
   r.microbatches_in_flight = in_flight;
+  // Interleaved 1F1B (v model chunks per rank) warms up with more micro-batches: the first stage holds
+  // (1 + (p - 1) / (p v)) times the activations of plain 1F1B (Korthikanti et al. 2022 §4.2.3).
+  const double interleave = l.vp > 1 && l.pp > 1 ? 1.0 + double(l.pp - 1) / (double(l.pp) * double(l.vp)) : 1.0;
+  r.interleave_factor = interleave;
   r.activations_per_layer = la.stored;
   const double working = l.recompute == Recompute::full ? la.no_recompute : 0.0;  // one layer recomputed
   const double e = act_bytes(prec);
@@ -444,7 +451,8 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const bool encoder = model.arch == Arch::bert;
   double embed_acts = has_dropout(model.arch) ? tokens * h / rep_div : 0.0;  // embedding dropout mask
   if (encoder) embed_acts += tokens * h * (amp ? 4.0 : e) / rep_div;
-  const double first_acts = double(layers_stage) * la.stored * double(in_flight) + embed_acts * double(in_flight) + working;
+  const double first_acts =
+      (double(layers_stage) * la.stored * double(in_flight) + embed_acts * double(in_flight)) * interleave + working;
   const double last_acts = double(layers_stage) * la.stored + working +
                            (encoder ? 0.0
                                     : tokens * norm_bytes(model.arch, prec, fl.full, amp) * h / rep_div +

@@ -99,7 +99,8 @@ struct LayoutKey {
   int group_begin = 0, group_count = 0;  // the layout's non-offload groups
   DpTerms dp_terms;        // its data-parallel collectives, filled by step_time
   int ni = 0;              // index of its node count
-  int cp = 1;              // context parallel (fixed layouts only)
+  int cp = 1;              // context parallel
+  int vp = 1;              // virtual pipeline stages per rank (interleaved 1F1B)
 };
 
 struct Group {  // (layout, zero, recompute, offload): memory is monotone in the micro-batch within a group
@@ -159,10 +160,11 @@ std::string plan_summary(const Plan& p) {
     std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
     return buf;
   }
-  char cp[16] = "";
+  char cp[16] = "", vp[16] = "";
   if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d", l.cp);
-  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d, DP %d%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
-                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, l.dp, cp, l.zero,
+  if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
+  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d%s, DP %d%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
+                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, vp, l.dp, cp, l.zero,
                 l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full"),
                 static_cast<long long>(l.micro_batch), static_cast<long long>(l.num_microbatches),
                 l.offload_optimizer ? ", optimizer offload" : "", l.offload_params ? ", parameter offload" : "");
@@ -203,6 +205,7 @@ struct Searcher {
     m.pp = L.pp;
     m.dp = L.dp;
     m.cp = L.cp;
+    m.vp = L.vp;
     m.zero = gr.zero;
     m.sequence_parallel = L.tp > 1;
     m.offload_optimizer = gr.off_opt;
@@ -311,7 +314,7 @@ struct Searcher {
     ++evaluated;
     return step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
                      L.global_batch / (L.dp * mb), nullptr, nullptr, bubble, terms_at(L.mb_begin + k), &L.dp_terms,
-                     L.cp);
+                     L.cp, L.vp);
   }
 
   double exact_time(const Group& gr, int k) { return group_step(gr, k); }
@@ -376,7 +379,7 @@ struct Searcher {
     p.global_batch = L.global_batch;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
-              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp);
+              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp, L.vp);
     p.efficiency = eff;
     p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
     const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
@@ -481,7 +484,7 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
     double eff = 0;
     step_time(c, links, layout.tp, layout.pp, layout.dp, layout.zero, layout.recompute, layout.offload_optimizer,
               layout.offload_params, layout.micro_batch, layout.num_microbatches, &out.step, &eff, nullptr, nullptr,
-              nullptr, layout.cp);
+              nullptr, layout.cp, layout.vp);
     const int64_t gb = global_batch > 0 ? global_batch : layout.micro_batch * layout.num_microbatches * layout.dp;
     out.efficiency = eff;
     out.tokens_per_s = static_cast<double>(gb) * c.seq / out.step.total_s;
@@ -505,8 +508,8 @@ struct NodeCounts {
 
 // One (TP, PP, CP) layout on `nodes` nodes: its DP degree, micro-batch candidates and (ZeRO, recompute) groups,
 // each pushed as a lazy candidate; nothing when the global batch or the links rule it out.
-Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, const Recompute* rc_list, int n_rc,
-                        bool fixed) {
+Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, int vp, const Recompute* rc_list,
+                        int n_rc, bool fixed) {
   const Ctx& c = s.c;
   const TrainConfig& train = s.train;
   const int total = nodes * c.g;
@@ -521,7 +524,8 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
     ++s.skipped_count;
     return true;
   }
-  LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp};
+  if (vp > 1 && s.model.num_layers % (static_cast<int64_t>(pp) * vp) != 0) return true;
+  LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp, vp};
   L.links = layout_links(c, nodes, tp, pp, dp, cp);
   if (L.links.excluded) return true;
   if (fixed) {
@@ -533,6 +537,13 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
     if (pp > 1) {
       // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
       while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
+      // Interleaving needs the micro-batch count to be a multiple of p (Megatron-LM's interleaved schedule).
+      if (vp > 1) {
+        size_t w = static_cast<size_t>(L.mb_begin);
+        for (size_t i = w; i < s.mbs.size(); ++i)
+          if (((gb / dp) / s.mbs[i]) % pp == 0) s.mbs[w++] = s.mbs[i];
+        s.mbs.resize(w);
+      }
     }
   }
   L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
@@ -630,12 +641,18 @@ Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_lis
     for (int cp = 2; cp <= 8 && cp <= total; cp *= 2)
       if (train.seq_len % cp == 0) cps[n_cp++] = cp;
   }
+  // Virtual pipeline stages: the query's vp for a fixed layout; the search tries 2 and 4 with pipelines for the
+  // frameworks that run interleaved 1F1B (framework.h search_interleaved).
+  const bool interleave = !fixed && framework_profile(train.framework).search_interleaved;
   for (int a = 0; a < n_tp; ++a)
     for (int b = 0; b < n_pp; ++b)
-      for (int k = 0; k < n_cp; ++k) {
-        Result<bool> r = add_layout(s, ni, nodes, tps[a], pps[b], cps[k], rc_list, n_rc, fixed);
-        if (!r) return r.error();
-      }
+      for (int k = 0; k < n_cp; ++k)
+        for (int vp : {1, 2, 4}) {
+          if (fixed ? vp != 1 : (vp > 1 && (!interleave || pps[b] < 2))) continue;
+          const int v = fixed ? std::max(1, train.parallel.vp) : vp;
+          Result<bool> r = add_layout(s, ni, nodes, tps[a], pps[b], cps[k], v, rc_list, n_rc, fixed);
+          if (!r) return r.error();
+        }
   return true;
 }
 

@@ -71,7 +71,7 @@ Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp, int cp) {
 
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp) {
+                 MbTerms* mbt, DpTerms* dpt, int cp, int vp) {
   const TrainConfig& t = *c.train;
   const FlopsPerToken& f = c.flops[rc_index(rc)];
   const double shard = static_cast<double>(tp) * static_cast<double>(pp);
@@ -127,8 +127,9 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   }
   // Pipeline: one activation send forward and one gradient send backward per micro-batch per stage, split
   // across the TP ranks (scatter/gather optimisation, Narayanan et al. 2021 §4.1).
+  // Interleaved 1F1B (v chunks per rank) sends v times as often (Narayanan et al. 2021 §2.2.2).
   double t_pp = 0;
-  if (pp > 1) t_pp = 2.0 * mt.pp_p2p;  // p2p of tok x width / tp activations
+  if (pp > 1) t_pp = 2.0 * mt.pp_p2p * static_cast<double>(std::max(1, vp));  // p2p of tok x width / tp activations
 
   const double t_work = t_model + t_rc;
   // Context parallel (ring attention, Liu et al. 2023; Megatron-Core CP): every layer passes its K/V block
@@ -151,7 +152,8 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   const double cp_s = mm * t_cp_exposed;
   // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
   // (Narayanan et al. 2021 §2.2.1).
-  const double bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage : 0.0;
+  // Interleaving divides the bubble by v (Narayanan et al. 2021 §2.2.2: bubble fraction (p-1)/(v m)).
+  const double bubble_s = pp > 1 ? static_cast<double>(pp - 1) * t_stage / static_cast<double>(std::max(1, vp)) : 0.0;
   double dp_comm_s = 0, dp_exposed_s = 0;
 
   // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).

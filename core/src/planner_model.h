@@ -77,7 +77,7 @@ struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO 
 // written to `out` once at the end (no zeroed StepTime per evaluation).
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp = 1);
+                 MbTerms* mbt, DpTerms* dpt, int cp = 1, int vp = 1);
 
 // The half of a Ctx that depends only on the job (model and training setup), with its errors split by where
 // make_ctx reports them: `early` before the instance's figures are checked, `late` after them (so a plan

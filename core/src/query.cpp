@@ -282,6 +282,7 @@ const std::vector<Key>& keys() {
     par_int("parallel.pp", &ParallelConfig::pp, 1, 1024);
     par_int("parallel.dp", &ParallelConfig::dp, 1, 65536);
     par_int("parallel.cp", &ParallelConfig::cp, 1, 1024);
+    par_int("parallel.vp", &ParallelConfig::vp, 1, 64);
     par_int("parallel.zero", &ParallelConfig::zero, 0, 3);
     par_bool("parallel.sequence_parallel", &ParallelConfig::sequence_parallel);
     par_bool("parallel.offload_optimizer", &ParallelConfig::offload_optimizer);
@@ -535,6 +536,15 @@ std::string check_query(const Query& q, std::string* field) {
         *field = "parallel.pp";
         return "pipeline stages (" + std::to_string(p.pp) + ") cannot exceed the layer count (" +
                std::to_string(m.num_layers) + ")";
+      }
+      if (p.vp > 1 && (p.pp < 2 || m.num_layers % (int64_t(p.pp) * p.vp) != 0)) {
+        *field = "parallel.vp";
+        return "virtual stages need pp >= 2 and pp x vp dividing the layer count (" + std::to_string(m.num_layers) + ")";
+      }
+      if (p.vp > 1 && !framework_profile(q.train.framework).interleaved_pp) {
+        *field = "parallel.vp";
+        return std::string("virtual pipeline stages (interleaved 1F1B) are not supported by ") +
+               framework_profile(q.train.framework).name;
       }
     }
     if (q.train.method != Method::full && q.train.lora_rank > m.hidden_size) {

@@ -51,6 +51,8 @@ json random_query(std::mt19937_64& rng) {
   q["model"] = pick({"qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "qwen2.5-7b", "llama-3.1-8b", "mistral-7b-v0.1",
                      "gemma-2-9b", "qwen2.5-14b", "llama-2-13b"});
   q["method"] = pick({"full", "lora", "qlora"});
+  q["framework"] = pick({"generic", "generic", "hf-trainer", "torchtune", "megatron-core"});
+  if (q["framework"] == "megatron-core" && q["method"] == "qlora") q["framework"] = "hf-trainer";
   q["precision"] = pick({"auto", "auto", "bf16-mixed", "fp16-mixed"});
   q["recompute"] = pick({"auto", "auto", "none", "selective", "full"});
   q["seq_len"] = pick_i({512, 1024, 2048, 4096});
@@ -94,7 +96,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
       json e = q;
       e["parallel"] = {{"gpus", (*p)["tp"].get<int>() * (*p)["pp"].get<int>() * (*p)["dp"].get<int>() * (*p)["cp"].get<int>()},
-                       {"tp", (*p)["tp"]}, {"pp", (*p)["pp"]}, {"dp", (*p)["dp"]}, {"cp", (*p)["cp"]},
+                       {"tp", (*p)["tp"]}, {"pp", (*p)["pp"]}, {"dp", (*p)["dp"]}, {"cp", (*p)["cp"]}, {"vp", (*p)["vp"]},
                        {"zero", (*p)["zero"]}, {"sequence_parallel", (*p)["tp"].get<int>() > 1},
                        {"offload_optimizer", (*p)["offload_optimizer"]}, {"offload_params", (*p)["offload_params"]}};
       e["recompute"] = (*p)["recompute"];

@@ -102,3 +102,37 @@ TEST(Framework, EveryProfileNamesItsSourcesAndGenericRestrictsNothing) {
 
 }  // namespace
 }  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// Interleaved 1F1B (Narayanan et al. 2021 §2.2.2; Korthikanti et al. 2022 §4.2.3): v virtual stages per rank
+// divide the pipeline bubble by v and multiply the first stage's activations by 1 + (p - 1) / (p v).
+TEST(Framework, InterleavedPipelineTradesMemoryForASmallerBubble) {
+  const std::string base = R"({"model":"llama-3.1-8b","method":"full","framework":"megatron-core","seq_len":4096,
+      "global_batch":32,"micro_batch":1,"recompute":"selective","dataset":{"tokens":1e8},
+      "target":{"offer":"aws/p5.48xlarge/us-east-1","gpu":"h100-sxm"},)";
+  const json plain = call("plan", base + R"("parallel":{"gpus":8,"tp":2,"pp":4,"dp":1,"zero":1}})");
+  const json inter = call("plan", base + R"("parallel":{"gpus":8,"tp":2,"pp":4,"vp":4,"dp":1,"zero":1}})");
+  ASSERT_TRUE(plain["ok"].get<bool>() && inter["ok"].get<bool>()) << plain.dump() << inter.dump();
+  ASSERT_TRUE(plain["plan"]["fits"].get<bool>() && inter["plan"]["fits"].get<bool>());
+  const json& a = plain["plan"]["best"];
+  const json& b = inter["plan"]["best"];
+  EXPECT_EQ(b["vp"], 4);
+  EXPECT_NEAR(b["step"]["bubble_s"].get<double>(), a["step"]["bubble_s"].get<double>() / 4.0,
+              0.02 * a["step"]["bubble_s"].get<double>());
+  const json ea = call("estimate", base + R"("parallel":{"gpus":8,"tp":2,"pp":4,"dp":1,"zero":1}})");
+  const json eb = call("estimate", base + R"("parallel":{"gpus":8,"tp":2,"pp":4,"vp":4,"dp":1,"zero":1}})");
+  const double factor = 1.0 + 3.0 / 16.0;  // 1 + (p - 1) / (p v), p = 4, v = 4
+  EXPECT_NEAR(eb["memory"]["activations_bytes"].get<double>() / ea["memory"]["activations_bytes"].get<double>(), factor,
+              0.02);
+  EXPECT_NE(b["summary"].get<std::string>().find("(VP 4)"), std::string::npos);
+  // Frameworks without interleaving refuse a fixed vp; vp must divide the layers with pp.
+  EXPECT_EQ(call("estimate", R"({"framework":"hf-trainer","parallel":{"gpus":4,"pp":4,"vp":2}})")["error"]["field"],
+            "parallel.vp");
+  EXPECT_EQ(call("estimate", R"({"model":"llama-3.1-8b","parallel":{"gpus":4,"pp":4,"vp":3}})")["error"]["field"],
+            "parallel.vp");
+}
+
+}  // namespace
+}  // namespace trainfit

@@ -30,6 +30,10 @@ struct FrameworkProfile {
   // instead of 2, alive beside the activations at every micro-batch, and reduced in fp32.
   bool fp32_grad_buffer = false;
   const char* fp32_grad_source = "";
+  // Interleaved 1F1B with virtual pipeline stages (Narayanan et al. 2021 §2.2.2); the search tries it only for
+  // frameworks that name it (generic accepts a fixed vp but does not search it).
+  bool interleaved_pp = false;
+  bool search_interleaved = false;
   const char* source = "";       // the framework's documentation
   const MethodSupport& method(Method m) const { return m == Method::full ? full : m == Method::lora ? lora : qlora; }
 };

@@ -68,6 +68,7 @@ struct ParallelConfig {
   int pp = 1;            // pipeline parallel
   int dp = 1;            // data parallel
   int cp = 1;            // context parallel
+  int vp = 1;            // virtual pipeline stages per rank (interleaved 1F1B; Narayanan et al. 2021 §2.2.2)
   int zero = 0;          // ZeRO stage 0..3 (3 == FSDP full shard)
   bool sequence_parallel = false;
   bool offload_optimizer = false;

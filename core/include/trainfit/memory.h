@@ -14,6 +14,7 @@ namespace trainfit {
 // A concrete layout (no "automatic" left): what the planner tries.
 struct MemoryLayout {
   int tp = 1, pp = 1, dp = 1, cp = 1;
+  int vp = 1;                         // virtual pipeline stages per rank (interleaved 1F1B)
   int zero = 0;                       // 0..3
   bool sequence_parallel = false;
   bool offload_optimizer = false;
@@ -47,6 +48,7 @@ struct MemoryBreakdown {
   double activations_per_layer = 0;   // one layer, one micro-batch, as stored (after recompute/TP/SP/CP)
   int64_t layers_per_stage = 0;       // layers on the worst pipeline stage
   int64_t microbatches_in_flight = 1; // 1F1B: min(pp, num_microbatches) on the first stage
+  double interleave_factor = 1;       // interleaved 1F1B: the first stage's activations x (1 + (p-1)/(p v))
   ParamCounts params;
   std::vector<Warning> notes;         // e.g. params_only activations approximation
 };
