@@ -17,6 +17,7 @@
 #include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
 #include "trainfit/app/glfw_key_taps.h"
+#include "trainfit/app/glfw_mouse_taps.h"
 #include "trainfit/bundled.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -110,7 +111,8 @@ int main(int argc, char** argv) {
   ImGui::GetIO().IniFilename = nullptr;
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-  trainfit::app::glfw_keys::install(window);  // keys paced for imgui 1.86 (key_taps.h)
+  trainfit::app::glfw_keys::install(window);   // keys paced for imgui 1.86 (key_taps.h)
+  trainfit::app::glfw_mouse::install(window);  // and the mouse (mouse_taps.h)
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
@@ -166,6 +168,7 @@ int main(int argc, char** argv) {
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    trainfit::app::glfw_mouse::before_new_frame();
     ImGui::NewFrame();
     trainfit::app::glfw_keys::after_new_frame(window);
     app.frame();

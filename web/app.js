@@ -192,6 +192,7 @@
     window.trainfitBooted = true;  // the module draws its first frame, shows the canvas, removes the splash
     started = true;
     readyResolve();
+    scheduleLive();
   }
 
   // View settings that are not part of the query: embed mode and the theme (remembered in this browser).
@@ -258,12 +259,57 @@
     loadFile(f);
   });
 
+  // ---- Text for screen readers: an off-screen live region (index.html #live) mirrors the headline. The whole
+  // text is built here, from the JS API's documents, so a field is one line to add; it is set with textContent.
+  function usdText(v) {
+    return v >= 100 ? '$' + Math.round(v).toLocaleString('en-US') : '$' + v.toFixed(2);
+  }
+  function durationText(s) {
+    const h = s / 3600;
+    return h < 1 ? Math.round(s / 60) + ' min' : h < 48 ? h.toFixed(1) + ' h' : (h / 24).toFixed(1) + ' days';
+  }
+  // `st`: trainfit.state(); `rows`: the first rows of trainfit.view() (in table order).
+  function headlineText(st, rows) {
+    const parts = [st.job + '.'];
+    if (typeof st.ranked !== 'number') {
+      parts.push(st.snapshot ? 'No ranking: ' + (st.rank_error || 'unknown error') + '.' : 'Prices are loading.');
+      return parts.join(' ');
+    }
+    parts.push(st.ranked > 0 ? 'Fits on ' + st.ranked + ' of ' + st.rows_total + ' offers.'
+      : 'No offer both fits and passes the filters (' + st.rows_total + ' checked).');
+    rows.filter((r) => r.state === 'ranked').slice(0, 3).forEach((r, i) => {
+      parts.push((i + 1) + ': ' + r.offer + ' ' + r.option + ', ' + durationText(r.wall_s) + ', ' + usdText(r.total_usd) + '.');
+    });
+    // Held back: the rank document's count when it gives one (issue 19), else every row that is not ranked.
+    const c = st.counts || {};
+    const held = typeof c.held_back === 'number' ? c.held_back : st.rows_total - st.ranked;
+    const why = [['does_not_fit', 'do not fit'], ['filtered', 'filtered out'], ['no_price', 'have no price'],
+      ['unsupported', 'unsupported'], ['error', 'failed']]
+      .filter(([k]) => c[k] > 0).map(([k, words]) => c[k] + ' ' + words);
+    if (held > 0) parts.push(held + ' held back' + (why.length ? ' (' + why.join(', ') + ')' : '') + '.');
+    return parts.join(' ');
+  }
+  const live = document.getElementById('live');
+  function updateLive() {
+    if (!started || !live) return;
+    const st = parse(call('tf_state', [], []));
+    const v = parse(call('tf_call', ['string', 'string'], ['ui.view', '3']));
+    const text = headlineText(st, (v && v.rows) || []);
+    if (live.textContent !== text) live.textContent = text;
+  }
+  let liveTimer = 0;
+  function scheduleLive() {  // after the module's frame that reported the change, not inside it
+    if (!liveTimer) liveTimer = setTimeout(() => { liveTimer = 0; updateLive(); }, 0);
+  }
+  setInterval(scheduleLive, 1000);  // changes that are not query changes (a column sorted descending)
+
   // Called by the module whenever the query changes (web/main_web.cpp).
   window.trainfitQueryChanged = function (hash) {
     if (!started) return;  // before the link and the saved query are applied: nothing to mirror yet
     lastHash = hash;
     if (!embedded || params.get('sync') === '1') history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
     try { localStorage.setItem(STORAGE_KEY, hash); } catch (e) { /* private mode */ }
+    scheduleLive();
     for (const cb of listeners) { try { cb(hash); } catch (e) { console.warn(e); } }
     if (window.parent !== window) window.parent.postMessage({ type: 'trainfit:change', hash: hash }, parentOrigin);
   };
@@ -333,6 +379,8 @@
       return r;
     },
     embedded: embedded,
+    // The text the page gives screen readers (its live region), as it is now.
+    liveText: () => (live ? live.textContent : ''),
   };
 
   window.Module = {

@@ -8,6 +8,14 @@
 //   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (renderer_upload_fonts).
 //   NOTE(imgui 1.86): keys are read once a frame, so quick taps were lost or reordered: key and character events
 //         go through trainfit::app::KeyTaps, a queue paced to what a frame can take (the desktop shell too).
+//   NOTE(imgui 1.86, mouse): the mouse too is read once a frame; a press and release between two frames, or a
+//         move and a press together (a tap, a script), lost clicks on tabs and table rows: pointer events go
+//         through trainfit::app::MouseTaps (mouse_taps.h), one button change per frame, never in a frame that moved.
+//   NOTE(touch): emscripten 3.1.6's GLFW turns touches into presses at a stale position (library_glfw.js reads
+//         event.touch, which only SDL sets): its touch listeners are removed and html5.h touch callbacks map a
+//         tap to hover, press, release, leave, and a drag (past 10 CSS px) to scrolling the window under it.
+//   NOTE(idle): the frames that follow an input event are always drawn, even when the digest says nothing
+//         changed, so the picture after the last event can never be a stale one.
 //   NOTE(load, every frame): imgui 1.86's OpenGL backend saves and restores the GL state around each frame with
 //         glGetIntegerv, a synchronous GPU-process round trip each in Chrome's WebGL (7 a frame): the page owns
 //         its context, so it draws with its own renderer that queries nothing (webgl_renderer.h).
@@ -30,6 +38,7 @@
 #include "imgui_impl_glfw.h"
 #include "trainfit/app/app.h"
 #include "trainfit/app/glfw_key_taps.h"
+#include "trainfit/app/glfw_mouse_taps.h"
 #include "web_shell.h"
 #include "webgl_renderer.h"
 
@@ -42,11 +51,69 @@ bool g_booted = false;
 uint64_t g_frames = 0;         // frames the shell ran the UI in (tf_frames)
 uint64_t g_drawn_digest = 0;   // frame_digest of what the canvas shows; 0 = unknown: draw
 uint64_t g_drawn = 0;          // frames that drew (tf_drawn_frames)
+double g_css_w = 0;            // the canvas's CSS width (touch positions are in CSS px)
+int g_input_frames = 0;        // frames still to draw unconditionally after an input event (NOTE(idle))
+
+void input_seen() { g_input_frames = 2; }
+
+// One finger at a time: a tap (lifted within 10 CSS px of where it went down) clicks there; a drag scrolls.
+struct Touch {
+  long id = -1;          // the finger followed (-1: none)
+  float x0 = 0, y0 = 0;  // where it went down, framebuffer px
+  float x = 0, y = 0;    // where the scroll has got to
+  bool scrolling = false;
+};
+Touch g_touch;
+float g_scroll_dx = 0, g_scroll_dy = 0;  // drag not yet applied (framebuffer px)
+
+EM_BOOL on_touch(int type, const EmscriptenTouchEvent* e, void*) {
+  input_seen();
+  trainfit::app::MouseTaps& taps = trainfit::app::glfw_mouse::taps();
+  const float k = g_css_w > 0 ? static_cast<float>(g_fb_w / g_css_w) : 1.0f;  // CSS px -> framebuffer px
+  for (int i = 0; i < e->numTouches; ++i) {
+    const EmscriptenTouchPoint& t = e->touches[i];
+    if (!t.isChanged) continue;
+    const float x = static_cast<float>(t.targetX) * k, y = static_cast<float>(t.targetY) * k;
+    if (type == EMSCRIPTEN_EVENT_TOUCHSTART) {
+      if (g_touch.id != -1) continue;  // a second finger: ignored
+      g_touch = Touch{t.identifier, x, y, x, y, false};
+      taps.on_move(x, y);  // hover now; the press comes when the finger lifts without having dragged
+      continue;
+    }
+    if (t.identifier != g_touch.id) continue;
+    if (type == EMSCRIPTEN_EVENT_TOUCHMOVE) {
+      if (!g_touch.scrolling && std::hypot(x - g_touch.x0, y - g_touch.y0) > 10 * k) g_touch.scrolling = true;
+      if (g_touch.scrolling) {
+        g_scroll_dx += x - g_touch.x;
+        g_scroll_dy += y - g_touch.y;
+        g_touch.x = x;
+        g_touch.y = y;
+      }
+      continue;
+    }
+    if (type == EMSCRIPTEN_EVENT_TOUCHEND && !g_touch.scrolling) {
+      taps.on_button(0, true);
+      taps.on_button(0, false);
+    }
+    taps.on_leave();  // lifted (or cancelled): no hover, no tooltip stays behind
+    g_touch.id = -1;
+  }
+  return EM_TRUE;  // preventDefault: no emulated mouse events, no browser scrolling or zooming of the page
+}
+EM_BOOL on_mouse_seen(int, const EmscriptenMouseEvent*, void*) {
+  input_seen();
+  return EM_FALSE;  // GLFW's own listeners handle the event
+}
+EM_BOOL on_key_seen(int, const EmscriptenKeyboardEvent*, void*) {
+  input_seen();
+  return EM_FALSE;
+}
 
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
   // DOM_DELTA_PIXEL = 0, LINE = 1, PAGE = 2. ImGui wants ~1 per notch, positive = up / left.
   const double unit = e->deltaMode == DOM_DELTA_PIXEL ? 0.01 : e->deltaMode == DOM_DELTA_LINE ? 1.0 / 3.0 : 80.0;
   ImGuiIO& io = ImGui::GetIO();
+  input_seen();
   io.MouseWheel += static_cast<float>(-e->deltaY * unit);
   io.MouseWheelH += static_cast<float>(-e->deltaX * unit);
   return EM_TRUE;
@@ -55,6 +122,7 @@ EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
 void sync_canvas_size() {
   double css_w = 0, css_h = 0;
   emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  g_css_w = css_w;
   const double dpr = emscripten_get_device_pixel_ratio();
   const int w = static_cast<int>(std::lround(css_w * dpr));
   const int h = static_cast<int>(std::lround(css_h * dpr));
@@ -114,8 +182,13 @@ void ui_pass(trainfit::app::App& app) {
   ImGui_ImplGlfw_NewFrame();
   ImGuiIO& io = ImGui::GetIO();
   if (!(io.DeltaTime > 0)) io.DeltaTime = 1e-4f;  // a second pass in one animation frame (the layout pass)
+  trainfit::app::glfw_mouse::before_new_frame();
   ImGui::NewFrame();
   trainfit::app::glfw_keys::after_new_frame(g_window);
+  if (g_scroll_dx != 0 || g_scroll_dy != 0) {
+    trainfit::app::drag_scroll(g_scroll_dx, g_scroll_dy);
+    g_scroll_dx = g_scroll_dy = 0;
+  }
   app.frame();
 }
 
@@ -196,7 +269,9 @@ void frame() {
   // Redraw only when the picture changed: an unchanged frame leaves the canvas as it is, which the browser then
   // neither re-composites nor (under software compositing) reads back. An idle page costs the UI pass only.
   const uint64_t digest = frame_digest(ImGui::GetDrawData(), bg);
-  if (digest != g_drawn_digest) {
+  const bool after_input = g_input_frames > 0;
+  if (after_input) --g_input_frames;
+  if (digest != g_drawn_digest || after_input) {
     g_drawn_digest = digest;
     ++g_drawn;
     glViewport(0, 0, g_fb_w, g_fb_h);
@@ -260,6 +335,24 @@ int main() {
   glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
   trainfit::app::glfw_keys::install(g_window);  // keys paced for imgui 1.86 (key_taps.h)
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
+  trainfit::app::glfw_mouse::install(g_window);  // the mouse paced for imgui 1.86 (mouse_taps.h)
+  // NOTE(touch): GLFW's touch listeners would press at a stale position; ours map touches (on_touch).
+  EM_ASM({
+    var c = Module.canvas;
+    c.removeEventListener('touchstart', GLFW.onMouseButtonDown, true);
+    c.removeEventListener('touchend', GLFW.onMouseButtonUp, true);
+    c.removeEventListener('touchcancel', GLFW.onMouseButtonUp, true);
+    c.removeEventListener('touchmove', GLFW.onMousemove, true);
+  });
+  emscripten_set_touchstart_callback("#canvas", nullptr, EM_TRUE, on_touch);
+  emscripten_set_touchmove_callback("#canvas", nullptr, EM_TRUE, on_touch);
+  emscripten_set_touchend_callback("#canvas", nullptr, EM_TRUE, on_touch);
+  emscripten_set_touchcancel_callback("#canvas", nullptr, EM_TRUE, on_touch);
+  emscripten_set_mousedown_callback("#canvas", nullptr, EM_FALSE, on_mouse_seen);
+  emscripten_set_mouseup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_mouse_seen);
+  emscripten_set_mousemove_callback("#canvas", nullptr, EM_FALSE, on_mouse_seen);
+  emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_key_seen);
+  emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_key_seen);
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
   EM_ASM({ if (window.trainfitStarted) window.trainfitStarted(); });
   emscripten_set_main_loop(frame, 0, 1);

@@ -242,6 +242,10 @@ std::string App::state_json() const {
     put_num(out, "params_active", s.params->active);
   }
   if (s.memory) put_num(out, "memory_total_bytes", s.memory->total);
+  char job[256];
+  out += ",\"job\":\"" + json_escape(job_line(s, job, sizeof job)) + "\"";
+  out += ",\"narrow\":";
+  out += s.narrow ? "true" : "false";
   out += ",\"theme\":\"";
   out += s.dark ? "dark" : "light";
   out += "\",\"embed\":";
@@ -263,6 +267,19 @@ std::string App::state_json() const {
     put_num(out, "rows_shown", static_cast<double>(s.view.size()));
     put_num(out, "rank_ms", s.rank_ms);
     put_num(out, "rank_count", static_cast<double>(s.rank_count));
+    // Rows by state, with the rank document's names (api.cpp): what the page's text for screen readers says
+    // was held back.
+    constexpr int kStates = static_cast<int>(RowState::error) + 1;
+    int by_state[kStates] = {};
+    for (const RankRow& r : s.rank->rows) ++by_state[static_cast<int>(r.state)];
+    out += ",\"counts\":{";
+    for (int k = 0; k < kStates; ++k) {
+      if (k) out += ",";
+      out += '"';  // (piecewise, as above)
+      out += row_state_name(static_cast<RowState>(k));
+      out += "\":" + std::to_string(by_state[k]);
+    }
+    out += "}";
     if (const RankRow* r = s.selected_row()) {
       out += ",\"selected\":{\"offer\":\"" + json_escape(s.snapshot.offers[r->offer].id) + "\",\"option\":\"" +
              option_label(r->option) + "\",\"state\":\"" + row_state_name(r->state) + "\"";
@@ -304,7 +321,9 @@ std::string App::api_call(std::string_view verb, std::string_view query_json) co
       if (s.view_dirty) s.rebuild_view();
       std::string out = "{\"ok\":true,\"rows\":[";
       if (s.rank) {
-        const int limit = std::min<int>(static_cast<int>(s.view.size()), 200);
+        // At most 200 rows, or the number asked for ("3": the first three, what the page's live text reads).
+        const int asked = std::atoi(std::string(query_json).c_str());
+        const int limit = std::min<int>(static_cast<int>(s.view.size()), asked > 0 ? std::min(asked, 200) : 200);
         for (int i = 0; i < limit; ++i) {
           const RankRow& r = s.rank->rows[s.view[i]];
           if (i) out += ",";
@@ -416,6 +435,9 @@ bool App::rebuild_fonts() {
   // 17-22 ms without (docs/performance.md). The shells clear to WindowBg instead (clear_color), children are
   // told apart by their borders, and popups/tooltips keep their opaque PopupBg. Only the alpha goes: the colour
   // stays in the style for clear_color.
+  // Keyboard navigation (on in both shells) outlines the focused widget: amber, apart from every other colour
+  // of either theme, so the focus is plain to see.
+  style.Colors[ImGuiCol_NavHighlight] = impl_->dark ? ImVec4(1.0f, 0.72f, 0.2f, 1.0f) : ImVec4(0.82f, 0.33f, 0.0f, 1.0f);
   style.Colors[ImGuiCol_WindowBg].w = 0.0f;
   style.Colors[ImGuiCol_ChildBg].w = 0.0f;
   style.WindowRounding = 0.0f;
@@ -432,23 +454,36 @@ bool App::rebuild_fonts() {
 // [SECTION] Frame
 namespace {
 
-// The header line: what the tool is, the snapshot's age, theme and link.
+// The header line: what the tool is, the snapshot's age, theme and link. The tagline and the prices' date give
+// way to the buttons when the window is too narrow for all of them (nothing overlaps).
 void draw_header(App::Impl& s) {
+  const float fs = ImGui::GetFontSize();
+  const float buttons_x = ImGui::GetWindowContentRegionMax().x - fs * 17.5f;
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  // Whether `text` still fits on this line before the buttons.
+  auto fits = [&](const char* text) {
+    return ImGui::GetCursorPosX() + gap + ImGui::CalcTextSize(text).x < buttons_x - gap;
+  };
   ImGui::TextUnformatted("trainfit");
+  static const char* kTagline = "which GPU instance to train on";
   ImGui::SameLine();
-  ImGui::TextDisabled("which GPU instance to train on");
+  if (fits(kTagline)) ImGui::TextDisabled("%s", kTagline);
+  else ImGui::NewLine();
   if (s.has_snapshot) {
-    ImGui::SameLine();
     const auto age = days_between(s.snapshot.created, s.today);
     char b[160];
     std::snprintf(b, sizeof b, "  Prices: %s, %zu offers%s", s.snapshot.created.c_str(), s.snapshot.offers.size(),
                   age && *age > 90 ? " (STALE)" : "");
-    if (age && *age > 90) ImGui::TextColored(warn_color(), "%s", b);
-    else ImGui::TextDisabled("%s", b);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Snapshot %s from %s", s.snapshot.id.c_str(), s.snapshot_origin.c_str());
+    ImGui::SameLine();
+    if (fits(b)) {
+      if (age && *age > 90) ImGui::TextColored(warn_color(), "%s", b);
+      else ImGui::TextDisabled("%s", b);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Snapshot %s from %s", s.snapshot.id.c_str(), s.snapshot_origin.c_str());
+    } else {
+      ImGui::NewLine();
+    }
   }
-  const float fs = ImGui::GetFontSize();
-  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - fs * 17.5f);
+  ImGui::SameLine(buttons_x);
   if (ImGui::Button(s.dark ? "Light theme" : "Dark theme")) {
     s.dark = !s.dark;
     s.fonts_dirty = true;
@@ -461,6 +496,8 @@ void draw_header(App::Impl& s) {
   if (ImGui::Button("Load prices...")) s.request("open_file");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load another snapshot (or drop a .json file on the window).");
 }
+
+}  // namespace
 
 void draw_messages(App::Impl& s) {
   if (!s.query_error.empty()) ImGui::TextColored(error_color(), "Input refused: %s (the previous inputs stay in use)", s.query_error.c_str());
@@ -475,6 +512,7 @@ void draw_messages(App::Impl& s) {
   if (s.has_snapshot && !s.rank) ImGui::TextColored(error_color(), "%s", s.rank.error().to_string().c_str());
 }
 
+namespace {
 void draw_result_summary(App::Impl& s) {
   char a[32], b[32];
   if (s.params)
@@ -486,6 +524,20 @@ void draw_result_summary(App::Impl& s) {
     ImGui::SameLine();
     ImGui::TextDisabled(" |  %d of %zu offer x pricing rows fit and pass the filters  |  ranked in %.1f ms", s.rank->ranked,
                         s.rank->rows.size(), s.rank_ms);
+    mark_last_item("headline");
+  }
+}
+}  // namespace
+
+bool is_narrow(float css_w, float css_h) { return css_w < 700 || (css_w < 820 && css_h > css_w); }
+
+void draw_tab_body(App::Impl& s, Tab tab) {
+  switch (tab) {
+    case Tab::detail: draw_detail(s); break;
+    case Tab::chart: draw_cost_time_chart(s); break;
+    case Tab::memory: draw_memory_curves(s); break;
+    case Tab::accuracy: draw_accuracy(s); break;
+    case Tab::snapshot: draw_snapshot_info(s); break;
   }
 }
 
@@ -499,13 +551,7 @@ void draw_tabs(App::Impl& s) {
     if (ImGui::BeginTabItem(t.label, nullptr, flags)) {
       if (!s.want_tab) s.tab = t.tab;
       ImGui::BeginChild("tab_body", ImVec2(0, 0), false);
-      switch (t.tab) {
-        case Tab::detail: draw_detail(s); break;
-        case Tab::chart: draw_cost_time_chart(s); break;
-        case Tab::memory: draw_memory_curves(s); break;
-        case Tab::accuracy: draw_accuracy(s); break;
-        case Tab::snapshot: draw_snapshot_info(s); break;
-      }
+      draw_tab_body(s, t.tab);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
@@ -513,8 +559,6 @@ void draw_tabs(App::Impl& s) {
   s.want_tab = false;
   ImGui::EndTabBar();
 }
-
-}  // namespace
 
 void App::frame() {
   Impl& s = *impl_;
@@ -529,8 +573,13 @@ void App::frame() {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
   const float fs = ImGui::GetFontSize();
+  const bool narrow = is_narrow(vp->WorkSize.x / s.scale, vp->WorkSize.y / s.scale);
+  if (narrow != s.narrow) s.want_tab = true;  // the other layout's view switcher shows the same view
+  s.narrow = narrow;
 
-  if (s.opts.embed) {
+  if (narrow) {
+    draw_narrow(s);
+  } else if (s.opts.embed) {
     // Compact: the job is fixed by the embedding page's hash; a link opens the full calculator.
     char a[32];
     ImGui::Text("%s, %s, %s tokens, seq %lld", s.query.model.name.c_str(), to_string(s.query.train.method),

@@ -91,6 +91,11 @@ struct App::Impl {
   Tab tab = Tab::detail;
   bool want_tab = false;
 
+  // ---- narrow layout (phones, narrow iframes: ui_narrow.cpp)
+  bool narrow = false;            // this frame is laid out in one column (App::frame decides from the width)
+  bool job_open = false;          // narrow: the job's inputs are open under its summary line
+  bool table_view = false;        // narrow: the results as the full table instead of cards
+
   // ---- detail cache (selected row)
   uint64_t detail_key = ~0ull;
   Result<CostBreakdown> cost = Error{"", "no row selected"};
@@ -141,6 +146,16 @@ void draw_cost_time_chart(App::Impl& s);    // ui_charts.cpp
 void draw_memory_curves(App::Impl& s);      // ui_charts.cpp
 void draw_accuracy(App::Impl& s);           // ui_info.cpp
 void draw_snapshot_info(App::Impl& s);      // ui_info.cpp
+void draw_narrow(App::Impl& s);             // ui_narrow.cpp: the one-column layout
+// The job in one line ("Llama 3.1 8B, lora, 100 M tokens, seq 2048"): the narrow summary, and state_json's "job".
+const char* job_line(const App::Impl& s, char* buf, size_t n);
+// Shared by both layouts (app.cpp): error lines, the headline (what fits, and the best offer), the view tabs.
+void draw_messages(App::Impl& s);
+void draw_headline(App::Impl& s);
+void draw_tabs(App::Impl& s);
+void draw_tab_body(App::Impl& s, Tab tab);
+// The one-column layout's width rule: narrow below 700 CSS px, and in portrait below 820 (tablets held upright).
+bool is_narrow(float css_w, float css_h);
 std::string results_text(const App::Impl& s, bool markdown);  // ui_results.cpp (copy as CSV / Markdown)
 
 // ---- formatting helpers (ui_format.cpp): snprintf into the caller's buffer, never allocate

@@ -234,11 +234,13 @@ void draw_memory_curves(App::Impl& s) {
               static_cast<long long>(s.max_seq), static_cast<long long>(s.max_seq_safe));
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize();
-  const ImVec2 size((avail.x - fs) / 2, std::max(avail.y - fs * 0.5f, fs * 10));
+  // Side by side; one under the other in the narrow layout.
+  const ImVec2 size = s.narrow ? ImVec2(avail.x, std::max((avail.y - fs) / 2, fs * 12))
+                               : ImVec2((avail.x - fs) / 2, std::max(avail.y - fs * 0.5f, fs * 10));
   const double usable = usable_bytes(gpu_capacity_bytes(g), s.query.train.headroom);
   curve_chart("memory vs micro-batch", s.by_micro_batch, "micro-batch", gpu_capacity_bytes(g), usable,
               static_cast<double>(p->layout.micro_batch), size);
-  ImGui::SameLine();
+  if (!s.narrow) ImGui::SameLine();
   curve_chart("memory vs sequence length", s.by_seq_len, "sequence length", gpu_capacity_bytes(g), usable,
               static_cast<double>(s.query.train.seq_len), size);
 }

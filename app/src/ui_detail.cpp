@@ -346,9 +346,13 @@ void draw_detail(App::Impl& s) {
   }
   ImGui::TextWrapped("Plan: %s (%s)", plan_summary(*p).c_str(), topology_name(p->topology));
 
-  if (!ImGui::BeginTable("detail_cols", 2, ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_BordersInnerV)) return;
-  ImGui::TableNextRow();
-  ImGui::TableSetColumnIndex(0);
+  // Two columns side by side; one under the other in the narrow layout.
+  const bool cols = !s.narrow;
+  if (cols) {
+    if (!ImGui::BeginTable("detail_cols", 2, ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_BordersInnerV)) return;
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+  }
   heading("Memory per GPU");
   if (s.row_memory) {
     memory_bar(*s.row_memory, gpu_capacity_bytes(g), g.memory_bytes, s.query.train.headroom);
@@ -381,7 +385,7 @@ void draw_detail(App::Impl& s) {
     ImGui::TextColored(warn_color(), "Storage bound: training needs %.0f MB/s per node, the volume gives %.0f MB/s.",
                        sh.plan.data.needed_Bps / 1e6, sh.plan.data.storage_Bps / 1e6);
 
-  ImGui::TableSetColumnIndex(1);
+  if (cols) ImGui::TableSetColumnIndex(1);
   time_section(s, *r, *p);
   heading("Cost");
   if (s.cost) cost_table(*s.cost, "cost");
@@ -448,7 +452,7 @@ void draw_detail(App::Impl& s) {
       ImGui::TextColored(error_color(), "%s", dc.error().to_string().c_str());
     }
   }
-  ImGui::EndTable();
+  if (cols) ImGui::EndTable();
 }
 
 }  // namespace trainfit::app

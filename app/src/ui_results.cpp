@@ -88,7 +88,9 @@ void draw_results_table(App::Impl& s, float height) {
   ImGui::SameLine();
   if (ImGui::Button("Copy Markdown")) s.clipboard = results_text(s, true);
   ImGui::SameLine();
-  if (s.rank) {
+  if (s.rank && s.narrow) {
+    ImGui::TextDisabled("%zu rows", s.view.size());
+  } else if (s.rank) {
     ImGui::TextDisabled("%zu rows shown%s. Click a row for its detail; hover for why.", s.view.size(),
                         s.query.filters.show_all ? " (incl. rows that do not fit / are filtered)" : "");
   }
@@ -109,6 +111,10 @@ void draw_results_table(App::Impl& s, float height) {
     ImGuiTableColumnFlags cf = 0;
     if (c == kColRank) cf |= ImGuiTableColumnFlags_DefaultSort;
     if (c == kColVram || c == kColHeadroom) cf |= ImGuiTableColumnFlags_PreferSortDescending;
+    // Narrow screens: the numbers people compare come right after the instance (the provider, region, pricing
+    // and GPUs are on the cards and in the detail); the rest is a horizontal drag away.
+    if (s.narrow && (c == kColProvider || c == kColRegion || c == kColOption || c == kColGpus))
+      cf |= ImGuiTableColumnFlags_Disabled;
     ImGui::TableSetupColumn(kNames[c], cf, fs * kWidths[c]);
   }
   // Headers one by one instead of TableHeadersRow(): imgui 1.86 gives table headers no test-engine info, so

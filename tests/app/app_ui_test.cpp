@@ -10,6 +10,7 @@
 #include "imgui.h"
 #include "trainfit/api.h"
 #include "trainfit/app/app.h"
+#include "trainfit/app/mouse_taps.h"
 #include "trainfit/bundled.h"
 #include "trainfit/snapshot.h"
 
@@ -251,6 +252,87 @@ TEST_F(Ui, EveryTabDrawsWithoutErrors) {
   }
   EXPECT_EQ(state()["tab"], "detail");
   (void)a;
+}
+
+// ---- Issue 20: the one-column layout, and clicks that reach imgui in one burst.
+struct Rect {
+  float x = 0, y = 0, w = 0, h = 0;
+};
+Rect rect_of(const char* label) {
+  Rect r;
+  EXPECT_TRUE(trainfit::app::item_rect(label, &r.x, &r.y, &r.w, &r.h)) << label;
+  return r;
+}
+bool overlaps(const Rect& a, const Rect& b) { return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h; }
+
+TEST_F(Ui, APhoneWidthGetsOneColumnWithCardsAndTouchSizeTargets) {
+  App& a = make();
+  a.set_ui_scale(2.0f);  // a 390 x 844 CSS px phone at device pixel ratio 2
+  ImGui::GetIO().DisplaySize = ImVec2(780, 1688);
+  frames(3);
+  EXPECT_EQ(state()["narrow"], true);
+  const Rect headline = rect_of("headline"), card = rect_of("card:1"), job = rect_of("job summary");
+  for (const Rect& r : {headline, card, job}) {
+    EXPECT_GE(r.x, 0);
+    EXPECT_LE(r.x + r.w, 780.5f);
+    EXPECT_LE(r.y + r.h, 1688.5f);
+  }
+  EXPECT_FALSE(overlaps(headline, card));
+  EXPECT_FALSE(overlaps(job, headline));
+  EXPECT_GE(card.h, 44 * 2.0f);  // 44 CSS px
+  EXPECT_GE(job.h, 44 * 2.0f);
+  EXPECT_GE(rect_of("Table").h, 44 * 2.0f);
+  // The job line opens the inputs; a card selects its offer; "Table" shows the full table.
+  float x, y, w, h;
+  ASSERT_TRUE(click("job summary"));
+  EXPECT_GE(rect_of("Seq len").h, 44 * 2.0f);
+  ASSERT_TRUE(click("job summary"));  // closes them again
+  ASSERT_TRUE(click("card:2"));
+  EXPECT_EQ(state()["selected"]["offer"], view()["rows"][1]["offer"]);
+  EXPECT_FALSE(trainfit::app::item_rect("header:Total cost", &x, &y, &w, &h));
+  ASSERT_TRUE(click("Table"));
+  EXPECT_TRUE(trainfit::app::item_rect("header:Total cost", &x, &y, &w, &h));
+}
+
+TEST_F(Ui, AWideWindowKeepsTheTwoPanesAndAnUprightTabletGetsOneColumn) {
+  make();
+  frames(2);
+  EXPECT_EQ(state()["narrow"], false);
+  ImGui::GetIO().DisplaySize = ImVec2(768, 1024);
+  frames(2);
+  EXPECT_EQ(state()["narrow"], true);
+  ImGui::GetIO().DisplaySize = ImVec2(1024, 768);
+  frames(2);
+  EXPECT_EQ(state()["narrow"], false);
+}
+
+// A move, a press and a release that arrive between two frames (a tap, a script) go through MouseTaps as the
+// shells do: hover, press, release over three frames. Straight into imgui they lose the click on a tab the
+// mouse was not over (tabs allow overlap: hovered only when the previous frame hovered them).
+TEST_F(Ui, AClickThatArrivesInOneBurstSwitchesTheTab) {
+  make();
+  frames(2);
+  trainfit::app::MouseTaps taps;
+  auto pump = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      const trainfit::app::MouseTaps::State m = taps.next_frame();
+      ImGuiIO& io = ImGui::GetIO();
+      io.MousePos = ImVec2(m.x, m.y);
+      io.MouseDown[0] = m.down[0];
+      frame();
+    }
+  };
+  const Rect detail = rect_of("Detail");
+  taps.on_move(detail.x + detail.w / 2, detail.y + detail.h / 2);  // resting on the current tab
+  pump(3);
+  for (const char* tab : {"Cost vs time", "Accuracy", "Detail"}) {
+    const Rect r = rect_of(tab);
+    taps.on_move(r.x + r.w / 2, r.y + r.h / 2);
+    taps.on_button(0, true);
+    taps.on_button(0, false);
+    pump(4);
+    EXPECT_EQ(state()["tab"], tab == std::string("Cost vs time") ? "chart" : tab == std::string("Accuracy") ? "accuracy" : "detail");
+  }
 }
 
 // Issue 9's UI figure: CPU time of one frame with 5,000 result rows shown (list clipping keeps it flat).

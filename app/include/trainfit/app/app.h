@@ -85,6 +85,10 @@ class App {
   std::unique_ptr<Impl> impl_;
 };
 
+// Scroll the window under the mouse (or the nearest parent that can scroll) by a drag of (dx, dy) framebuffer
+// pixels, content following the finger. Call after ImGui::NewFrame (touch screens: web/main_web.cpp).
+void drag_scroll(float dx, float dy);
+
 // Widget rectangles recorded through Dear ImGui's test-engine hooks during the last frame, in framebuffer
 // pixels: lets tests click a widget by its label. Returns false when no widget had that label.
 void record_item_rects(bool on);
