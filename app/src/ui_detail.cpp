@@ -139,8 +139,9 @@ void memory_bar(const MemoryBreakdown& m, double vram_bytes, double label_bytes,
                                       "of memory), does not fit when the expected peak is over it.",
                                       m.total / kGiB, m.total_low / kGiB, m.total_high / kGiB,
                                       vram_bytes * (1 - headroom) / kGiB);
-  // Legend, three entries per line.
-  if (ImGui::BeginTable("legend", 3, ImGuiTableFlags_SizingStretchSame)) {
+  // Legend, up to three entries per line (fewer on narrow screens: an entry needs ~10 ems).
+  const int legend_cols = std::max(1, std::min(3, static_cast<int>(ImGui::GetContentRegionAvail().x / (fs * 10))));
+  if (ImGui::BeginTable("legend", legend_cols, ImGuiTableFlags_SizingStretchSame)) {
     for (const Seg& s : segs) {
       if (!(s.bytes > 0)) continue;
       ImGui::TableNextColumn();

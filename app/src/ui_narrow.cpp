@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app_impl.h"
+#include "imgui_internal.h"  // ImGuiSelectableFlags_NoPadWithHalfSpacing
 
 namespace trainfit::app {
 namespace {
@@ -111,7 +112,8 @@ void draw_card(App::Impl& s, int vi) {
   char id[32];
   std::snprintf(id, sizeof id, "##card%d", ri);
   ImGui::PushStyleVar(ImGuiStyleVar_SelectableTextAlign, ImVec2(0, 0));
-  if (ImGui::Selectable(id, ri == s.selected, 0, ImVec2(w, h))) s.select_row(ri);
+  // (Not padded with half the item spacing: the highlight fills the card's border exactly.)
+  if (ImGui::Selectable(id, ri == s.selected, ImGuiSelectableFlags_NoPadWithHalfSpacing, ImVec2(w, h))) s.select_row(ri);
   ImGui::PopStyleVar();
   char card[16];
   std::snprintf(card, sizeof card, "card:%d", vi + 1);
@@ -120,7 +122,8 @@ void draw_card(App::Impl& s, int vi) {
   const ImU32 ink = ImGui::GetColorU32(ranked ? ImGuiCol_Text : ImGuiCol_TextDisabled);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   // The border around what the selectable highlights (its rectangle takes in half the item spacing).
-  dl->AddRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), ImGui::GetColorU32(ImGuiCol_Border), st.ChildRounding);
+  dl->AddRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), ImGui::GetColorU32(ImGuiCol_Border), st.ChildRounding, 0,
+              std::max(1.0f, s.scale));  // 1 CSS px
   const float x = p0.x + pad, right = p0.x + w - pad;
   float y = p0.y + pad * 0.75f;
   char b[192], c[32], t[32];
@@ -240,12 +243,12 @@ void draw_headline(App::Impl& s) {
 }
 
 void draw_narrow(App::Impl& s) {
-  // Touch-size targets: every frame (buttons, fields, tabs, table rows) at least 44 CSS px high.
+  // Touch-size targets: every frame (buttons, fields, tabs) at least 44 CSS px high; table rows are a frame
+  // high too (draw_results_table).
   const float fs = ImGui::GetFontSize();
   const float pad_y = std::ceil(std::max(0.0f, kTargetCssPx * s.scale - fs) / 2);
   const ImGuiStyle& st = ImGui::GetStyle();
   ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(std::max(st.FramePadding.x, 10 * s.scale), pad_y));
-  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(st.CellPadding.x, pad_y));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(8 * s.scale, 8 * s.scale));
   ImGui::PushTextWrapPos(0.0f);  // every text wraps at the screen's edge (not in table cells: draw_results)
   draw_top(s);
@@ -256,7 +259,7 @@ void draw_narrow(App::Impl& s) {
   draw_results(s);
   draw_views(s);
   ImGui::PopTextWrapPos();
-  ImGui::PopStyleVar(3);
+  ImGui::PopStyleVar(2);
 }
 
 }  // namespace trainfit::app

@@ -119,7 +119,10 @@ void draw_results_table(App::Impl& s, float height) {
   }
   // Headers one by one instead of TableHeadersRow(): imgui 1.86 gives table headers no test-engine info, so
   // each is recorded by label ("header:Total cost") for the UI tests' real clicks.
-  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  // Narrow screens (touch): rows and headers a frame high (44 CSS px there, ui_narrow.cpp), text centred in them.
+  const bool tall = s.narrow;
+  const float cell_h = tall ? ImGui::GetFrameHeight() : ImGui::GetTextLineHeight();
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers, tall ? cell_h : 0.0f);
   for (int c = 0; c < kColCount; ++c) {
     if (!ImGui::TableSetColumnIndex(c)) continue;
     ImGui::TableHeader(kNames[c]);
@@ -152,7 +155,7 @@ void draw_results_table(App::Impl& s, float height) {
   }
   if (s.view_dirty) s.rebuild_view();
 
-  const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
+  const float row_h = cell_h + ImGui::GetStyle().CellPadding.y * 2;
   if (s.scroll_to_selected) {
     s.scroll_to_selected = false;
     for (size_t vi = 0; vi < s.view.size(); ++vi)
@@ -174,8 +177,12 @@ void draw_results_table(App::Impl& s, float height) {
       ImGui::TableSetColumnIndex(0);
       if (!ranked) ImGui::PushStyleColor(ImGuiCol_Text, state_color(r.state, s.dark));
       std::snprintf(buf, sizeof buf, "#%d##row%d", vi + 1, ri);
-      if (ImGui::Selectable(buf, ri == s.selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
+      // (A tall selectable centres its label itself: AlignTextToFramePadding would move the whole selectable.)
+      if (tall) ImGui::PushStyleVar(ImGuiStyleVar_SelectableTextAlign, ImVec2(0.0f, 0.5f));
+      if (ImGui::Selectable(buf, ri == s.selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap,
+                            ImVec2(0, tall ? cell_h : 0.0f)))
         s.select_row(ri);
+      if (tall) ImGui::PopStyleVar();
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         ImGui::Text("%s (%s)", o.id.c_str(), option_label(r.option));
@@ -191,45 +198,38 @@ void draw_results_table(App::Impl& s, float height) {
         }
         ImGui::EndTooltip();
       }
-      ImGui::TableSetColumnIndex(kColInstance);
-      ImGui::TextUnformatted(o.instance_type.c_str());
-      ImGui::TableSetColumnIndex(kColProvider);
-      ImGui::TextUnformatted(s.snapshot.providers[o.provider].id.c_str());
-      ImGui::TableSetColumnIndex(kColRegion);
-      ImGui::TextUnformatted(o.region.c_str());
-      ImGui::TableSetColumnIndex(kColOption);
-      ImGui::TextUnformatted(option_label(r.option));
-      ImGui::TableSetColumnIndex(kColGpus);
-      ImGui::TextUnformatted(s.row_texts(ri).gpus);
-      ImGui::TableSetColumnIndex(kColVram);
-      ImGui::TextUnformatted(fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
-      ImGui::TableSetColumnIndex(kColPlan);
-      ImGui::TextUnformatted(s.row_texts(ri).plan);
+      auto cell = [tall](int col, const char* text) {
+        ImGui::TableSetColumnIndex(col);
+        if (tall) ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(text);
+      };
+      cell(kColInstance, o.instance_type.c_str());
+      cell(kColProvider, s.snapshot.providers[o.provider].id.c_str());
+      cell(kColRegion, o.region.c_str());
+      cell(kColOption, option_label(r.option));
+      cell(kColGpus, s.row_texts(ri).gpus);
+      cell(kColVram, fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
+      cell(kColPlan, s.row_texts(ri).plan);
       if (ranked) {
-        ImGui::TableSetColumnIndex(kColTime);
-        ImGui::TextUnformatted(fmt_duration(buf, sizeof buf, r.wall_s));
-        ImGui::TableSetColumnIndex(kColCost);
-        ImGui::TextUnformatted(fmt_usd(buf, sizeof buf, r.total_usd));
+        cell(kColTime, fmt_duration(buf, sizeof buf, r.wall_s));
+        cell(kColCost, fmt_usd(buf, sizeof buf, r.total_usd));
       }
-      ImGui::TableSetColumnIndex(kColPrice);
-      ImGui::TextUnformatted(fmt_usd(buf, sizeof buf, r.price_usd_per_h));
+      cell(kColPrice, fmt_usd(buf, sizeof buf, r.price_usd_per_h));
       if (ranked) {
-        ImGui::TableSetColumnIndex(kColPerMtok);
-        ImGui::TextUnformatted(fmt_usd(buf, sizeof buf, r.usd_per_mtok));
-        ImGui::TableSetColumnIndex(kColHeadroom);
+        cell(kColPerMtok, fmt_usd(buf, sizeof buf, r.usd_per_mtok));
         std::snprintf(buf, sizeof buf, "%.0f%%", r.headroom * 100);
-        ImGui::TextUnformatted(buf);
+        cell(kColHeadroom, buf);
       }
-      ImGui::TableSetColumnIndex(kColState);
       if (ranked && r.verdict == FitVerdict::tight) {
+        ImGui::TableSetColumnIndex(kColState);
+        if (tall) ImGui::AlignTextToFramePadding();
         ImGui::TextColored(warn_color(), r.pareto ? "tight, Pareto" : "tight");
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip("May run out of memory: the expected peak fits, the band's top (+%.0f%%) does not.",
                             (kBandHighFactor - 1.0) * 100.0);
-      } else if (ranked) {
-        ImGui::TextUnformatted(r.pareto ? "fits, Pareto" : "fits");
+      } else {
+        cell(kColState, ranked ? (r.pareto ? "fits, Pareto" : "fits") : row_state_name(r.state));
       }
-      else ImGui::TextUnformatted(row_state_name(r.state));
       if (!ranked) ImGui::PopStyleColor();
     }
   }
