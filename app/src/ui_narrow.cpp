@@ -153,6 +153,7 @@ void draw_card(App::Impl& s, int vi) {
   } else {
     std::snprintf(b, sizeof b, "%s/h, %.0f%% headroom", fmt_usd(c, sizeof c, r.price_usd_per_h), r.headroom * 100);
     flags = b;
+    if (r.verdict == FitVerdict::tight) flags += " \xC2\xB7 tight: may run out of memory";
     if (r.pareto) flags += " \xC2\xB7 Pareto";
   }
   for (const auto& f : offer_flag_names(o.flags)) flags += " \xC2\xB7 " + f;

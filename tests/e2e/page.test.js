@@ -187,6 +187,18 @@ test('phone: a tap on a card selects it, a drag scrolls the page and selects not
   await frames(page, 3);
   await shot(o, 'ui-phone-table.png');
   await shot(o, 'ui-phone-table-dpr3.png', 'device');  // to judge how the text reads at the device's resolution
+
+  // The job's inputs open under its summary line: fields are touch targets and stay on screen.
+  const j = center(await rect(page, 'job summary'));
+  await touch('touchStart', [j]);
+  await touch('touchEnd', []);
+  await page.waitForFunction(() => Module.ccall('tf_item_rect', 'string', ['string'], ['Seq len']) !== 'null', null, { timeout: 10000 });
+  await frames(page, 3);
+  for (const l of ['Model', 'Method']) {
+    const r = await rect(page, l);
+    assert.ok(r.h >= 43.5 && r.x >= 0 && r.x + r.w <= 390, l + ': ' + JSON.stringify(r));
+  }
+  await shot(o, 'ui-phone-job.png');
   assert.deepStrictEqual(problems, []);
   await page.close();
 });
