@@ -303,6 +303,33 @@
   }
   setInterval(scheduleLive, 1000);  // changes that are not query changes (a column sorted descending)
 
+  // ---- A phone's keyboard for the canvas's text fields (web/main_web.cpp, NOTE(touch, typing)): the module asks
+  // for it when a field becomes active after a touch; what the keyboard types comes back as characters and key
+  // taps. The hidden field itself stays empty.
+  const ime = document.getElementById('ime');
+  const GLFW_KEY = { Backspace: 259, Enter: 257, Delete: 261 };
+  window.trainfitTextInput = function (on) {
+    if (!ime) return;
+    if (on) { ime.value = ''; ime.focus({ preventScroll: true }); } else if (document.activeElement === ime) ime.blur();
+  };
+  function typed(text) { if (text) Module.ccall('tf_type', null, ['string'], [text]); }
+  if (ime) {
+    // A hardware keyboard's keys reach the module as before (GLFW's listeners on the window, after this one):
+    // only their default action, typing into this field, is cancelled, so nothing arrives twice.
+    ime.addEventListener('keypress', (e) => e.preventDefault());
+    ime.addEventListener('keydown', (e) => { if (e.key && e.key.length > 1 && e.keyCode !== 229) e.preventDefault(); });
+    ime.addEventListener('beforeinput', (e) => {
+      if (e.inputType === 'insertText' || e.inputType === 'insertReplacementText') typed(e.data);
+      else if (e.inputType === 'deleteContentBackward') Module.ccall('tf_key_tap', null, ['number'], [GLFW_KEY.Backspace]);
+      else if (e.inputType === 'deleteContentForward') Module.ccall('tf_key_tap', null, ['number'], [GLFW_KEY.Delete]);
+      else if (e.inputType === 'insertLineBreak' || e.inputType === 'insertParagraph') Module.ccall('tf_key_tap', null, ['number'], [GLFW_KEY.Enter]);
+      else return;  // composition: its text arrives with compositionend
+      e.preventDefault();
+    });
+    ime.addEventListener('compositionend', (e) => { typed(e.data); ime.value = ''; });
+    ime.addEventListener('input', (e) => { if (!e.isComposing) ime.value = ''; });
+  }
+
   // Called by the module whenever the query changes (web/main_web.cpp).
   window.trainfitQueryChanged = function (hash) {
     if (!started) return;  // before the link and the saved query are applied: nothing to mirror yet

@@ -14,6 +14,9 @@
 //   NOTE(touch): emscripten 3.1.6's GLFW turns touches into presses at a stale position (library_glfw.js reads
 //         event.touch, which only SDL sets): its touch listeners are removed and html5.h touch callbacks map a
 //         tap to hover, press, release, leave, and a drag (past 10 CSS px) to scrolling the window under it.
+//   NOTE(touch, typing): a canvas cannot bring up a phone's keyboard: while an ImGui text field is active after a
+//         touch, web/app.js focuses a hidden <input> (window.trainfitTextInput) and sends what the keyboard types
+//         back through tf_type / tf_key_tap, paced as key events (KeyTaps).
 //   NOTE(idle): the frames that follow an input event are always drawn, even when the digest says nothing
 //         changed, so the picture after the last event can never be a stale one.
 //   NOTE(load, every frame): imgui 1.86's OpenGL backend saves and restores the GL state around each frame with
@@ -36,6 +39,7 @@
 
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
+#include "imgui_internal.h"  // ImTextCharFromUtf8
 #include "trainfit/app/app.h"
 #include "trainfit/app/glfw_key_taps.h"
 #include "trainfit/app/glfw_mouse_taps.h"
@@ -53,6 +57,7 @@ uint64_t g_drawn_digest = 0;   // frame_digest of what the canvas shows; 0 = unk
 uint64_t g_drawn = 0;          // frames that drew (tf_drawn_frames)
 double g_css_w = 0;            // the canvas's CSS width (touch positions are in CSS px)
 int g_input_frames = 0;        // frames still to draw unconditionally after an input event (NOTE(idle))
+bool g_touch_input = false;    // the last press came from a touch (NOTE(touch, typing))
 
 void input_seen() { g_input_frames = 2; }
 
@@ -76,6 +81,7 @@ EM_BOOL on_touch(int type, const EmscriptenTouchEvent* e, void*) {
     const float x = static_cast<float>(t.targetX) * k, y = static_cast<float>(t.targetY) * k;
     if (type == EMSCRIPTEN_EVENT_TOUCHSTART) {
       if (g_touch.id != -1) continue;  // a second finger: ignored
+      g_touch_input = true;
       g_touch = Touch{t.identifier, x, y, x, y, false};
       taps.on_move(x, y);  // hover now; the press comes when the finger lifts without having dragged
       continue;
@@ -100,8 +106,9 @@ EM_BOOL on_touch(int type, const EmscriptenTouchEvent* e, void*) {
   }
   return EM_TRUE;  // preventDefault: no emulated mouse events, no browser scrolling or zooming of the page
 }
-EM_BOOL on_mouse_seen(int, const EmscriptenMouseEvent*, void*) {
+EM_BOOL on_mouse_seen(int type, const EmscriptenMouseEvent*, void*) {
   input_seen();
+  if (type == EMSCRIPTEN_EVENT_MOUSEDOWN) g_touch_input = false;
   return EM_FALSE;  // GLFW's own listeners handle the event
 }
 EM_BOOL on_key_seen(int, const EmscriptenKeyboardEvent*, void*) {
@@ -289,6 +296,13 @@ void frame() {
     const std::string hash = app.query_hash();
     EM_ASM({ if (window.trainfitQueryChanged) window.trainfitQueryChanged(UTF8ToString($0)); }, hash.c_str());
   }
+  // A text field became active (or stopped being) after a touch: the page shows or hides the phone's keyboard.
+  static bool keyboard_shown = false;
+  const bool want_keyboard = ImGui::GetIO().WantTextInput && g_touch_input;
+  if (want_keyboard != keyboard_shown) {
+    keyboard_shown = want_keyboard;
+    EM_ASM({ if (window.trainfitTextInput) window.trainfitTextInput(!!$0); }, want_keyboard ? 1 : 0);
+  }
   const std::string clip = app.take_clipboard_request();
   if (!clip.empty()) EM_ASM({ if (window.trainfitCopy) window.trainfitCopy(UTF8ToString($0)); }, clip.c_str());
   const ImGuiMouseCursor cursor = ImGui::GetMouseCursor();
@@ -307,6 +321,28 @@ void frame() {
 }  // namespace
 
 uint64_t trainfit::web::shell_frames() { return g_frames; }
+
+// What a phone's keyboard typed (NOTE(touch, typing)): characters and key taps, through KeyTaps like real keys.
+extern "C" {
+EMSCRIPTEN_KEEPALIVE void tf_type(const char* utf8) {
+  if (!utf8 || !g_window) return;
+  input_seen();
+  while (*utf8) {
+    unsigned int c = 0;
+    const int n = ImTextCharFromUtf8(&c, utf8, nullptr);
+    if (n <= 0) break;
+    utf8 += n;
+    if (c > 0 && c != 0xFFFD) trainfit::app::glfw_keys::on_char(g_window, c);
+  }
+}
+// A press and release of a GLFW key (GLFW_KEY_BACKSPACE 259, GLFW_KEY_ENTER 257, ...).
+EMSCRIPTEN_KEEPALIVE void tf_key_tap(int key) {
+  if (!g_window || key < 32 || key > GLFW_KEY_LAST) return;
+  input_seen();
+  trainfit::app::glfw_keys::on_key(g_window, key, 0, GLFW_PRESS, 0);
+  trainfit::app::glfw_keys::on_key(g_window, key, 0, GLFW_RELEASE, 0);
+}
+}
 uint64_t trainfit::web::drawn_frames() { return g_drawn; }
 
 int main() {

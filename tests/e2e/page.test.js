@@ -199,6 +199,20 @@ test('phone: a tap on a card selects it, a drag scrolls the page and selects not
     assert.ok(r.h >= 43.5 && r.x >= 0 && r.x + r.w <= 390, l + ': ' + JSON.stringify(r));
   }
   await shot(o, 'ui-phone-job.png');
+
+  // Typing on the phone's keyboard: a tap on a number field focuses the page's hidden text field (which is
+  // what brings the keyboard up); what the keyboard sends reaches the canvas's field.
+  const seq = center(await rect(page, 'Seq len'));
+  await touch('touchStart', [seq]);
+  await touch('touchEnd', []);
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'ime', null, { timeout: 10000 });
+  await cdp.send('Input.insertText', { text: '4096' });  // the field's text was selected on activation: replaced
+  await page.evaluate(() => document.getElementById('ime').dispatchEvent(new InputEvent('beforeinput',
+    { inputType: 'deleteContentBackward', bubbles: true, cancelable: true })));
+  await cdp.send('Input.insertText', { text: '5' });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.trainfit.query().seq_len === 4095, null, { timeout: 10000 });
+  assert.strictEqual(await page.evaluate(() => document.getElementById('ime').value), '', 'the hidden field stays empty');
   assert.deepStrictEqual(problems, []);
   await page.close();
 });
