@@ -188,6 +188,21 @@ test('phone: a tap on a card selects it, a drag scrolls the page and selects not
   await shot(o, 'ui-phone-table.png');
   await shot(o, 'ui-phone-table-dpr3.png', 'device');  // to judge how the text reads at the device's resolution
 
+  // A drag inside the table scrolls the table's rows, not the page, and selects nothing.
+  const head0 = await rect(page, 'headline'), row0 = await rect(page, '#6'), sel0 = (await state(page)).selected;
+  const grab = { x: row0.x + 60, y: center(row0).y };  // (a row's rectangle spans every column, off screen too)
+  await touch('touchStart', [grab]);
+  for (let k = 1; k <= 5; ++k) {
+    await touch('touchMove', [{ x: grab.x, y: grab.y - k * 30 }]);
+    await frames(page, 1);
+  }
+  await touch('touchEnd', []);
+  await frames(page, 4);
+  const row1 = await rect(page, '#6');
+  assert.ok(row1.y < row0.y - 100, 'the rows moved with the finger: ' + row0.y + ' then ' + row1.y);
+  assert.strictEqual((await rect(page, 'headline')).y, head0.y, 'the page itself did not scroll');
+  assert.deepStrictEqual((await state(page)).selected, sel0, 'a drag in the table selects nothing');
+
   // The job's inputs open under its summary line: fields are touch targets and stay on screen.
   const j = center(await rect(page, 'job summary'));
   await touch('touchStart', [j]);
