@@ -294,6 +294,22 @@ TEST_F(Ui, APhoneWidthGetsOneColumnWithCardsAndTouchSizeTargets) {
   EXPECT_TRUE(trainfit::app::item_rect("header:Total cost", &x, &y, &w, &h));
 }
 
+// What the page's text for screen readers reads (web/app.js, headlineText): the job line, rows by state, the
+// first rows of the view.
+TEST_F(Ui, StateCountsRowsByStateAndTheViewTakesACount) {
+  App& a = make();
+  frames(2);
+  const json s = state();
+  int sum = 0;
+  for (const auto& [k, v] : s["counts"].items()) sum += v.get<int>();
+  EXPECT_EQ(sum, s["rows_total"].get<int>());
+  EXPECT_EQ(s["counts"]["ranked"], s["ranked"]);
+  EXPECT_EQ(s["job"], "Llama 3.1 8B, lora, 100.0 M tokens, seq 2048");
+  const json top = json::parse(a.api_call("ui.view", "3"));
+  ASSERT_EQ(top["rows"].size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(top["rows"][i], view()["rows"][i]) << i;
+}
+
 TEST_F(Ui, AWideWindowKeepsTheTwoPanesAndAnUprightTabletGetsOneColumn) {
   make();
   frames(2);

@@ -43,7 +43,8 @@ class App {
   std::string results_json() const;
   // The core's JSON facade (api.h) on the loaded snapshot: what the JS API's tf_call returns. Verbs starting
   // with "ui." talk to the UI instead: "ui.requests" (take_shell_requests), "ui.theme" ("dark" | "light"),
-  // "ui.embed" ("1" | "0"), "ui.view" (rows shown in the table, in order, with their numbers),
+  // "ui.embed" ("1" | "0"), "ui.view" (rows shown in the table, in order, with their numbers; at most 200, or
+  // the count given: "3"),
   // "ui.select" (select the table row at index N of the view).
   std::string api_call(std::string_view verb, std::string_view query_json) const;
 
