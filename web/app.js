@@ -275,7 +275,7 @@
       parts.push(st.snapshot ? 'No ranking: ' + (st.rank_error || 'unknown error') + '.' : 'Prices are loading.');
       return parts.join(' ');
     }
-    parts.push(st.ranked > 0 ? 'Fits on ' + st.ranked + ' of ' + st.rows_total + ' offers.'
+    parts.push(st.ranked > 0 ? 'Fits on ' + st.ranked + ' of ' + st.rows_total + ' offer and pricing rows.'
       : 'No offer both fits and passes the filters (' + st.rows_total + ' checked).');
     rows.filter((r) => r.state === 'ranked').slice(0, 3).forEach((r, i) => {
       parts.push((i + 1) + ': ' + r.offer + ' ' + r.option + ', ' + durationText(r.wall_s) + ', ' + usdText(r.total_usd) + '.');

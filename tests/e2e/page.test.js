@@ -266,7 +266,7 @@ test('a zero-delay click on each view tab and on a table row switches it (state 
 function expectedLive(st, rows) {
   const usd = (v) => (v >= 100 ? '$' + Math.round(v).toLocaleString('en-US') : '$' + v.toFixed(2));
   const dur = (s) => (s < 3600 ? Math.round(s / 60) + ' min' : s < 48 * 3600 ? (s / 3600).toFixed(1) + ' h' : (s / 86400).toFixed(1) + ' days');
-  let t = st.job + '. ' + (st.ranked > 0 ? `Fits on ${st.ranked} of ${st.rows_total} offers.` : `No offer both fits and passes the filters (${st.rows_total} checked).`);
+  let t = st.job + '. ' + (st.ranked > 0 ? `Fits on ${st.ranked} of ${st.rows_total} offer and pricing rows.` : `No offer both fits and passes the filters (${st.rows_total} checked).`);
   rows.filter((r) => r.state === 'ranked').slice(0, 3).forEach((r, i) => { t += ` ${i + 1}: ${r.offer} ${r.option}, ${dur(r.wall_s)}, ${usd(r.total_usd)}.`; });
   const c = st.counts;
   const held = typeof c.held_back === 'number' ? c.held_back : st.rows_total - st.ranked;
