@@ -230,7 +230,10 @@
   // as a user gesture (the file picker and window.open need one); a slow poll catches keyboard activations.
   function pollSoon() {
     let n = 0;
-    const tick = () => { handleRequests(); if (++n < 4) requestAnimationFrame(tick); };
+    // The last look also refreshes the live text: a click can change the view without changing the query
+    // (a column sorted descending), which trainfitQueryChanged would not report.
+    // (8 frames: a click that reached the page in one burst lands in imgui over three, main_web.cpp's MouseTaps.)
+    const tick = () => { handleRequests(); if (++n < 8) requestAnimationFrame(tick); else scheduleLive(); };
     requestAnimationFrame(tick);
   }
   window.addEventListener('pointerup', pollSoon, true);
@@ -301,7 +304,6 @@
   function scheduleLive() {  // after the module's frame that reported the change, not inside it
     if (!liveTimer) liveTimer = setTimeout(() => { liveTimer = 0; updateLive(); }, 0);
   }
-  setInterval(scheduleLive, 1000);  // changes that are not query changes (a column sorted descending)
 
   // ---- A phone's keyboard for the canvas's text fields (web/main_web.cpp, NOTE(touch, typing)): the module asks
   // for it when a field becomes active after a touch; what the keyboard types comes back as characters and key

@@ -17,8 +17,9 @@
 //   NOTE(touch, typing): a canvas cannot bring up a phone's keyboard: while an ImGui text field is active after a
 //         touch, web/app.js focuses a hidden <input> (window.trainfitTextInput) and sends what the keyboard types
 //         back through tf_type / tf_key_tap, paced as key events (KeyTaps).
-//   NOTE(idle): the frames that follow an input event are always drawn, even when the digest says nothing
-//         changed, so the picture after the last event can never be a stale one.
+//   NOTE(idle): the frames that follow a press, release, key, wheel or touch event are always drawn, even when
+//         the digest says nothing changed, so the picture after the last event can never be a stale one. (Plain
+//         mouse moves are left to the digest: what they change, hover, changes the draw data.)
 //   NOTE(load, every frame): imgui 1.86's OpenGL backend saves and restores the GL state around each frame with
 //         glGetIntegerv, a synchronous GPU-process round trip each in Chrome's WebGL (7 a frame): the page owns
 //         its context, so it draws with its own renderer that queries nothing (webgl_renderer.h).
@@ -386,7 +387,6 @@ int main() {
   emscripten_set_touchcancel_callback("#canvas", nullptr, EM_TRUE, on_touch);
   emscripten_set_mousedown_callback("#canvas", nullptr, EM_FALSE, on_mouse_seen);
   emscripten_set_mouseup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_mouse_seen);
-  emscripten_set_mousemove_callback("#canvas", nullptr, EM_FALSE, on_mouse_seen);
   emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_key_seen);
   emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_key_seen);
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
