@@ -311,6 +311,34 @@ test('the off-screen live region reads the headline: the job, fits or not, the t
   await page.close();
 });
 
+test('keyboard navigation: the arrow keys move a visible (amber) focus outline', async () => {
+  const o = await openDevice('?nosw=1&theme=dark', { width: 1280, height: 800 });
+  const { page, problems } = o;
+  // The focus outline is amber (app.cpp, rebuild_fonts): count such pixels before and after a Tab.
+  const amber = (png) => {
+    const p = decodePng(png);
+    let n = 0;
+    for (let i = 0; i < p.data.length; i += p.channels)
+      if (p.data[i] > 230 && p.data[i + 1] > 150 && p.data[i + 1] < 200 && p.data[i + 2] < 80) ++n;
+    return n;
+  };
+  await page.mouse.move(640, 400);
+  await frames(page, 2);
+  const before = amber(await shot(o));
+  for (const key of ['ArrowDown', 'ArrowDown']) {
+    await page.keyboard.down(key);
+    await frames(page, 2);
+    await page.keyboard.up(key);
+    await frames(page, 3);
+  }
+  const png = await shot(o);
+  require('node:fs').writeFileSync(path.join(OUT, 'ui-keyboard-focus.png'), png);
+  const after = amber(png);
+  assert.ok(after > before + 40, 'a focus outline appeared: ' + before + ' -> ' + after + ' amber pixels');
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
 test('the first theme follows prefers-color-scheme when nothing is saved', async () => {
   for (const scheme of ['light', 'dark']) {
     const page = await ctx.browser.newPage();
