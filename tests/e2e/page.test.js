@@ -312,7 +312,8 @@ test('the off-screen live region reads the headline: the job, fits or not, the t
 });
 
 test('keyboard navigation: the arrow keys move a visible (amber) focus outline', async () => {
-  const o = await openDevice('?nosw=1&theme=dark', { width: 1280, height: 800 });
+  // (A link's hash: the query the previous test left in localStorage fits nowhere.)
+  const o = await openDevice('?nosw=1&theme=dark#method=lora', { width: 1280, height: 800 });
   const { page, problems } = o;
   // The focus outline is amber (app.cpp, rebuild_fonts): count such pixels before and after a Tab.
   const amber = (png) => {
