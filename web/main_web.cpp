@@ -277,6 +277,8 @@ void frame() {
   // Redraw only when the picture changed: an unchanged frame leaves the canvas as it is, which the browser then
   // neither re-composites nor (under software compositing) reads back. An idle page costs the UI pass only.
   const uint64_t digest = frame_digest(ImGui::GetDrawData(), bg);
+  // (Events still queued for later frames keep it so: the two frames after the last one applied are drawn.)
+  if (trainfit::app::glfw_mouse::taps().waiting() || !trainfit::app::glfw_keys::taps().idle()) input_seen();
   const bool after_input = g_input_frames > 0;
   if (after_input) --g_input_frames;
   if (digest != g_drawn_digest || after_input) {

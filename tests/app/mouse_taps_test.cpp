@@ -38,8 +38,10 @@ TEST(MouseTaps, AMoveThenAClickInOneFrameHoverFirstThenPressThenRelease) {
   taps.on_move(100, 40);
   taps.on_button(0, true);
   taps.on_button(0, false);
+  EXPECT_TRUE(taps.waiting());
   EXPECT_EQ(frame(taps), "100,40");
   EXPECT_EQ(frame(taps), "100,40 L");
+  EXPECT_FALSE(taps.waiting());  // the release is applied: read by the next frame
   EXPECT_EQ(frame(taps), "100,40");
   EXPECT_EQ(frame(taps), "100,40");
 }

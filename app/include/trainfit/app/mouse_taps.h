@@ -46,6 +46,8 @@ class MouseTaps {
   }
   // Nothing waits and nothing changed since the last frame: the next frame reads what the last one did.
   bool idle() const { return queue_.empty() && !moved_ && !changed_; }
+  // Events wait for later frames (a quick click is read over three).
+  bool waiting() const { return !queue_.empty(); }
   const State& state() const { return state_; }
 
  private:
