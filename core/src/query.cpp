@@ -785,7 +785,8 @@ void for_each_written(const Query& q, bool full, Emit emit) {
         continue;
       if (q.model.arch != Arch::params_only && path == "model.params") continue;
       json v = k.get(q);  // inline models are written whole: they must reproduce exactly
-      if (k.knob && v == k.get(family_query(q.model.arch))) continue;  // the family's default: implied by arch
+      // A knob at its family's default is implied by model.arch: links and short JSON leave it out.
+      if (!full && k.knob && v == k.get(family_query(q.model.arch))) continue;
       if (v.is_number() && v.get<double>() < k.min) continue;  // 0 = "derive it" (num_kv_heads): the default
       emit(k, v);
       continue;
