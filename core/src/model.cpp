@@ -1,8 +1,12 @@
 // trainfit core — model catalog and exact parameter counts.
 //
 // Every architecture is described once, as the list of tensors its Hugging Face implementation registers
-// (visit_tensors). The parameter count, the MoE active count and Adafactor's factored state are all derived
-// from that one list, so they cannot disagree. data/models.json pins the result against published counts.
+// (visit_tensors), built from the model's knobs (mlp, norm, positional, bias, block, qk_norm, MoE layout, MLA)
+// rather than from its family; a family (kFamilies) is only the set of knob defaults plus the few tensors no
+// knob describes (OPT's position offset, BERT's token types and pooler, DeepSeek's router correction bias).
+// The parameter count, the MoE active count, Adafactor's factored state and the LoRA adapter count are all
+// derived from the same visitors, so they cannot disagree. data/models.json pins the result against published
+// counts; hf_config.cpp reads the knobs from a Hugging Face config.json.
 #include "trainfit/model.h"
 
 #include <algorithm>
@@ -579,6 +583,17 @@ std::string set_text_knob(ModelSpec& m, std::string_view key, std::string_view v
   if (key == "block") return set_enum(&m.block, kBlocks, value);
   if (key == "qk_norm") return set_enum(&m.qk_norm, kQkNorms, value);
   return "unknown key";
+}
+
+std::vector<const char*> text_knob_values(std::string_view key) {
+  auto all = [](const auto& names) { return std::vector<const char*>(std::begin(names), std::end(names)); };
+  if (key == "mlp") return all(kMlps);
+  if (key == "norm") return all(kNorms);
+  if (key == "positional") return all(kPositionals);
+  if (key == "bias") return all(kBiases);
+  if (key == "block") return all(kBlocks);
+  if (key == "qk_norm") return all(kQkNorms);
+  return {};
 }
 
 const std::vector<IntKnob>& int_knobs() {

@@ -39,6 +39,7 @@ ModelSpec family_spec(Arch a);
 const std::vector<std::string_view>& text_knobs();
 const char* text_knob(const ModelSpec& m, std::string_view key);
 std::string set_text_knob(ModelSpec& m, std::string_view key, std::string_view value);
+std::vector<const char*> text_knob_values(std::string_view key);  // the values a named knob takes
 // The integer knobs (sliding window, MoE layout, multi-head latent attention), by JSON key.
 struct IntKnob {
   const char* key;
