@@ -278,6 +278,11 @@ Result<bool> validate_shape(const ModelSpec& m, const std::string& prefix) {
   if (m.vocab_size > (int64_t(1) << 24)) return model_error(prefix, "vocab_size", "is implausibly large (> 2^24)");
   if (m.intermediate_size > (int64_t(1) << 22))
     return model_error(prefix, "intermediate_size", "is implausibly large (> 2^22)");
+  // The same upper limits as the query's model keys (query.cpp), so every valid model is a valid query.
+  if (m.num_heads > (int64_t(1) << 14)) return model_error(prefix, "num_heads", "is implausibly large (> 2^14)");
+  if (m.head_dim > (int64_t(1) << 14)) return model_error(prefix, "head_dim", "is implausibly large (> 2^14)");
+  if (m.max_position_embeddings > (int64_t(1) << 24))
+    return model_error(prefix, "max_position_embeddings", "is implausibly large (> 2^24)");
   if (m.num_kv_heads > m.num_heads || m.num_heads % m.num_kv_heads != 0)
     return model_error(prefix, "num_kv_heads", "must divide num_heads (" + std::to_string(m.num_heads) + ")");
   if (m.head_dim < 0) return model_error(prefix, "head_dim", "must be >= 0 (0 = hidden_size / num_heads)");
@@ -291,7 +296,7 @@ Result<bool> validate_shape(const ModelSpec& m, const std::string& prefix) {
 }
 
 Result<bool> validate_moe(const ModelSpec& m, const std::string& prefix) {
-  if (m.num_experts < 1) return model_error(prefix, "num_experts", "must be >= 1");
+  if (m.num_experts < 1 || m.num_experts > 4096) return model_error(prefix, "num_experts", "must be between 1 and 4096");
   if (m.experts_per_token < 1 || m.experts_per_token > m.num_experts)
     return model_error(prefix, "experts_per_token", "must be between 1 and num_experts");
   const int64_t limit = int64_t(1) << 22;
