@@ -160,7 +160,9 @@ struct Acc {
 // Q, K, V and the attention core (Korthikanti Table 2, "attention" rows: 11sbh + 5as^2b). A sliding window
 // changes no stored tensor: FlashAttention keeps no s^2 term, and Hugging Face eager attention materialises
 // the full s x s scores with the window as a mask (modeling_mistral.py eager_attention_forward). Attention
-// sinks (gpt-oss) add one logit per head: negligible.
+// sinks (gpt-oss) add one logit per head: negligible. ALiBi (Press et al. 2022) adds a fixed bias to the scores
+// and no stored tensor; learned, ALiBi and no positions keep q and k as the projections wrote them (RoPE's
+// rotated copies matter only for a fused qkv output, below).
 // Widths per token: q and k (K: the key/value heads, GQA), v (the key/value heads' V), o = the output.
 void attention_core(const ActCtx& c, double q, double k, double v, double o, Acc& a) {
   const double e = c.e, heads = double(c.m.num_heads);

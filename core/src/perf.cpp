@@ -112,7 +112,9 @@ Result<FlopsPerToken> flops_per_token(const ModelSpec& m, const ParamCounts& p, 
     weights_fwd = 2.0 * active;
   } else {
     const double h = static_cast<double>(m.hidden_size);
-    // Matmul weights exclude the embedding lookup and the head; the head is counted as logits below
+    // Every knob's matrices (gated or plain MLP, biases, q/k norms, MLA projections, routed and shared experts)
+    // enter through the active count, which model.cpp builds from the same knobs. Matmul weights exclude the
+    // embedding lookup and the head; the head is counted as logits below
     // (tied or not, the h x V product is computed once per token).
     const double matmul_params = std::max(0.0, active - p.embedding - p.head);
     weights_fwd = 2.0 * matmul_params;
