@@ -27,6 +27,7 @@ constexpr int kExitOk = 0, kExitNoMatch = 1, kExitBadInput = 2, kExitBadSnapshot
 struct Inputs {
   std::string query_file, hash, snapshot_file, format = "table";
   // Flags for the common fields; empty / negative = not given.
+  std::string hf_config;  // a Hugging Face config.json: the model, every knob derived (api verb hf_config)
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework;
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
@@ -53,6 +54,26 @@ bool read_all(const std::string& path, std::string* out) {
 int fail(const std::string& field, const std::string& message, int code) {
   std::fprintf(stderr, "trainfit: %s%s%s\n", field.c_str(), field.empty() ? "" : ": ", message.c_str());
   return code;
+}
+
+// --hf-config FILE: the core reads the config.json (api verb hf_config) and its model object replaces the query's.
+bool hf_model(const Inputs& in, json* doc, int* code) {
+  if (!in.model.empty()) {
+    *code = fail("--hf-config", "give --model or --hf-config, not both", kExitBadInput);
+    return false;
+  }
+  std::string text;
+  if (!read_all(in.hf_config, &text)) {
+    *code = fail("--hf-config", "cannot read " + in.hf_config, kExitBadInput);
+    return false;
+  }
+  const json out = json::parse(trainfit::api_call("hf_config", text, nullptr));
+  if (!out.value("ok", false)) {
+    *code = fail(out["error"].value("field", ""), out["error"].value("message", "failed"), kExitBadInput);
+    return false;
+  }
+  (*doc)["model"] = out["model"];
+  return true;
 }
 
 // Build the query document: file or hash first, then the flags on top (flags win).
@@ -84,6 +105,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   }
   auto set = [&](const char* key, const json& v) { doc[key] = v; };
   if (!in.model.empty()) set("model", in.model);
+  if (!in.hf_config.empty() && !hf_model(in, &doc, code)) return false;
   if (!in.method.empty()) set("method", in.method);
   if (!in.precision.empty()) set("precision", in.precision);
   if (!in.optimizer.empty()) set("optimizer", in.optimizer);
@@ -136,6 +158,10 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
   sub->add_option("--query", in.query_file, "query JSON file ('-' = stdin)");
   sub->add_option("--hash", in.hash, "query as a web link's hash ('#model=...&method=...')");
   sub->add_option("--model", in.model, "model preset id (see `trainfit models`)");
+  sub->add_option("--hf-config", in.hf_config,
+                  "a Hugging Face config.json ('-' = stdin) as the model: every architecture knob is derived from it "
+                  "(model_type llama, mistral, qwen2, qwen3, qwen3_moe, gemma2, gemma3, gemma3_text, phi3, mixtral, "
+                  "deepseek_v3, olmo2, gpt2, gpt_oss, llama4, llama4_text)");
   sub->add_option("--method", in.method, "full | lora | qlora");
   sub->add_option("--precision", in.precision, "auto (default: bf16-mixed, or fp16-mixed on GPUs without BF16) | fp32 | bf16-mixed | fp16-mixed | bf16 | fp8-mixed");
   sub->add_option("--optimizer", in.optimizer, "adamw | adamw-8bit | sgd | sgd-momentum | adafactor | lion");
@@ -199,8 +225,19 @@ int main(int argc, char** argv) {
   models->callback([&] { std::exit(run_verb("models", in, false)); });
 
   CLI::App* estimate = cli.add_subcommand("estimate", "memory breakdown and parameter counts for a job");
-  estimate->footer("Examples:\n  trainfit estimate --model llama-3.1-8b --method qlora --seq-len 4096\n"
-                   "  trainfit estimate --query job.json --format json");
+  estimate->footer(
+      "Examples:\n  trainfit estimate --model llama-3.1-8b --method qlora --seq-len 4096\n"
+      "  trainfit estimate --hf-config config.json --method full --gpu h100-sxm\n"
+      "  trainfit estimate --query job.json --format json\n\n"
+      "An inline model ({\"model\": {\"arch\": \"llama\", \"hidden_size\": ...}} in --query, model.* keys in --hash)\n"
+      "takes the architecture knobs; arch (gpt2, llama, qwen2, qwen3, mistral, mixtral, gemma2, gemma3, phi3,\n"
+      "falcon, opt, bert, olmo2, deepseek_v3, gpt_oss, llama4) sets their defaults:\n"
+      "  mlp gelu|relu|swiglu|geglu, norm layernorm|rmsnorm, positional learned|rope|alibi|none,\n"
+      "  bias none|qkv|attention|all, block pre|post|sandwich|parallel, qk_norm none|head|full, dropout,\n"
+      "  num_kv_heads (grouped-query attention, any family), sliding_window + global_every, attention_sinks,\n"
+      "  num_experts, experts_per_token, moe_intermediate_size, shared_expert_intermediate_size,\n"
+      "  first_k_dense, moe_layer_step, and multi-head latent attention: q_lora_rank, kv_lora_rank,\n"
+      "  qk_nope_head_dim, qk_rope_head_dim, v_head_dim.");
   add_query_options(estimate, in, false);
   estimate->add_option("--gpu", in.gpu, "check the fit on this GPU (snapshot GPU id, e.g. h100-sxm, a100-sxm-80gb)");
   estimate->add_option("--snapshot", in.snapshot_file, "price snapshot JSON for GPU specs (default: the bundled one)");

@@ -1,6 +1,6 @@
 # Script mode: cmake -DIN=data/models.json -DOUT=models_table.inc -P models_table.cmake
-# Writes the bundled model catalog as C++ (one add(ModelSpec{...}, ...) statement per entry, fields in ModelSpec's
-# order; builtin_presets() defines add), so that
+# Writes the bundled model catalog as C++ (one block per entry: the spec starts from family_spec(arch) and each
+# key of the entry sets its field, then add(...); builtin_presets() defines add), so that
 # builtin_presets() needs no JSON parse at start-up: on the web page that parse ran in the browser's baseline
 # wasm tier, ~10 ms of the critical path (docs/performance.md). The JSON stays the one source: the test
 # ModelCatalog.GeneratedTableMatchesTheJson compares this table with parse_model_presets(models.json) field by
@@ -16,10 +16,14 @@ if(err)
   file(WRITE "${OUT}" "${out}")
   return()
 endif()
-# ModelSpec's members in declaration order (designated initializers must follow it), each with its kind.
-set(spec_fields str:id str:name str:hf_id arch:arch int:hidden_size int:num_layers int:num_heads int:num_kv_heads
+# The keys written into the spec, each with its kind. The spec starts as family_spec(arch) (the family's knob
+# defaults) and each key present in the JSON overrides its field, as parse_model_presets does.
+set(spec_fields str:id str:name str:hf_id int:hidden_size int:num_layers int:num_heads int:num_kv_heads
     int:head_dim int:intermediate_size int:vocab_size int:max_position_embeddings bool:tie_embeddings
-    int:num_experts int:experts_per_token int:type_vocab_size)
+    int:num_experts int:experts_per_token int:type_vocab_size Mlp:mlp Norm:norm Positional:positional Bias:bias
+    Block:block QkNorm:qk_norm bool:dropout bool:attention_sinks int:sliding_window int:global_every
+    int:moe_intermediate_size int:shared_expert_intermediate_size int:first_k_dense int:moe_layer_step
+    int:q_lora_rank int:kv_lora_rank int:qk_nope_head_dim int:qk_rope_head_dim int:v_head_dim)
 function(cxx_string var text)
   string(FIND "${text}" ")tf\"" bad)
   if(NOT bad EQUAL -1)
@@ -30,6 +34,7 @@ endfunction()
 math(EXPR last "${n} - 1")
 foreach(i RANGE ${last})
   string(JSON m GET "${json}" models ${i})
+  string(JSON arch GET "${m}" arch)
   set(fields "")
   set(has_kv false)
   foreach(field ${spec_fields})
@@ -38,20 +43,22 @@ foreach(i RANGE ${last})
     list(GET kind_key 1 key)
     string(JSON v ERROR_VARIABLE e GET "${m}" ${key})
     if(e)
-      continue()  # absent: the ModelSpec default (then finish_model's, for num_kv_heads)
+      continue()  # absent: the family's default (then finish_model's, for num_kv_heads)
     endif()
     if(kind STREQUAL "str")
       cxx_string(v "${v}")
-    elseif(kind STREQUAL "arch")
-      set(v "Arch::${v}")
     elseif(kind STREQUAL "int")
       set(v "int64_t(${v})")
-    elseif(v STREQUAL "ON")  # bool: CMake reads JSON true/false as ON/OFF
-      set(v true)
-    elseif(v STREQUAL "OFF")
-      set(v false)
+    elseif(kind STREQUAL "bool")
+      if(v STREQUAL "ON")  # CMake reads JSON true/false as ON/OFF
+        set(v true)
+      else()
+        set(v false)
+      endif()
+    else()  # a knob enum: its JSON names are the enumerators' names
+      set(v "${kind}::${v}")
     endif()
-    string(APPEND fields "    .${key} = ${v},\n")
+    string(APPEND fields "  m.${key} = ${v};\n")
     if(key STREQUAL "num_kv_heads")
       set(has_kv true)
     endif()
@@ -67,6 +74,6 @@ foreach(i RANGE ${last})
   if(e)
     set(v 0)
   endif()
-  string(APPEND out "add(ModelSpec{\n${fields}  }, ${has_kv}, ${config_source}, double(${v}), ${params_source});\n")
+  string(APPEND out "{\n  ModelSpec m = family_spec(Arch::${arch});\n${fields}  add(std::move(m), ${has_kv}, ${config_source}, double(${v}), ${params_source});\n}\n")
 endforeach()
 file(WRITE "${OUT}" "${out}")

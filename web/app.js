@@ -395,6 +395,18 @@
     // The same document as the exact text the core wrote: byte for byte what `trainfit VERB --format json` prints.
     callText: (verb, q) => trainfitCallText(verb, q),
     loadSnapshot: (text, origin) => parse(call('tf_load_snapshot', ['string', 'string'], [text, origin || 'user file'])),
+    // A Hugging Face config.json (text or object) read by the core, every architecture knob derived: the facade's
+    // hf_config document ({ok, model, params}), the same reader as the CLI's --hf-config and the page's paste box.
+    modelFromHfConfig: (config) => parse(call('tf_call', ['string', 'string'],
+      ['hf_config', typeof config === 'string' ? config : JSON.stringify(config)])),
+    // ...made the current query's model; on error the query stays and the error names the config field.
+    setHfConfig: (config) => {
+      const r = window.trainfit.modelFromHfConfig(config);
+      if (!r.ok) return r;
+      const q = window.trainfit.query();
+      q.model = r.model;
+      return window.trainfit.setQuery(q);
+    },
     onChange: (cb) => { listeners.push(cb); },
     // The rows the table shows (its order and numbers), and selecting one of them by its position.
     view: () => parse(call('tf_call', ['string', 'string'], ['ui.view', ''])),

@@ -80,8 +80,9 @@ EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   });
 }
 
-// The same JSON documents as the CLI's --format json (`verb` = estimate | plan | rank | cost | validate),
-// computed on the snapshot the page has loaded.
+// The same JSON documents as the CLI's --format json (`verb` = estimate | plan | rank | cost | validate | models |
+// query), computed on the snapshot the page has loaded; `verb` = hf_config reads a Hugging Face config.json given
+// in place of the query (trainfit.modelFromHfConfig / setHfConfig in app.js).
 EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* query_json) {
   return guarded([&] { return trainfit::web::app().api_call(verb ? verb : "", query_json ? query_json : ""); });
 }

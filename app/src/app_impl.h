@@ -121,6 +121,8 @@ struct App::Impl {
   char model_search[64] = "";
   char regions_text[256] = "";
   char custom_name[128] = "Custom model";
+  char hf_config_text[32768] = "";      // a pasted Hugging Face config.json (model_from_hf_config)
+  std::string hf_config_error;          // why the pasted config was refused ("hf_config.<field>: ...")
 
   // ---- timing
   double frame_ms = 0, frame_ms_avg = 0;

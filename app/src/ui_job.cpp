@@ -99,6 +99,58 @@ bool contains_ci(const char* hay, const char* needle) {
   return false;
 }
 
+// The architecture knobs (model.h): named ones as combos, the window / MoE layout / MLA sizes as integers.
+bool knob_widgets(ModelSpec& m) {
+  if (!ImGui::TreeNode("Architecture knobs")) return false;
+  bool changed = false;
+  for (std::string_view key : text_knobs()) {
+    const std::string label(key);
+    ImGui::SetNextItemWidth(field_w());
+    const bool open = ImGui::BeginCombo(label.c_str(), text_knob(m, key));
+    mark(label.c_str());
+    if (open) {
+      for (const char* v : text_knob_values(key)) {
+        const bool is = std::strcmp(v, text_knob(m, key)) == 0;
+        if (ImGui::Selectable(v, is) && !is) changed = set_text_knob(m, key, v).empty();
+        if (is) ImGui::SetItemDefaultFocus();
+      }
+      ImGui::EndCombo();
+    }
+  }
+  for (const IntKnob& k : int_knobs()) changed |= input_i64(k.key, &(m.*k.member));
+  changed |= ImGui::Checkbox("dropout", &m.dropout);
+  changed |= ImGui::Checkbox("attention_sinks", &m.attention_sinks);
+  ImGui::TreePop();
+  return changed;
+}
+
+// "Paste config.json": a Hugging Face config becomes the custom model, every knob derived by the core
+// (model_from_hf_config, the same reader as the CLI's --hf-config and the JS API's hf_config). The text is
+// untrusted; a refusal is shown with the config field it names and the current model stays.
+bool hf_config_box(App::Impl& s) {
+  if (!ImGui::TreeNode("Paste config.json")) return false;
+  ImGui::InputTextMultiline("##hf_config", s.hf_config_text, sizeof s.hf_config_text,
+                            ImVec2(-1, ImGui::GetTextLineHeight() * 6));
+  mark_last_item("config.json text");
+  bool changed = false;
+  if (ImGui::Button("Use this config")) {
+    Result<ModelSpec> m = model_from_hf_config(s.hf_config_text);
+    if (m) {
+      s.draft.model = std::move(m).value();
+      s.draft.model_id = "custom";
+      std::snprintf(s.custom_name, sizeof s.custom_name, "%s", s.draft.model.name.c_str());
+      s.hf_config_error.clear();
+      changed = true;
+    } else {
+      s.hf_config_error = m.error().to_string();
+    }
+  }
+  mark_last_item("Use this config");
+  if (!s.hf_config_error.empty()) ImGui::TextColored(error_color(), "%s", s.hf_config_error.c_str());
+  ImGui::TreePop();
+  return changed;
+}
+
 bool model_picker(App::Impl& s) {
   Query& d = s.draft;
   bool changed = false;
@@ -171,9 +223,15 @@ bool model_picker(App::Impl& s) {
   if (ImGui::InputText("Name", s.custom_name, sizeof s.custom_name, ImGuiInputTextFlags_EnterReturnsTrue) ||
       ImGui::IsItemDeactivatedAfterEdit())
     changed = true;
-  const Arch archs[] = {Arch::gpt2, Arch::llama, Arch::qwen2, Arch::mistral, Arch::mixtral, Arch::gemma2,
-                        Arch::phi3, Arch::falcon, Arch::opt, Arch::bert};
-  changed |= enum_combo("Architecture", &d.model.arch, archs);
+  changed |= hf_config_box(s);
+  const Arch archs[] = {Arch::gpt2,   Arch::llama,  Arch::qwen2, Arch::qwen3,       Arch::mistral, Arch::mixtral,
+                        Arch::gemma2, Arch::gemma3, Arch::phi3,  Arch::falcon,      Arch::opt,     Arch::bert,
+                        Arch::olmo2,  Arch::deepseek_v3, Arch::gpt_oss, Arch::llama4};
+  if (enum_combo("Architecture", &d.model.arch, archs,
+                 "A family is a set of defaults for the architecture knobs below; choosing one resets them.")) {
+    apply_family(d.model, d.model.arch);
+    changed = true;
+  }
   changed |= input_i64("hidden_size", &d.model.hidden_size);
   changed |= input_i64("num_layers", &d.model.num_layers);
   changed |= input_i64("num_heads", &d.model.num_heads);
@@ -185,6 +243,7 @@ bool model_picker(App::Impl& s) {
   if (ImGui::Checkbox("tie_embeddings", &d.model.tie_embeddings)) changed = true;
   changed |= input_i64("num_experts", &d.model.num_experts, "1 = dense. Fit uses all experts, compute the active ones.");
   changed |= input_i64("experts_per_token", &d.model.experts_per_token);
+  changed |= knob_widgets(d.model);
   return changed;
 }
 

@@ -479,6 +479,20 @@ json models_doc() {
   return json{{"ok", true}, {"models", list}};
 }
 
+// hf_config: a Hugging Face config.json (the input text) as the query's model object, every knob derived
+// (model_from_hf_config), with its parameter counts. Every surface puts `model` into its query as is.
+json hf_config_doc(std::string_view config_text) {
+  Result<ModelSpec> m = model_from_hf_config(config_text);
+  if (!m) return error_doc(m.error());
+  Result<ParamCounts> p = count_params(*m);
+  if (!p) return error_doc(p.error());
+  Query q = default_query();
+  q.model = std::move(m).value();
+  q.model_id = "custom";
+  json model = json::parse(query_to_json(q)).value("model", json::object());
+  return json{{"ok", true}, {"model", model}, {"params", params_doc(*p)}, {"matched", true}};
+}
+
 }  // namespace
 
 std::string json_number(double v) { return num(v).dump(); }
@@ -495,6 +509,7 @@ static std::string dump_doc(const json& doc) { return doc.dump(-1, ' ', false, j
 std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot) {
   try {
     if (verb == "models") return dump_doc(models_doc());
+    if (verb == "hf_config") return dump_doc(hf_config_doc(query_json));
     Result<Query> q = parse_query_json(query_json.empty() ? std::string_view("{}") : query_json);
     if (!q) return dump_doc(error_doc(q.error()));
     if (verb == "query") return dump_doc(json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}});
@@ -505,7 +520,7 @@ std::string api_call(std::string_view verb, std::string_view query_json, const S
       if (verb == "rank") return dump_doc(rank_doc(*q, *snapshot));
       return dump_doc(offer_doc(*q, *snapshot, verb == "cost"));
     }
-    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models or query"}));
+    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models, hf_config or query"}));
   } catch (const std::exception& e) {
     return dump_doc(error_doc(Error{"", std::string("internal error: ") + e.what()}));
   }

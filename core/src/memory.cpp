@@ -65,10 +65,10 @@ FitVerdict fit_verdict(const MemoryBreakdown& m, double usable) {
 
 namespace {
 
-bool rms_norm_family(Arch a) { return !(a == Arch::gpt2 || a == Arch::opt || a == Arch::bert || a == Arch::falcon); }
-bool gated_mlp(Arch a) { return rms_norm_family(a); }
-// Hugging Face configs of these train with dropout 0.1 (resid/attn/embd_pdrop, dropout, *_dropout_prob).
-bool has_dropout(Arch a) { return a == Arch::gpt2 || a == Arch::opt || a == Arch::bert; }
+bool gated_mlp(const ModelSpec& m) { return m.mlp == Mlp::swiglu || m.mlp == Mlp::geglu; }
+// Hugging Face eager attention of these families upcasts the softmax to fp32 (modeling_llama.py
+// eager_attention_forward: softmax(dtype=torch.float32)); GPT-2, OPT, BERT and Falcon keep the compute dtype.
+bool softmax_fp32(Arch a) { return !(a == Arch::gpt2 || a == Arch::opt || a == Arch::bert || a == Arch::falcon); }
 
 // "auto" precision has bf16-mixed's memory (fp16-mixed's is the same: 2-byte weights, gradients and
 // activations, fp32 master and states), so the estimator needs no GPU to resolve it.
@@ -126,15 +126,12 @@ bool autocast_on(const TrainConfig& t) {
 // Bytes one norm keeps per token and hidden element. LayerNorm (fused kernel): its input (Korthikanti: 2sbh per LayerNorm).
 // Hugging Face RMSNorm (LlamaRMSNorm and kin) upcasts to fp32 and keeps that fp32 input; a trainable
 // weight also keeps the normalised 16-bit tensor (mul saves the other operand only if it needs a grad).
-double norm_bytes(Arch a, Precision p, bool trainable_weight, bool autocast = false) {
+double norm_bytes(const ModelSpec& m, Precision p, bool trainable_weight, bool autocast = false) {
   const double e = act_bytes(p);
-  if (!rms_norm_family(a)) return autocast ? 4.0 : e;
+  if (m.norm == Norm::layernorm) return autocast ? 4.0 : e;
   return 4.0 + (trainable_weight ? e : 0.0);
 }
 
-// Architectures with rotary position embeddings: RoPE writes new q and k tensors, so a fused qkv output
-// that V still views is kept whole on top of them.
-bool has_rope(Arch a) { return rms_norm_family(a) || a == Arch::falcon; }
 
 }  // namespace
 
@@ -144,95 +141,173 @@ namespace {
 // eager-score coefficient), before the micro-batch, TP, SP, CP and recompute are applied (finish_activations).
 using ActTerms = memory_detail::ActivationTerms;
 
-ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags& fl) {
-  const Arch a = m.arch;
-  const Precision p = prec_of(t);
-  const double e = act_bytes(p), le = linear_input_bytes(p);
-  const double h = double(m.hidden_size), i = double(m.intermediate_size);
-  const double hd = double(effective_head_dim(m));
-  const double heads = double(m.num_heads), q = heads * hd, kv = double(m.num_kv_heads) * hd;
-  const bool drop = has_dropout(a);
-  const bool flash = t.attention == Attention::flash;
-  const bool amp = autocast_on(t);
-  auto norm = [&](bool trainable) { return norm_bytes(a, p, trainable, amp); };
+// What activation_terms' helpers share: the model, the precision's element sizes and which inputs are kept.
+struct ActCtx {
+  const ModelSpec& m;
+  const TrainConfig& t;
+  const Flags& fl;
+  double e, le, lora_dropout;
+  bool amp, flash;
+  double norm(bool trainable) const { return norm_bytes(m, prec_of(t), trainable, amp); }
   // A linear's input is kept iff its weight is trained, it carries an adapter, or it is a bitsandbytes
   // 4-bit layer (MatMul4Bit saves its input whenever any input needs a grad, bitsandbytes autograd/_functions.py).
-  auto keeps = [&](bool adapted) { return fl.full || fl.qlora || adapted; };
-  // Adapter inputs go through lora_dropout (0.05 in the QLoRA paper's and LitGPT's recipes): the dropped
-  // copy (e) and its mask (1 B) per adapted input tensor; the rank-r A output is B's input.
-  const double lora_dropout = e + 1.0;
-
+  bool keeps(bool adapted) const { return fl.full || fl.qlora || adapted; }
+};
+struct Acc {
   double rep = 0, split = 0, score_coef = 0;
-  // --- attention block (Korthikanti Table 2, "attention" rows: 11sbh + 5as^2b, plus 2sbh LayerNorm)
-  rep += norm(fl.full) * h;
-  const bool attn_in = keeps(fl.lora.attn_input);
-  if (attn_in) rep += le * h;                                 // QKV input
-  if (!fl.full && fl.lora.attn_input) rep += lora_dropout * h;
-  if (flash) {
+};
+
+// Q, K, V and the attention core (Korthikanti Table 2, "attention" rows: 11sbh + 5as^2b). A sliding window
+// changes no stored tensor: FlashAttention keeps no s^2 term, and Hugging Face eager attention materialises
+// the full s x s scores with the window as a mask (modeling_mistral.py eager_attention_forward). Attention
+// sinks (gpt-oss) add one logit per head: negligible. ALiBi (Press et al. 2022) adds a fixed bias to the scores
+// and no stored tensor; learned, ALiBi and no positions keep q and k as the projections wrote them (RoPE's
+// rotated copies matter only for a fused qkv output, below).
+// Widths per token: q and k (K: the key/value heads, GQA), v (the key/value heads' V), o = the output.
+void attention_core(const ActCtx& c, double q, double k, double v, double o, Acc& a) {
+  const double e = c.e, heads = double(c.m.num_heads);
+  if (c.flash) {
     // FlashAttention backward needs Q, K, V, the output O and the logsumexp (fp32, one per head and query).
     // No s^2 tensor, no dropout mask (the RNG state regenerates it).
-    split += e * (q + 2 * kv) + e * q + 4.0 * heads;
-  } else {
-    // Eager: QK^T keeps Q and K, softmax keeps its output, attention-over-V keeps the probabilities and V.
-    // HF eager GQA repeats K and V to all heads first (repeat_kv), so they are kept at full width.
-    split += e * 3 * q;
-    // Per head and key position: softmax output (e; Llama family upcasts softmax to fp32: 4 + e), and
-    // with attention dropout its mask (1) and output (e) — Korthikanti's 2as^2b + as^2b + 2as^2b.
-    score_coef = (rms_norm_family(a) ? 4.0 + e : e) + (drop ? 1.0 + e : 0.0);
-    // Autocast: softmax output in fp32 (4), the dropout mask (1), and the 16-bit cast of the probabilities
-    // that the attention-over-V matmul saves (e).
-    if (amp) score_coef = 4.0 + e + (drop ? 1.0 : 0.0);
+    a.split += e * (q + k + v) + e * o + 4.0 * heads;
+    return;
   }
-  // Fused QKV (LitGPT lit_gpt/model.py CausalSelfAttention.forward: q, k, v = qkv.split(...) are views of
-  // one GEMM output; apply_rope + torch.cat make new q and k): the attention saves V, a view, so the whole
-  // q + 2kv buffer stays alive besides the roped q and k counted above.
-  if (t.fused_qkv && has_rope(a)) split += e * (q + kv);
-  const bool attn_out = keeps(fl.lora.attn_output);
-  if (attn_out && !flash) split += le * q;                    // output-projection input (flash: it is O)
-  if (attn_out && flash && p == Precision::fp8_mixed) split += le * q;
-  if (!fl.full && fl.lora.attn_output) split += lora_dropout * q;
-  if (drop) rep += h;                                         // attention-output dropout mask
-  if (a == Arch::gemma2) rep += norm(fl.full) * h;    // post_attention_layernorm
-  // --- MLP block (Korthikanti: 19sbh = 2 input + 8 GeLU input + 8 fc2 input + 1 dropout mask)
-  const bool parallel_block = a == Arch::falcon;              // shares the attention's norm and input
-  if (!parallel_block) rep += norm(fl.full) * h;
-  if (a == Arch::gemma2) rep += norm(fl.full) * h;    // post_feedforward_layernorm
-  const bool mlp_in = keeps(fl.lora.mlp_input);
-  const bool mlp_out = keeps(fl.lora.mlp_output);
-  double mlp = 0;                                             // per routed token
-  if (gated_mlp(a)) {
-    // gate output (activation input), up output and activation output (both kept by the product), and
-    // the product (down-projection input) when it is kept.
-    mlp += 3 * e * i + (mlp_out ? le * i : 0.0);
-  } else if (a == Arch::opt) {
-    mlp += e * i;                                             // ReLU keeps its output, which is fc2's input
+  // Eager: QK^T keeps Q and K, softmax keeps its output, attention-over-V keeps the probabilities and V.
+  // HF eager GQA repeats K and V to all heads first (repeat_kv), so they are kept at full width (q and o).
+  a.split += e * (2 * q + o);
+  // Per head and key position: softmax output (e; Llama family upcasts softmax to fp32: 4 + e), and
+  // with attention dropout its mask (1) and output (e) — Korthikanti's 2as^2b + as^2b + 2as^2b.
+  const bool drop = c.m.dropout;
+  a.score_coef = (softmax_fp32(c.m.arch) ? 4.0 + e : e) + (drop ? 1.0 + e : 0.0);
+  // Autocast: softmax output in fp32 (4), the dropout mask (1), and the 16-bit cast of the probabilities
+  // that the attention-over-V matmul saves (e).
+  if (c.amp) a.score_coef = 4.0 + e + (drop ? 1.0 : 0.0);
+}
+
+// Multi-head latent attention (DeepSeek-V2 Sec. 2.1.2-2.1.3, modeling_deepseek_v3.py DeepseekV3Attention):
+// the down-projections' shared input, the latent q and kv kept by their RMSNorms (fp32) and by the
+// up-projections, then Q, K (heads x (nope + rope)), V (heads x v_head_dim) for the core. The latents are
+// computed before the heads split (Megatron-LM MLA keeps the down-projections unsplit): replicated.
+void mla_attention(const ActCtx& c, Acc& a) {
+  const ModelSpec& m = c.m;
+  const double H = double(m.num_heads), qk = double(m.qk_nope_head_dim + m.qk_rope_head_dim);
+  const double qr = double(m.q_lora_rank), kvr = double(m.kv_lora_rank);
+  const bool in = c.keeps(c.fl.lora.attn_input);
+  if (in) a.rep += c.le * double(m.hidden_size);                  // x, for q_a / q_proj and kv_a
+  if (!c.fl.full && c.fl.lora.attn_input) a.rep += c.lora_dropout * double(m.hidden_size);
+  if (qr > 0) a.rep += c.norm(c.fl.full) * qr + (in ? c.le * qr : 0.0);   // q_a_layernorm, q_b_proj input
+  a.rep += c.norm(c.fl.full) * kvr + (in ? c.le * kvr : 0.0);            // kv_a_layernorm, kv_b_proj input
+  a.rep += c.e * double(m.qk_rope_head_dim);                             // roped k_pe, shared by the heads
+  const double v = H * double(m.v_head_dim);
+  attention_core(c, H * qk, H * qk, v, v, a);
+}
+
+// The attention block of one layer: input norm, q/k/v projections and their inputs, q/k norms, the core,
+// the output projection's input.
+void attention_terms(const ActCtx& c, Acc& a) {
+  const ModelSpec& m = c.m;
+  const Precision p = prec_of(c.t);
+  const double h = double(m.hidden_size), hd = double(effective_head_dim(m));
+  const double q = double(m.num_heads) * hd, kv = double(m.num_kv_heads) * hd;
+  const Flags& fl = c.fl;
+  a.rep += c.norm(fl.full) * h;
+  double o_in = q;                                           // the output projection's input width
+  if (m.kv_lora_rank > 0) {
+    mla_attention(c, a);
+    o_in = double(m.num_heads * m.v_head_dim);
   } else {
-    mlp += e * i + (mlp_out ? le * i : 0.0);                  // GeLU input, fc2 input
+    if (c.keeps(fl.lora.attn_input)) a.rep += c.le * h;      // QKV input
+    if (!fl.full && fl.lora.attn_input) a.rep += c.lora_dropout * h;
+    attention_core(c, q, kv, kv, q, a);
+    // Fused QKV (LitGPT lit_gpt/model.py CausalSelfAttention.forward: q, k, v = qkv.split(...) are views of
+    // one GEMM output; apply_rope + torch.cat make new q and k): the attention saves V, a view, so the whole
+    // q + 2kv buffer stays alive besides the roped q and k counted above.
+    if (c.t.fused_qkv && m.positional == Positional::rope) a.split += c.e * (q + kv);
+    // q/k RMSNorm (modeling_qwen3.py, modeling_gemma3.py q_norm/k_norm per head; modeling_olmo2.py over the
+    // whole projection): each keeps its fp32 input (and the normalised tensor when its weight trains).
+    if (m.qk_norm != QkNorm::none) a.split += c.norm(fl.full) * (q + kv);
   }
-  if (!fl.full && fl.lora.mlp_output) mlp += lora_dropout * i;
-  if (m.num_experts > 1) {
+  const bool attn_out = c.keeps(fl.lora.attn_output);
+  if (attn_out && !c.flash) a.split += c.le * o_in;          // output-projection input (flash: it is O)
+  if (attn_out && c.flash && p == Precision::fp8_mixed) a.split += c.le * o_in;
+  if (!fl.full && fl.lora.attn_output) a.split += c.lora_dropout * o_in;
+  if (m.dropout) a.rep += h;                                 // attention-output dropout mask
+  if (m.block == Block::sandwich) a.rep += c.norm(fl.full) * h;  // Gemma post_attention_layernorm
+}
+
+// Bytes one MLP of width i keeps per token it processes (Korthikanti: 19sbh = 2 input + 8 GeLU input + 8 fc2
+// input + 1 dropout mask, generalised): gated MLPs keep the gate output (activation input), the up output
+// and the activation output (both kept by the product), and the product (down-projection input).
+double mlp_bytes(const ActCtx& c, double i) {
+  const bool mlp_out = c.keeps(c.fl.lora.mlp_output);
+  double mlp = 0;
+  if (gated_mlp(c.m)) mlp += 3 * c.e * i + (mlp_out ? c.le * i : 0.0);
+  else if (c.m.mlp == Mlp::relu) mlp += c.e * i;                 // ReLU keeps its output, which is fc2's input
+  else mlp += c.e * i + (mlp_out ? c.le * i : 0.0);              // GeLU input, fc2 input
+  if (!c.fl.full && c.fl.lora.mlp_output) mlp += c.lora_dropout * i;
+  return mlp;
+}
+
+// The MLP block of a dense (moe = false) or MoE layer.
+void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
+  const ModelSpec& m = c.m;
+  const Flags& fl = c.fl;
+  const double h = double(m.hidden_size);
+  const bool parallel_block = m.block == Block::parallel;    // shares the attention's norm and input (Falcon)
+  if (!parallel_block) a.rep += c.norm(fl.full) * h;
+  if (m.block == Block::sandwich) a.rep += c.norm(fl.full) * h;  // Gemma post_feedforward_layernorm
+  const bool mlp_in = c.keeps(fl.lora.mlp_input);
+  if (moe) {
     // Each token visits k experts (HF MixtralSparseMoeBlock): a gathered copy of its input (kept by w1/w3
-    // when they need it), the expert MLP, and the expert output kept by the routing-weight multiply.
+    // when they need it), the expert MLP, and the expert output kept by the routing-weight multiply. A shared
+    // expert (DeepSeekMoE, Llama 4) runs on every token on the router's input.
     const double k = double(m.experts_per_token);
-    split += k * ((mlp_in ? le * h : 0.0) + mlp + e * h);
-    rep += (fl.full ? le * h : 0.0) + 4.0 * double(m.num_experts);  // router input (if trained), fp32 router probs
+    const double width = double(m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size);
+    a.split += k * ((mlp_in ? c.le * h : 0.0) + mlp_bytes(c, width) + c.e * h);
+    a.rep += (fl.full ? c.le * h : 0.0) + 4.0 * double(m.num_experts);  // router input (if trained), fp32 router probs
+    if (m.shared_expert_intermediate_size > 0) a.split += mlp_bytes(c, double(m.shared_expert_intermediate_size));
   } else {
-    if (mlp_in && !(parallel_block && attn_in)) rep += le * h;
-    split += mlp;
+    if (mlp_in && !(parallel_block && c.keeps(fl.lora.attn_input))) a.rep += c.le * h;
+    a.split += mlp_bytes(c, double(m.intermediate_size));
   }
-  if (!fl.full && fl.lora.mlp_input) rep += lora_dropout * h;
-  if (drop) rep += h;                                         // MLP dropout mask
-  if (!fl.full) split += e * double(t.lora_rank) * fl.lora.targeted_linears;  // A outputs
+  if (!fl.full && fl.lora.mlp_input) a.rep += c.lora_dropout * h;
+  if (m.dropout) a.rep += h;                                 // MLP dropout mask
+}
+
+ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags& fl) {
+  const Precision p = prec_of(t);
+  const double e = act_bytes(p);
+  // Adapter inputs go through lora_dropout (0.05 in the QLoRA paper's and LitGPT's recipes): the dropped
+  // copy (e) and its mask (1 B) per adapted input tensor; the rank-r A output is B's input.
+  const ActCtx c{m, t, fl, e, linear_input_bytes(p), e + 1.0, autocast_on(t), t.attention == Attention::flash};
+  Acc a;
+  attention_terms(c, a);
+  // Dense and MoE layers mixed (DeepSeek first_k_dense, Llama 4 interleaving): the average layer.
+  const double L = double(m.num_layers), moe = moe_layer_count(m);
+  if (moe == 0 || moe == L) {
+    mlp_terms(c, moe > 0, a);
+  } else {
+    Acc dense, sparse;
+    mlp_terms(c, false, dense);
+    mlp_terms(c, true, sparse);
+    a.rep += (dense.rep * (L - moe) + sparse.rep * moe) / L;
+    a.split += (dense.split * (L - moe) + sparse.split * moe) / L;
+  }
+  if (!fl.full) a.split += e * double(t.lora_rank) * fl.lora.targeted_linears;  // A outputs
   ActTerms terms;
-  terms.rep = rep;
-  terms.split = split;
-  terms.score_coef = score_coef;
+  terms.rep = a.rep;
+  terms.split = a.split;
+  terms.score_coef = a.score_coef;
   terms.e = e;
-  terms.h = h;
-  terms.heads = heads;
-  terms.amp = amp;
+  terms.h = double(m.hidden_size);
+  terms.heads = double(m.num_heads);
+  terms.amp = c.amp;
   return terms;
 }
+
+}  // namespace
+
+namespace {
 
 LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t, const MemoryLayout& l) {
   const double rep = terms.rep, split = terms.split, score_coef = terms.score_coef;
@@ -401,8 +476,7 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     const double layer_params = double(layers_stage) * pc.per_layer / tp;
     const double other = stage_params - layer_params;
     if (fl.qlora) {
-      const double norms_in_layer = (rms_norm_family(model.arch) ? (model.arch == Arch::gemma2 ? 4.0 : 2.0) : 4.0) *
-                                    double(model.hidden_size) * double(layers_stage) / tp;
+      const double norms_in_layer = norm_params_per_layer(model) * double(layers_stage) / tp;
       const double linear = std::max(0.0, layer_params - norms_in_layer);
       weights = linear * 0.5 + (other + norms_in_layer) * base_w;
       // Double-quantised constants (bitsandbytes bnb_4bit_use_double_quant), or one fp32 absmax per
@@ -449,13 +523,13 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // final norm; instead the embeddings' LayerNorm keeps its input, in the weights' dtype (fp32 under
   // autocast), before the embedding dropout (HF modeling_bert.py BertEmbeddings).
   const bool encoder = model.arch == Arch::bert;
-  double embed_acts = has_dropout(model.arch) ? tokens * h / rep_div : 0.0;  // embedding dropout mask
+  double embed_acts = model.dropout ? tokens * h / rep_div : 0.0;  // embedding dropout mask
   if (encoder) embed_acts += tokens * h * (amp ? 4.0 : e) / rep_div;
   const double first_acts =
       (double(layers_stage) * la.stored * double(in_flight) + embed_acts * double(in_flight)) * interleave + working;
   const double last_acts = double(layers_stage) * la.stored + working +
                            (encoder ? 0.0
-                                    : tokens * norm_bytes(model.arch, prec, fl.full, amp) * h / rep_div +
+                                    : tokens * norm_bytes(model, prec, fl.full, amp) * h / rep_div +
                                           (fl.full ? tokens * e * h / rep_div : 0.0));  // final norm, lm_head input
   // Logits and loss: the logits in the compute dtype (e), the fp32 log-softmax kept by cross-entropy (4, HF
   // upcasts logits before the loss), and at the start of backward the fp32 gradients of the log-probs and of

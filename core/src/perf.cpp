@@ -22,18 +22,38 @@ bool contains_ci(const std::string& hay, const char* needle) {
   return false;
 }
 
-bool gated_mlp(Arch a) {
-  return a == Arch::llama || a == Arch::qwen2 || a == Arch::mistral || a == Arch::mixtral || a == Arch::gemma2 ||
-         a == Arch::phi3;
-}
+bool gated_mlp(const ModelSpec& m) { return m.mlp == Mlp::swiglu || m.mlp == Mlp::geglu; }
 
 double head_dim_of(const ModelSpec& m) {
   if (m.head_dim > 0) return static_cast<double>(m.head_dim);
   return m.num_heads > 0 ? static_cast<double>(m.hidden_size) / static_cast<double>(m.num_heads) : 0.0;
 }
 
+// The MLP width LoRA adapts per routed expert (MoE: the expert width), or the dense width.
 double intermediate_of(const ModelSpec& m) {
+  if (m.num_experts > 1 && m.moe_intermediate_size > 0) return static_cast<double>(m.moe_intermediate_size);
   return m.intermediate_size > 0 ? static_cast<double>(m.intermediate_size) : 4.0 * static_cast<double>(m.hidden_size);
+}
+
+// Attention-score FLOPs of one forward pass per token, all layers. QK^T and AV are 2 * s * (d_qk + d_v) FLOPs
+// per token per layer without a mask (PaLM, Chowdhery et al. 2022, App. B: 6N + 12 L H Q T for training). A
+// causal mask halves the work that FlashAttention executes (Dao 2023, FlashAttention-2 Sec. 4.1 counts causal
+// FLOPs as half); BERT is bidirectional. Multi-head latent attention: d_qk = heads * (nope + rope), d_v =
+// heads * v_head_dim (DeepSeek-V2 Sec. 2.1.2). A sliding window of w tokens (Mistral, Gemma 3, gpt-oss)
+// leaves query i min(i, w) keys: w - w^2 / 2s on average over a sequence of s > w (s / 2 without it); the
+// layers that attend fully (global_every) keep s / 2.
+double attention_flops(const ModelSpec& m, double s) {
+  const double layers = static_cast<double>(m.num_layers);
+  double d_attn = static_cast<double>(m.num_heads) * head_dim_of(m);
+  if (m.kv_lora_rank > 0)
+    d_attn = static_cast<double>(m.num_heads) *
+             (static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim) + static_cast<double>(m.v_head_dim)) / 2.0;
+  const bool causal = m.arch != Arch::bert;
+  const double w = static_cast<double>(m.sliding_window);
+  if (!causal || w <= 0 || w >= s) return layers * (causal ? 2.0 : 4.0) * s * d_attn;
+  const double global = m.global_every > 0 ? static_cast<double>(m.num_layers / m.global_every) : 0.0;
+  const double keys = w - w * w / (2.0 * s);
+  return global * 2.0 * s * d_attn + (layers - global) * 4.0 * keys * d_attn;
 }
 
 // Width used by the efficiency model. params_only models have no hidden size; estimate it from N ~ 12 L h^2
@@ -65,7 +85,7 @@ LoraParams lora_adapter_params(const ModelSpec& m, const TrainConfig& t) {
     else if (target == "k") attn += r * (h + kv_out);
     else if (target == "v") attn += r * (h + kv_out);
     else if (target == "o") attn += r * (q_out + h);
-    else if (target == "gate") mlp += gated_mlp(m.arch) ? r * (h + inter) : 0.0;
+    else if (target == "gate") mlp += gated_mlp(m) ? r * (h + inter) : 0.0;
     else if (target == "up") mlp += r * (h + inter);
     else if (target == "down") mlp += r * (inter + h);
   }
@@ -92,18 +112,13 @@ Result<FlopsPerToken> flops_per_token(const ModelSpec& m, const ParamCounts& p, 
     weights_fwd = 2.0 * active;
   } else {
     const double h = static_cast<double>(m.hidden_size);
-    const double layers = static_cast<double>(m.num_layers);
-    const double d_attn = static_cast<double>(m.num_heads) * head_dim_of(m);
-    // Matmul weights exclude the embedding lookup and the head; the head is counted as logits below
+    // Every knob's matrices (gated or plain MLP, biases, q/k norms, MLA projections, routed and shared experts)
+    // enter through the active count, which model.cpp builds from the same knobs. Matmul weights exclude the
+    // embedding lookup and the head; the head is counted as logits below
     // (tied or not, the h x V product is computed once per token).
     const double matmul_params = std::max(0.0, active - p.embedding - p.head);
     weights_fwd = 2.0 * matmul_params;
-    // Attention scores: QK^T and AV are 2 * 2 * s * d_attn FLOPs per token per layer without a mask
-    // (PaLM, Chowdhery et al. 2022, App. B: 6N + 12 L H Q T for training). A causal mask halves the work that
-    // FlashAttention executes (Dao 2023, FlashAttention-2 §4.1 counts causal FLOPs as half); BERT is
-    // bidirectional.
-    const bool causal = m.arch != Arch::bert;
-    f.attention_forward = layers * (causal ? 2.0 : 4.0) * s * d_attn;
+    f.attention_forward = attention_flops(m, s);
     f.logits_forward = 2.0 * h * static_cast<double>(m.vocab_size);
   }
 

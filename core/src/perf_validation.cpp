@@ -69,7 +69,7 @@ Offer hgx_node(const GpuSpec& g, double net_Gbps, NetKind net, int max_nodes) {
 ModelSpec llama2(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t inter) {
   ModelSpec m;
   m.id = "custom";
-  m.arch = Arch::llama;
+  apply_family(m, Arch::llama);
   m.hidden_size = h;
   m.num_layers = layers;
   m.num_heads = heads;
@@ -85,7 +85,7 @@ ModelSpec llama2(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t i
 ModelSpec gpt(int64_t h, int64_t layers, int64_t heads, int64_t vocab, int64_t seq) {
   ModelSpec m;
   m.id = "custom";
-  m.arch = Arch::gpt2;
+  apply_family(m, Arch::gpt2);
   m.hidden_size = h;
   m.num_layers = layers;
   m.num_heads = heads;

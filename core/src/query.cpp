@@ -64,10 +64,12 @@ constexpr EnumName<InterconnectFilter> kInterconnects[] = {{InterconnectFilter::
                                                            {InterconnectFilter::nvlink, "nvlink"},
                                                            {InterconnectFilter::nvswitch, "nvswitch"},
                                                            {InterconnectFilter::pcie, "pcie"}};
-constexpr EnumName<Arch> kArchs[] = {{Arch::gpt2, "gpt2"},       {Arch::llama, "llama"},   {Arch::qwen2, "qwen2"},
-                                     {Arch::mistral, "mistral"}, {Arch::mixtral, "mixtral"}, {Arch::gemma2, "gemma2"},
-                                     {Arch::phi3, "phi3"},       {Arch::falcon, "falcon"}, {Arch::opt, "opt"},
-                                     {Arch::bert, "bert"},       {Arch::params_only, "params"}};
+constexpr EnumName<Arch> kArchs[] = {
+    {Arch::gpt2, "gpt2"},     {Arch::llama, "llama"},       {Arch::qwen2, "qwen2"},     {Arch::mistral, "mistral"},
+    {Arch::mixtral, "mixtral"}, {Arch::gemma2, "gemma2"},   {Arch::phi3, "phi3"},       {Arch::falcon, "falcon"},
+    {Arch::opt, "opt"},       {Arch::bert, "bert"},         {Arch::qwen3, "qwen3"},     {Arch::gemma3, "gemma3"},
+    {Arch::olmo2, "olmo2"},   {Arch::deepseek_v3, "deepseek_v3"}, {Arch::gpt_oss, "gpt_oss"},
+    {Arch::llama4, "llama4"}, {Arch::params_only, "params"}};
 
 template <class E, size_t N>
 const char* enum_name(const EnumName<E> (&table)[N], E v) {
@@ -105,6 +107,8 @@ struct Key {
   std::function<json(const Query&)> get;
   // Returns an empty string on success, else the problem (the caller prefixes the key).
   std::function<std::string(Query&, const json&)> set;
+  // An architecture knob: an inline model writes it only when it differs from its family's default.
+  bool knob = false;
 };
 
 std::string too(const char* what, double v, double lim) {
@@ -185,6 +189,36 @@ Key model_key(const char* path, Kind kind, double lo, double hi, T ModelSpec::*m
       });
 }
 
+// The architecture knobs (model.h): named ones (model.mlp, ...), integers (window, MoE layout, MLA), flags.
+// After model.arch in the table, so a family's defaults are set before the knobs given next to it.
+void add_knob_keys(std::vector<Key>& t) {
+  static const std::vector<std::string> paths = [] {
+    std::vector<std::string> p;
+    for (std::string_view k : text_knobs()) p.push_back("model." + std::string(k));
+    for (const IntKnob& k : int_knobs()) p.push_back(std::string("model.") + k.key);
+    return p;
+  }();
+  size_t n = 0;
+  for (std::string_view k : text_knobs()) {
+    const std::string key(k);
+    t.push_back(make(
+        paths[n++].c_str(), Kind::text, 0, 0, [key](const Query& q) { return json(text_knob(q.model, key)); },
+        [key](Query& q, const json& v) -> std::string {
+          q.model_id = "custom";
+          return set_text_knob(q.model, key, v.get<std::string>());
+        }));
+    t.back().knob = true;
+  }
+  for (const IntKnob& k : int_knobs()) {
+    const double lo = k.member == &ModelSpec::moe_layer_step ? 1 : 0;
+    t.push_back(model_key(paths[n++].c_str(), Kind::integer, lo, 1 << 24, k.member));
+    t.back().knob = true;
+  }
+  t.push_back(model_key("model.dropout", Kind::boolean, 0, 0, &ModelSpec::dropout));
+  t.back().knob = true;
+  t.push_back(model_key("model.attention_sinks", Kind::boolean, 0, 0, &ModelSpec::attention_sinks));
+  t.back().knob = true;
+}
 
 const std::vector<Key>& keys() {
   static const std::vector<Key> k = [] {
@@ -206,7 +240,7 @@ const std::vector<Key>& keys() {
           Arch a{};
           if (!enum_parse(kArchs, v.get<std::string>(), &a))
             return "unknown architecture \"" + v.get<std::string>() + "\"; expected one of: " + enum_choices(kArchs);
-          q.model.arch = a;
+          apply_family(q.model, a);  // the family sets every knob's default; knob keys come later in the table
           q.model_id = "custom";
           return "";
         }));
@@ -231,6 +265,7 @@ const std::vector<Key>& keys() {
     t.push_back(model_key("model.num_experts", Kind::integer, 1, 4096, &ModelSpec::num_experts));
     t.push_back(model_key("model.experts_per_token", Kind::integer, 1, 4096, &ModelSpec::experts_per_token));
     t.push_back(model_key("model.type_vocab_size", Kind::integer, 0, 1024, &ModelSpec::type_vocab_size));
+    add_knob_keys(t);
 
     t.push_back(enum_key("method", kMethods, [](Query& q) -> Method& { return q.train.method; }));
     t.push_back(num_key<int>("lora_rank", Kind::integer, 1, 65536, [](Query& q) -> int& { return q.train.lora_rank; }));
@@ -719,6 +754,20 @@ json exact_number(double d) {
   return json(d);
 }
 
+// A query whose model is `a`'s family defaults (what model.arch alone implies).
+const Query& family_query(Arch a) {
+  static const std::vector<Query> all = [] {
+    std::vector<Query> v;
+    for (int i = 0; i <= int(Arch::params_only); ++i) {
+      Query q;
+      q.model = family_spec(Arch(i));
+      v.push_back(std::move(q));
+    }
+    return v;
+  }();
+  return all[size_t(a)];
+}
+
 // The set of keys written for a query: the ones that differ from the default (or all, when full).
 // `model.*` keys are only written for inline models; `parallel.*` only when the layout is manual.
 template <class Emit>
@@ -736,6 +785,8 @@ void for_each_written(const Query& q, bool full, Emit emit) {
         continue;
       if (q.model.arch != Arch::params_only && path == "model.params") continue;
       json v = k.get(q);  // inline models are written whole: they must reproduce exactly
+      // A knob at its family's default is implied by model.arch: links and short JSON leave it out.
+      if (!full && k.knob && v == k.get(family_query(q.model.arch))) continue;
       if (v.is_number() && v.get<double>() < k.min) continue;  // 0 = "derive it" (num_kv_heads): the default
       emit(k, v);
       continue;

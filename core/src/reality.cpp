@@ -25,7 +25,7 @@ ModelSpec llama_like(const char* name, int64_t h, int64_t layers, int64_t heads,
   ModelSpec m;
   m.id = "custom";
   m.name = name;
-  m.arch = Arch::llama;
+  apply_family(m, Arch::llama);
   m.hidden_size = h;
   m.num_layers = layers;
   m.num_heads = heads;
@@ -43,7 +43,7 @@ ModelSpec mpt(const char* name, int64_t d, int64_t layers, int64_t heads) {
   ModelSpec m;
   m.id = "custom";
   m.name = name;
-  m.arch = Arch::gpt2;
+  apply_family(m, Arch::gpt2);  // GPT-2's knobs: GELU 4h MLP, LayerNorm, biases, learned positions
   m.hidden_size = d;
   m.num_layers = layers;
   m.num_heads = heads;

@@ -79,7 +79,7 @@ Result<bool> add_zero_figure1(std::vector<ValidationRow>& out) {
 Result<bool> add_korthikanti(std::vector<ValidationRow>& out) {
   ModelSpec m;
   m.id = "gpt3-175b";
-  m.arch = Arch::gpt2;
+  apply_family(m, Arch::gpt2);
   m.hidden_size = 12288;
   m.num_layers = 96;
   m.num_heads = 96;

@@ -243,6 +243,34 @@ TEST_F(Ui, EmbedModeIsCompactAndLinksOutToTheFullApp) {
   EXPECT_NE(a.take_shell_requests().find("open_full_app"), std::string::npos);
 }
 
+// "Paste config.json" (issue 17): the pasted Hugging Face config becomes the custom model with every knob
+// derived by the core; a refused one (here: text typed after the JSON) keeps the model.
+TEST_F(Ui, APastedHfConfigBecomesTheModelAndARefusedOneKeepsIt) {
+  make();
+  frames(3);
+  ASSERT_TRUE(click("Architecture"));
+  ASSERT_TRUE(click("Paste config.json"));
+  ASSERT_TRUE(click("config.json text"));
+  ImGui::GetIO().AddInputCharactersUTF8(
+      R"({"model_type": "qwen3", "hidden_size": 1024, "num_hidden_layers": 28, "num_attention_heads": 16,)"
+      R"( "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 3072, "vocab_size": 151936,)"
+      R"( "tie_word_embeddings": true})");
+  frames(2);
+  ASSERT_TRUE(click("Use this config"));
+  frames(2);
+  const json model = state()["query"]["model"];
+  ASSERT_TRUE(model.is_object()) << model.dump();
+  EXPECT_EQ(model.value("arch", ""), "qwen3");
+  EXPECT_FALSE(model.contains("qk_norm"));  // the family default (per-head q/k norms), implied by arch
+  EXPECT_EQ(model.value("num_layers", 0), 28);
+  ASSERT_TRUE(click("config.json text"));
+  ImGui::GetIO().AddInputCharactersUTF8("x");
+  frames(2);
+  ASSERT_TRUE(click("Use this config"));
+  frames(2);
+  EXPECT_EQ(state()["query"]["model"], model);
+}
+
 TEST_F(Ui, EveryTabDrawsWithoutErrors) {
   App& a = make();
   frames(2);

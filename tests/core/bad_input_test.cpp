@@ -111,7 +111,9 @@ TEST(BadInputMatrix, KeyListCoversEveryGroupOfTheQueryModel) {
   for (const char* k : {"seq_len", "micro_batch", "lora_rank", "method", "parallel.tp", "parallel.zero",
                         "parallel.offload_params", "overhead_GiB", "fragmentation", "dataset.tokens",
                         "filters.providers", "filters.must_fit", "cost.egress_GB", "target.offer", "sort", "top",
-                        "model.params", "model.hidden_size", "model.num_kv_heads", "model.tie_embeddings"})
+                        "model.params", "model.hidden_size", "model.num_kv_heads", "model.tie_embeddings",
+                        "model.mlp", "model.qk_norm", "model.sliding_window", "model.kv_lora_rank",
+                        "model.moe_layer_step", "model.attention_sinks"})
     EXPECT_TRUE(names.count(k)) << k;
   EXPECT_GE(keys.size(), 70u);
 }
@@ -249,7 +251,8 @@ TEST(BadInputMatrix, TextAndListKeysRefuseOverlongAndUnknownValues) {
     }
   }
   for (const char* key : {"method", "precision", "optimizer", "recompute", "attention", "sort", "filters.pricing",
-                          "filters.interconnect", "target.pricing", "model.arch"})
+                          "filters.interconnect", "target.pricing", "model.arch", "model.mlp", "model.norm",
+                          "model.positional", "model.bias", "model.block", "model.qk_norm"})
     expect_rejected(doc_with(key, "\"<script>alert(1)</script>\""), key, "expected one of");
   expect_rejected(R"({"model":"../../etc/passwd"})", "model", "unknown model preset");
 }
@@ -290,6 +293,58 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
   expect_rejected(R"({"parallel":{"gpus":6,"tp":4}})", "parallel.gpus", "must equal");
   expect_rejected(R"({"global_batch":2,"micro_batch":4})", "global_batch", "at least micro_batch");
   expect_rejected(R"({"filters":{"min_gpus":8,"max_gpus":4}})", "filters.max_gpus", "at least");
+}
+
+// Architecture knobs that contradict each other or the shape are refused by the estimate, naming the knob.
+TEST(BadInputMatrix, ContradictoryArchitectureKnobsAreNamed) {
+  const std::string shape = R"("arch":"llama","hidden_size":1024,"num_layers":8,"num_heads":16,"num_kv_heads":16,
+      "vocab_size":32000,"intermediate_size":4096)";
+  auto estimate_field = [&](const std::string& extra) {
+    const json doc = json::parse(api_call("estimate", "{\"model\":{" + shape + extra + "}}", nullptr));
+    return doc.value("ok", false) ? std::string("(accepted)") : doc["error"].value("field", "");
+  };
+  EXPECT_EQ(estimate_field(R"(,"global_every":2)"), "model.global_every");              // no window to leave
+  EXPECT_EQ(estimate_field(R"(,"q_lora_rank":512)"), "model.q_lora_rank");              // MLA needs kv_lora_rank
+  EXPECT_EQ(estimate_field(R"(,"kv_lora_rank":512,"qk_rope_head_dim":64)"), "model.v_head_dim");
+  EXPECT_EQ(estimate_field(R"(,"kv_lora_rank":512,"qk_nope_head_dim":64,"v_head_dim":64,"num_kv_heads":4)"),
+            "model.num_kv_heads");
+  EXPECT_EQ(estimate_field(R"(,"shared_expert_intermediate_size":1024)"), "model.shared_expert_intermediate_size");
+  EXPECT_EQ(estimate_field(R"(,"num_experts":8,"experts_per_token":2,"first_k_dense":8)"), "model.first_k_dense");
+  EXPECT_EQ(estimate_field(R"(,"positional":"learned")"), "model.max_position_embeddings");
+  EXPECT_EQ(estimate_field(R"(,"num_experts":8,"experts_per_token":2,"moe_layer_step":9)"), "model.moe_layer_step");
+  const json bad = json::parse(api_call("query", R"({"model":{"arch":"llama","block":"diagonal"}})", nullptr));
+  EXPECT_EQ(bad["error"].value("field", ""), "model.block");
+}
+
+// A Hugging Face config.json is untrusted text (CLI --hf-config, the UI's paste box, the JS API): every defect
+// is an error naming the config field, quickly, never a crash (fuzz_hf_config covers the rest).
+TEST(BadInputMatrix, HfConfigDefectsNameTheConfigField) {
+  auto field = [](const std::string& text) {
+    const auto t0 = Clock::now();
+    const json doc = json::parse(api_call("hf_config", text, nullptr));
+    EXPECT_LT(seconds_since(t0), kCaseBound_s);
+    EXPECT_FALSE(doc.value("ok", true)) << text.substr(0, 120);
+    return doc.contains("error") ? doc["error"].value("field", "") : std::string();
+  };
+  const std::string llama = R"("model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+      "num_attention_heads":32,"intermediate_size":14336,"vocab_size":128256)";
+  EXPECT_EQ(field(""), "hf_config");
+  EXPECT_EQ(field("null"), "hf_config");
+  EXPECT_EQ(field(std::string(2 << 20, ' ')), "hf_config");              // over 1 MiB
+  EXPECT_EQ(field(std::string(10000, '[') + std::string(10000, ']')), "hf_config");  // nested too deeply
+  EXPECT_EQ(field(R"({"model_type":5})"), "hf_config.model_type");
+  EXPECT_EQ(field(R"({"model_type":"<script>"})"), "hf_config.model_type");
+  EXPECT_EQ(field("{" + llama + R"(,"hidden_size":-4096})"), "hf_config.hidden_size");
+  EXPECT_EQ(field("{" + llama + R"(,"hidden_size":1e300})"), "hf_config.hidden_size");
+  EXPECT_EQ(field("{" + llama + R"(,"num_hidden_layers":32.5})"), "hf_config.num_hidden_layers");
+  EXPECT_EQ(field("{" + llama + R"(,"num_hidden_layers":100000})"), "hf_config.num_hidden_layers");
+  EXPECT_EQ(field("{" + llama + R"(,"tie_word_embeddings":"yes"})"), "hf_config.tie_word_embeddings");
+  EXPECT_EQ(field("{" + llama + R"(,"mlp_bias":true,"attention_bias":false})"), "hf_config.mlp_bias");
+  EXPECT_EQ(field("{" + llama + R"(,"sliding_window":-1})"), "hf_config.sliding_window");
+  EXPECT_EQ(field(R"({"model_type":"gemma3","text_config":[]})"), "hf_config.text_config");
+  EXPECT_EQ(field(R"({"model_type":"deepseek_v3","hidden_size":1024,"num_hidden_layers":4,"num_attention_heads":8,
+      "intermediate_size":2048,"vocab_size":1000,"kv_lora_rank":128})"),
+            "hf_config.qk_nope_head_dim");
 }
 
 TEST(BadInputMatrix, MalformedDocumentsAreRefusedQuickly) {

@@ -73,17 +73,18 @@ TEST(ParamCount, DenseModelsHaveActiveEqualToTotal) {
   EXPECT_EQ(t->head, 0.0);                   // tied: the head reuses the embedding
 }
 
-// Qwen2 differs from Llama only by q/k/v biases; Gemma 2 by two extra RMSNorms per layer.
+// Qwen2 differs from Llama only by q/k/v biases; Gemma 2 by two extra RMSNorms per layer. A family is a set
+// of knob defaults: switching the family switches them.
 TEST(ParamCount, ArchitectureVariantsAddTheirExtraTensors) {
   ModelSpec m = preset("qwen2.5-7b");
   auto qwen = count_params(m);
-  m.arch = Arch::llama;
+  apply_family(m, Arch::llama);
   auto llama = count_params(m);
   ASSERT_TRUE(qwen.ok() && llama.ok());
   EXPECT_EQ(qwen->total - llama->total, 28.0 * (3584 + 2 * 512));
   ModelSpec g = preset("gemma-2-2b");
   auto gemma = count_params(g);
-  g.arch = Arch::llama;
+  apply_family(g, Arch::llama);
   auto plain = count_params(g);
   ASSERT_TRUE(gemma.ok() && plain.ok());
   EXPECT_EQ(gemma->total - plain->total, 26.0 * 2 * 2304);

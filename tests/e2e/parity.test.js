@@ -90,3 +90,15 @@ test('a link hash reproduces the same query in the page and on the command line'
   const rankPage = await page.evaluate((q) => window.trainfit.call('rank', q), JSON.stringify(pageQuery));
   assert.deepStrictEqual(rankPage, rankCli);
 });
+
+test('a Hugging Face config.json gives the same model and estimate in the CLI and the JS API', async () => {
+  const file = 'tests/fixtures/hf_configs/gpt-oss-20b.json';
+  const config = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const fromCli = cli(['estimate', '--hf-config', file, '--format', 'json']);
+  const doc = await page.evaluate((c) => window.trainfit.modelFromHfConfig(c), config);
+  assert.strictEqual(doc.ok, true, JSON.stringify(doc.error));
+  const fromPage = await page.evaluate((m) => window.trainfit.call('estimate', { model: m }), doc.model);
+  assert.deepStrictEqual(fromPage, fromCli);
+  const bad = await page.evaluate(() => window.trainfit.modelFromHfConfig('{"model_type": "t5"}'));
+  assert.strictEqual(bad.error.field, 'hf_config.model_type');
+});

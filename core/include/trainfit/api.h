@@ -9,8 +9,10 @@
 
 namespace trainfit {
 
-// verb: "estimate" | "plan" | "rank" | "cost" | "validate" | "models" | "query".
+// verb: "estimate" | "plan" | "rank" | "cost" | "validate" | "models" | "query" | "hf_config".
 // `query_json` is a query document (query.h); `snapshot` may be null for verbs that need no prices.
+// "hf_config" takes a Hugging Face config.json instead and returns {"ok", "model" (the query's model object with
+// every knob derived), "params"}.
 std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot);
 
 // A number as every facade document writes it (12 significant digits, integers exact, null when not finite),

@@ -9,19 +9,37 @@ namespace trainfit {
 
 // ---------------------------------------------------------------------------------------------
 // Model architecture. Field names follow Hugging Face config.json so presets read like the source.
+// The architecture is a set of orthogonal knobs (mlp, norm, positional, bias, block, qk_norm, sliding window,
+// MoE layout, MLA); a family (`arch`) is the set of defaults for them (family_spec in model.h) plus the few
+// tensors no knob describes (OPT's position offset, BERT's token types and pooler).
 enum class Arch {
   gpt2,    // learned positions, LayerNorm, GELU 4h MLP, biases everywhere, tied embeddings
   llama,   // RoPE, RMSNorm, SwiGLU (gate/up/down) with explicit intermediate_size, no biases, GQA
   qwen2,   // llama + q/k/v biases
   mistral, // llama layout (sliding window does not change parameter count)
   mixtral, // llama attention + MoE SwiGLU experts + router
-  gemma2,  // llama-like with GeGLU, extra post-norms, tied embeddings
+  gemma2,  // llama-like with GeGLU, extra post-norms (sandwich block), tied embeddings
   phi3,    // fused qkv and gate_up (same count as llama)
   falcon,  // parallel attention + MLP with a shared LayerNorm, multi-query, GELU 4h MLP
   opt,     // learned positions (offset 2), LayerNorm, ReLU 4h MLP, biases
   bert,    // encoder-only: word + position + token-type embeddings, LayerNorm, GELU MLP, pooler
+  qwen3,   // llama + per-head q/k RMSNorm (qwen3, qwen3_moe)
+  gemma3,  // gemma2 + per-head q/k RMSNorm, sliding window on 5 of 6 layers
+  olmo2,   // llama with post-norms (norm after each sublayer) and full-width q/k RMSNorm
+  deepseek_v3,  // multi-head latent attention, MoE with a shared expert and dense first layers
+  gpt_oss, // attention biases and sinks, alternating 128-token sliding window, MoE with biased experts
+  llama4,  // llama + MoE with a shared expert on every n-th layer
   params_only,  // only a parameter count is known ({"params": 7e9})
 };
+
+enum class Mlp { gelu, relu, swiglu, geglu };          // gated: swiglu, geglu (gate, up, down)
+enum class Norm { layernorm, rmsnorm };                // LayerNorm has weight + bias, RMSNorm a weight
+enum class Positional { learned, rope, alibi, none };  // only `learned` has parameters
+enum class Bias { none, qkv, attention, all };         // which linears carry biases (all: every linear)
+enum class Block { pre, post, sandwich, parallel };    // norm placement: pre-norm, post-norm (OLMo 2),
+                                                       // pre + post (Gemma), one shared norm (Falcon)
+enum class QkNorm { none, head, full };                // RMSNorm on q and k: per head (Qwen3, Gemma 3) or
+                                                       // over the whole projection (OLMo 2)
 
 struct ModelSpec {
   std::string id;        // preset id ("llama-3-8b") or "custom"
@@ -33,13 +51,35 @@ struct ModelSpec {
   int64_t num_heads = 0;
   int64_t num_kv_heads = 0;          // == num_heads for MHA, 1 for MQA
   int64_t head_dim = 0;              // 0 = hidden_size / num_heads
-  int64_t intermediate_size = 0;     // MLP inner size (per expert for MoE)
+  int64_t intermediate_size = 0;     // MLP inner size (dense layers; MoE experts too unless moe_intermediate_size)
   int64_t vocab_size = 0;
   int64_t max_position_embeddings = 0;
   bool tie_embeddings = false;
   int64_t num_experts = 1;           // 1 = dense
   int64_t experts_per_token = 1;     // top-k routing
   int64_t type_vocab_size = 0;       // BERT token types
+  // Knobs (defaults: the llama family; family_spec(arch) gives every family's).
+  Mlp mlp = Mlp::swiglu;
+  Norm norm = Norm::rmsnorm;
+  Positional positional = Positional::rope;
+  Bias bias = Bias::none;
+  Block block = Block::pre;
+  QkNorm qk_norm = QkNorm::none;
+  bool dropout = false;              // trained with dropout (GPT-2, OPT, BERT configs: 0.1)
+  bool attention_sinks = false;      // one learned logit per head and layer (gpt-oss)
+  int64_t sliding_window = 0;        // tokens a windowed layer attends to; 0 = full attention everywhere
+  int64_t global_every = 0;          // with a window: every n-th layer attends fully (Gemma 3: 6, gpt-oss: 2);
+                                     // 0 = every layer is windowed
+  int64_t moe_intermediate_size = 0; // expert MLP width; 0 = intermediate_size
+  int64_t shared_expert_intermediate_size = 0;  // width of the always-active shared expert MLP; 0 = none
+  int64_t first_k_dense = 0;         // the first k layers are dense (DeepSeek first_k_dense_replace)
+  int64_t moe_layer_step = 1;        // every n-th layer of the rest is MoE (Llama 4 interleave_moe_layer_step)
+  // Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank > 0 turns it on.
+  int64_t q_lora_rank = 0;           // 0 = a plain q_proj
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
   double params = 0;                 // params_only: the total count; otherwise filled by count_params
 
   bool operator==(const ModelSpec&) const = default;
