@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "trainfit/snapshot.h"
 
 namespace trainfit::cli {
 namespace {
@@ -161,29 +164,13 @@ std::string usd(const json& v) {
 }
 
 // Data-quality flags as one-letter codes for the table and Markdown (legend under the table; CSV has the names).
-struct FlagCode {
-  const char* name;
-  const char* code;
-  const char* meaning;
-};
-constexpr FlagCode kFlagCodes[] = {
-    {"unverified_price", "U", "source rows known to be suspect"},
-    {"spot_above_on_demand", "S", "spot price above on-demand"},
-    {"deep_spot_discount", "D", "spot over 85% below on-demand"},
-    {"price_outlier", "O", "far from the median price of the same GPU"},
-    {"stale", "T", "price captured over 90 days ago"},
-    {"zero_component", "Z", "a price component is zero"},
-    {"spec_incomplete", "G", "GPU datasheet figures missing"},
-};
-
+// Codes and meanings come from the core (snapshot.h, offer_flag_code), as in the UI's Flags column.
 std::string flag_cell(const json& flags, const std::string& format) {
   std::string out;
   for (const auto& f : flags) {
     const std::string name = f.is_string() ? f.get<std::string>() : "";
-    const char* code = "?";
-    for (const auto& c : kFlagCodes)
-      if (name == c.name) code = c.code;
-    out += format == "csv" ? (out.empty() ? "" : " ") + name : std::string(code);
+    const std::optional<OfferFlag> flag = parse_offer_flag(name);
+    out += format == "csv" ? (out.empty() ? "" : " ") + name : std::string(flag ? offer_flag_code(*flag) : "?");
   }
   return out;
 }
@@ -191,11 +178,13 @@ std::string flag_cell(const json& flags, const std::string& format) {
 // The legend of the flag codes that appear in `doc`'s rows (empty when none does).
 std::string flag_legend(const json& doc) {
   std::string out;
-  for (const auto& c : kFlagCodes) {
+  for (OfferFlag flag : kAllOfferFlagBits) {
     bool used = false;
     for (const auto& r : doc["rows"])
-      for (const auto& f : r.value("flags", json::array())) used = used || (f.is_string() && f.get<std::string>() == c.name);
-    if (used) out += std::string(out.empty() ? "flags: " : "; ") + c.code + " " + c.name + " (" + c.meaning + ")";
+      for (const auto& f : r.value("flags", json::array())) used = used || (f.is_string() && f.get<std::string>() == offer_flag_name(flag));
+    if (used)
+      out += std::string(out.empty() ? "flags: " : "; ") + offer_flag_code(flag) + " " + offer_flag_name(flag) + " (" +
+             offer_flag_meaning(flag) + ")";
   }
   return out.empty() ? out : out + "\n";
 }

@@ -163,6 +163,12 @@ std::optional<LinkClass> parse_link_class(std::string_view s);
 std::optional<NetKind> parse_net_kind(std::string_view s);
 const char* offer_flag_name(OfferFlag f);  // one bit
 std::vector<std::string> offer_flag_names(uint32_t flags);
+const char* offer_flag_code(OfferFlag f);     // one letter for tables ("D" deep_spot_discount)
+const char* offer_flag_meaning(OfferFlag f);  // a short phrase for legends and tooltips
+std::optional<OfferFlag> parse_offer_flag(std::string_view name);
+inline constexpr OfferFlag kAllOfferFlagBits[] = {kFlagSpotAboveOnDemand, kFlagZeroComponent, kFlagDeepSpotDiscount,
+                                                  kFlagPriceOutlier,      kFlagStale,         kFlagUnverifiedPrice,
+                                                  kFlagSpecIncomplete,    kFlagEstimatedSpec};
 
 struct SourceRef {
   std::string id;
