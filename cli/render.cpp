@@ -221,6 +221,28 @@ Table rank_table(const json& doc, const std::string& format) {
   return t;
 }
 
+// When the prices were captured and how old they are; a warning with the refresh command when stale.
+std::string prices_line(const json& p) {
+  if (!p.is_object()) return "";
+  std::string dates;
+  const json& cap = p["captured"];
+  for (const auto& c : cap) {
+    dates += (dates.empty() ? "" : ", ") + c.value("date", "");
+    if (cap.size() > 1) {
+      std::string prov;
+      for (const auto& id : c["providers"]) prov += (prov.empty() ? "" : ", ") + id.get<std::string>();
+      dates += " (" + prov + ")";
+    }
+  }
+  std::string out = "prices captured " + dates;
+  if (p["age_days"].is_number()) out += ", " + std::to_string(p["age_days"].get<int>()) + " days ago";
+  out += "\n";
+  if (p.value("stale", false))
+    out += "WARNING: prices older than " + num(p["stale_after_days"], "%.0f") + " days are stale; refresh them with " +
+           p.value("refresh", "") + "\n";
+  return out;
+}
+
 // The result line: counts by state, and the rows held back for a doubtful price with their reasons.
 std::string rank_summary(const json& doc) {
   const json& c = doc["counts"];
@@ -228,6 +250,7 @@ std::string rank_summary(const json& doc) {
                     " tight: may run out of memory), " + std::to_string(c.value("does_not_fit", 0)) + " do not fit, " +
                     std::to_string(c.value("filtered", 0)) + " filtered (snapshot " + doc.value("snapshot", "") +
                     "; * = on the time/cost Pareto frontier)\n";
+  out += prices_line(doc["prices"]);
   if (c.value("held_back", 0) > 0) {
     std::string why;
     for (const auto& [flag, n] : doc["held_back"].items()) why += (why.empty() ? "" : ", ") + std::to_string(n.get<int>()) + " " + flag;
@@ -386,7 +409,7 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
   if (verb == "validate") return render_table(validate_table(doc), format);
   if (verb == "plan" || verb == "cost") {
     if (format != "table") return doc.dump(2) + "\n";
-    std::string out = "offer " + doc.value("offer", "") + "\n";
+    std::string out = "offer " + doc.value("offer", "") + " (price captured " + doc.value("captured", "") + ")\n";
     if (!doc.contains("plan")) out += "no plan: " + doc.value("why_not", "") + "\n";
     else if (verb == "plan") out += plan_text(doc["plan"]);
     if (verb == "cost" && doc.contains("plan"))

@@ -182,6 +182,8 @@ std::string adopt_snapshot(App::Impl& s, Result<Snapshot> loaded, std::string_vi
     return s.snapshot_error;
   }
   s.snapshot = std::move(loaded).value();
+  s.prices = price_dates(s.snapshot);
+  s.prices_text = price_dates_text(s.prices);
   s.plan_cache.clear();  // cached plans index the old snapshot's GPUs
   s.has_snapshot = true;
   s.snapshot_origin = std::string(origin);
@@ -255,7 +257,11 @@ std::string App::state_json() const {
     out += "null";
   }
   out += ",\"snapshot_origin\":\"" + json_escape(s.snapshot_origin) + "\"";
-  if (s.has_snapshot) put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
+  if (s.has_snapshot) {
+    put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
+    out += ",\"prices_captured\":\"" + json_escape(s.prices_text) + "\",\"prices_stale\":";
+    out += s.prices.stale ? "true" : "false";
+  }
   // The UI's own cached ranking: tests compare these numbers with `trainfit rank --format json`.
   if (s.rank) {
     put_num(out, "ranked", s.rank->ranked);
@@ -456,13 +462,17 @@ void draw_header(App::Impl& s) {
   ImGui::TextDisabled("which GPU instance to train on");
   if (s.has_snapshot) {
     ImGui::SameLine();
-    const auto age = days_between(s.snapshot.created, s.today);
-    char b[160];
-    std::snprintf(b, sizeof b, "  Prices: %s, %zu offers%s", s.snapshot.created.c_str(), s.snapshot.offers.size(),
-                  age && *age > 90 ? " (STALE)" : "");
-    if (age && *age > 90) ImGui::TextColored(warn_color(), "%s", b);
+    // The capture date(s) of the prices and their age, not the snapshot's build date (issue 19 §3).
+    char b[200];
+    std::snprintf(b, sizeof b, "  Prices captured %.120s%s%s, %zu offers%s", s.prices_text.c_str(),
+                  s.prices.age_days ? ", " : "",
+                  s.prices.age_days ? (std::to_string(*s.prices.age_days) + " days ago").c_str() : "",
+                  s.snapshot.offers.size(), s.prices.stale ? " (STALE)" : "");
+    if (s.prices.stale) ImGui::TextColored(warn_color(), "%s", b);
     else ImGui::TextDisabled("%s", b);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Snapshot %s from %s", s.snapshot.id.c_str(), s.snapshot_origin.c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Snapshot %s (built %s) from %s", s.snapshot.id.c_str(), s.snapshot.created.c_str(),
+                        s.snapshot_origin.c_str());
   }
   const float fs = ImGui::GetFontSize();
   ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - fs * 17.5f);
@@ -489,6 +499,10 @@ void draw_messages(App::Impl& s) {
     if (ImGui::SmallButton("Dismiss")) s.snapshot_error.clear();
   }
   if (!s.banner.empty()) ImGui::TextColored(warn_color(), "%s", s.banner.c_str());
+  if (s.has_snapshot && s.prices.stale)
+    ImGui::TextColored(warn_color(), "Stale prices: captured %s, over %.0f days before today (%s). Providers change "
+                       "prices often; refresh them with %s, or load a newer snapshot.", s.prices_text.c_str(),
+                       s.snapshot.stale_after_days, s.today.c_str(), kRefreshPricesCommand);
   if (s.has_snapshot && !s.rank) ImGui::TextColored(error_color(), "%s", s.rank.error().to_string().c_str());
 }
 

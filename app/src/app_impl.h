@@ -67,6 +67,8 @@ struct App::Impl {
   float atlas_px = 0;  // font size the current atlas was built at (0: none yet)
   bool dark = true;
   std::string today;              // ISO date, for the snapshot's age
+  PriceDates prices;              // when the current snapshot's prices were captured (set with the snapshot)
+  std::string prices_text;        // price_dates_text(prices)
 
   // ---- ranking cache: re-ranked only when the query (minus view-only keys) or the snapshot changes
   uint64_t seen_version = 0;

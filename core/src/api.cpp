@@ -341,6 +341,18 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
   return d;
 }
 
+// When the prices were captured (not the snapshot's build date), their age against the date the loader judged
+// staleness on, and the command that refreshes them when they are stale.
+json prices_doc(const Snapshot& s) {
+  const PriceDates d = price_dates(s);
+  json dates = json::array();
+  for (const CaptureDate& c : d.dates) dates.push_back({{"date", c.date}, {"providers", c.providers}, {"offers", c.offers}});
+  json doc{{"captured", dates}, {"stale_after_days", num(s.stale_after_days)}, {"stale", d.stale}};
+  if (d.age_days) doc["age_days"] = *d.age_days;  // left out when unknown (documents carry no nulls)
+  if (d.stale) doc["refresh"] = kRefreshPricesCommand;
+  return doc;
+}
+
 // Rows held back for a doubtful price, by flag (a row held back for two flags counts under both).
 json held_back_doc(const Snapshot& s, const RankResult& r) {
   json by_flag = json::object();
@@ -390,6 +402,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
               {"held_back", held_back_doc(s, *r)},
               {"show_doubtful", q.filters.show_doubtful},
               {"snapshot", s.id},
+              {"prices", prices_doc(s)},
               {"sort", to_string(q.sort)},
               {"counts", {{"ranked", by_state[0]}, {"tight", tight}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
                           {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]},
@@ -446,7 +459,7 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   q.filters.show_doubtful = true;  // the offer asked for by name is costed whatever its flags (shown in `flags`)
   Result<RankResult> r = rank_offers(q, one);
   if (!r) return error_doc(r.error());
-  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}};
+  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date}};
   if (!r->shapes.empty() && r->shapes[0].ok) {
     doc["plan"] = plan_result_doc(r->shapes[0].plan);
     doc["matched"] = r->shapes[0].plan.fits;

@@ -837,6 +837,8 @@ bool derive_snapshot_flags(Snapshot& s, const std::vector<size_t>& row_of, const
     if (row_of.size() != s.offers.size()) throw std::logic_error("row_of does not match the offers");
     derive_flags(c, s, row_of, opt);
     s.warnings = r->warnings;
+    s.judged_on = opt.today;
+    s.stale_after_days = opt.stale_after_days;
     return true;
   } catch (const std::exception& e) {
     c.error("", std::string("internal error while checking the snapshot: ") + e.what());

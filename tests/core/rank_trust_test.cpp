@@ -175,4 +175,40 @@ TEST(CostDocument, EachPricingOptionCarriesThePlanItCosts) {
   }
 }
 
+// Dates shown are the prices' capture dates (per provider where they differ) and their age, not the build date.
+TEST(PriceDates, ListCaptureDatesPerProviderWithTheirAge) {
+  Snapshot s = bundled();
+  const int aws = s.find_provider("aws"), lambda = s.find_provider("lambda");
+  Offer a = l40s_offer(s, "t/a/r", aws, 2.0, -1);
+  Offer b = l40s_offer(s, "t/b/r", lambda, 2.0, -1);
+  b.capture_date = "2026-10-01";
+  s.offers = {b, a};
+  s.judged_on = "2026-11-29";
+  const PriceDates d = price_dates(s);
+  ASSERT_EQ(d.dates.size(), 2u);
+  EXPECT_EQ(d.dates[0].date, "2026-09-20");
+  ASSERT_TRUE(d.age_days.has_value());
+  EXPECT_EQ(*d.age_days, 70);  // 2026-09-20 to 2026-11-29
+  EXPECT_EQ(price_dates_text(d), "2026-09-20 (aws), 2026-10-01 (lambda)");
+}
+
+TEST(PriceDates, StalePricesCarryTheRefreshCommandInTheRankDocument) {
+  SnapshotLoadOptions opt;
+  opt.today = "2027-06-01";  // over 90 days after the bundled capture date
+  Result<Snapshot> s = load_snapshot(embedded_snapshot_json(), opt, nullptr);
+  ASSERT_TRUE(s.ok());
+  const json doc = json::parse(api_call("rank", R"({"top": 1})", &*s));
+  const json& p = doc["prices"];
+  EXPECT_TRUE(p["stale"].get<bool>());
+  EXPECT_EQ(p["refresh"], kRefreshPricesCommand);
+  EXPECT_GT(p["age_days"].get<int>(), 90);
+  EXPECT_NE(p["captured"][0]["date"], s->created);  // the capture date, not the build date
+
+  const Snapshot unjudged = bundled();  // loaded without a date: no age, not stale
+  const json fresh = json::parse(api_call("rank", R"({"top": 1})", &unjudged));
+  EXPECT_FALSE(fresh["prices"].contains("age_days"));
+  EXPECT_FALSE(fresh["prices"]["stale"].get<bool>());
+  EXPECT_FALSE(fresh["prices"].contains("refresh"));
+}
+
 }  // namespace trainfit
