@@ -204,9 +204,10 @@ const char* row_state_name(RowState s) {
 }
 
 uint32_t held_back_flags(const Offer& o, PricingOption option) {
-  uint32_t doubt = o.flags & (kFlagUnverifiedPrice | kFlagSpotAboveOnDemand);
-  if (option == PricingOption::spot) doubt |= o.flags & kFlagDeepSpotDiscount;
-  return doubt;
+  // deep_spot_discount doubts the spot price only (rank.h).
+  const uint32_t doubtful = option == PricingOption::spot ? kDoubtfulPriceFlags
+                                                          : (kDoubtfulPriceFlags & ~static_cast<uint32_t>(kFlagDeepSpotDiscount));
+  return o.flags & doubtful;
 }
 
 DevCycleInput dev_cycle_input(const Query& q, const Provider& p, const Offer& o, PricingOption option, int nodes) {
