@@ -33,7 +33,9 @@ struct Inputs {
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   double tokens = -1;
   std::vector<std::string> providers;
-  bool spot_only = false, on_demand_only = false;
+  bool spot_only = false, on_demand_only = false, show_doubtful = false;
+  long long dev_runs = -1;
+  double dev_run_minutes = -1;
 };
 
 bool read_all(const std::string& path, std::string* out) {
@@ -123,6 +125,9 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.must_fit) doc["filters"]["must_fit"] = true;
   if (in.spot_only) doc["filters"]["pricing"] = "spot";
   if (in.on_demand_only) doc["filters"]["pricing"] = "on-demand";
+  if (in.show_doubtful) doc["filters"]["show_doubtful"] = true;
+  if (in.dev_runs >= 0) doc["cost"]["dev_runs"] = in.dev_runs;
+  if (in.dev_run_minutes >= 0) doc["cost"]["dev_run_minutes"] = in.dev_run_minutes;
   if (!in.gpu.empty()) doc["target"]["gpu"] = in.gpu;
   if (!in.offer.empty()) doc["target"]["offer"] = in.offer;
   if (in.nodes >= 0) doc["target"]["nodes"] = in.nodes;
@@ -180,6 +185,12 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
   sub->add_option("--format", in.format, "table | json | csv | markdown")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
   if (with_snapshot) sub->add_option("--snapshot", in.snapshot_file, "price snapshot JSON (default: the bundled one)");
+}
+
+// The dev-cycle scenario: K runs of T minutes (rank --sort dev_cycle ranks by its billed cost; cost shows it).
+void add_dev_cycle_options(CLI::App* sub, Inputs& in) {
+  sub->add_option("--dev-runs", in.dev_runs, "dev-cycle scenario: number of short runs (cost.dev_runs)");
+  sub->add_option("--dev-run-minutes", in.dev_run_minutes, "dev-cycle scenario: minutes per run (cost.dev_run_minutes)");
 }
 
 // Run one verb through the facade and render it. Returns the exit code.
@@ -259,10 +270,15 @@ int main(int argc, char** argv) {
 
   CLI::App* rank = cli.add_subcommand("rank", "rank every offer of the snapshot for the job");
   rank->footer("Examples:\n  trainfit rank --model qwen2.5-7b --method lora --tokens 2e8 --top 10\n"
-               "  trainfit rank --hash '#model=llama-3.1-8b&method=qlora' --provider aws --provider lambda --format csv");
+               "  trainfit rank --hash '#model=llama-3.1-8b&method=qlora' --provider aws --provider lambda --format csv\n"
+               "  trainfit rank --sort dev_cycle --dev-runs 40 --dev-run-minutes 10 --top 10");
   add_query_options(rank, in, true);
   rank->add_option("--top", in.top, "show the first N rows");
-  rank->add_option("--sort", in.sort, "cost | time | usd_per_mtok | cost_under_deadline");
+  rank->add_option("--sort", in.sort, "cost | time | usd_per_mtok | cost_under_deadline | dev_cycle");
+  rank->add_flag("--show-doubtful", in.show_doubtful,
+                 "also rank offers whose price the snapshot doubts (unverified_price, spot_above_on_demand, "
+                 "deep_spot_discount); held back by default");
+  add_dev_cycle_options(rank, in);
   rank->add_option("--provider", in.providers, "only these providers (repeatable)");
   rank->add_flag("--spot", in.spot_only, "spot / interruptible prices only");
   rank->add_flag("--on-demand", in.on_demand_only, "on-demand prices only");
@@ -272,6 +288,7 @@ int main(int argc, char** argv) {
   cost->footer("Example:\n  trainfit cost --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1");
   add_query_options(cost, in, true);
   add_offer_options(cost);
+  add_dev_cycle_options(cost, in);
   cost->callback([&] { std::exit(run_verb("cost", in, true)); });
 
   CLI::App* validate = cli.add_subcommand("validate", "the validation report: every published reference, estimate, error");

@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "trainfit/snapshot.h"
 
 namespace trainfit::cli {
 namespace {
@@ -160,11 +163,42 @@ std::string usd(const json& v) {
   return b;
 }
 
-Table rank_table(const json& doc) {
+// Data-quality flags as one-letter codes for the table and Markdown (legend under the table; CSV has the names).
+// Codes and meanings come from the core (snapshot.h, offer_flag_code), as in the UI's Flags column.
+std::string flag_cell(const json& flags, const std::string& format) {
+  std::string out;
+  for (const auto& f : flags) {
+    const std::string name = f.is_string() ? f.get<std::string>() : "";
+    const std::optional<OfferFlag> flag = parse_offer_flag(name);
+    out += format == "csv" ? (out.empty() ? "" : " ") + name : std::string(flag ? offer_flag_code(*flag) : "?");
+  }
+  return out;
+}
+
+// The legend of the flag codes that appear in `doc`'s rows (empty when none does).
+std::string flag_legend(const json& doc) {
+  std::string out;
+  for (OfferFlag flag : kAllOfferFlagBits) {
+    bool used = false;
+    for (const auto& r : doc["rows"])
+      for (const auto& f : r.value("flags", json::array())) used = used || (f.is_string() && f.get<std::string>() == offer_flag_name(flag));
+    if (used)
+      out += std::string(out.empty() ? "flags: " : "; ") + offer_flag_code(flag) + " " + offer_flag_name(flag) + " (" +
+             offer_flag_meaning(flag) + ")";
+  }
+  return out.empty() ? out : out + "\n";
+}
+
+Table rank_table(const json& doc, const std::string& format) {
+  const bool dev = doc.value("sort", "") == "dev_cycle";
   Table t{{"#", "provider", "instance", "region", "option", "GPUs", "GiB/GPU", "plan", "hours", "total $", "$ low-high",
-           "$/h", "$/Mtok", "headroom", "fit", "pareto"},
+           "$/h", "$/Mtok", "headroom", "fit", "pareto", "flags"},
           {},
-          {true, false, false, false, false, false, true, false, true, true, true, true, true, true, false, false}};
+          {true, false, false, false, false, false, true, false, true, true, true, true, true, true, false, false, false}};
+  if (dev) {
+    t.head.insert(t.head.begin() + 10, "dev-cycle $");
+    t.right.insert(t.right.begin() + 10, true);
+  }
   int i = 0;
   for (const auto& r : doc["rows"]) {
     ++i;
@@ -173,15 +207,57 @@ Table rank_table(const json& doc) {
     if (r.value("nodes", 1) > 1) gpus = std::to_string(r.value("nodes", 1)) + " nodes x " + gpus;
     char head[32];
     std::snprintf(head, sizeof head, "%.0f%%", r.value("headroom", 0.0) * 100);
-    t.rows.push_back({std::to_string(i), r.value("provider", ""), r.value("instance_type", ""), r.value("region", ""),
+    std::vector<std::string> row{std::to_string(i), r.value("provider", ""), r.value("instance_type", ""), r.value("region", ""),
                       r.value("option", ""), gpus, gib(r["cuda_memory_bytes"]),
                       ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
                       hours(r.value("wall_s", json())), usd(r.value("total_usd", json())),
                       ranked ? usd(r["total_low_usd"]) + "-" + usd(r["total_high_usd"]) : "-",
                       usd(r["price_usd_per_h"]), usd(r.value("usd_per_mtok", json())), ranked ? head : "-",
-                      ranked ? r.value("verdict", "") : "-", r.value("pareto", false) ? "*" : ""});
+                      ranked ? r.value("verdict", "") : "-", r.value("pareto", false) ? "*" : "",
+                      flag_cell(r.value("flags", json::array()), format)};
+    if (dev) row.insert(row.begin() + 10, usd(r.value("dev_cycle_usd", json())));
+    t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+// When the prices were captured and how old they are; a warning with the refresh command when stale.
+std::string prices_line(const json& p) {
+  if (!p.is_object()) return "";
+  std::string dates;
+  const json& cap = p["captured"];
+  for (const auto& c : cap) {
+    dates += (dates.empty() ? "" : ", ") + c.value("date", "");
+    if (cap.size() > 1) {
+      std::string prov;
+      for (const auto& id : c["providers"]) prov += (prov.empty() ? "" : ", ") + id.get<std::string>();
+      dates += " (" + prov + ")";
+    }
+  }
+  std::string out = "prices captured " + dates;
+  if (p["age_days"].is_number()) out += ", " + std::to_string(p["age_days"].get<int>()) + " days ago";
+  out += "\n";
+  if (p.value("stale", false))
+    out += "WARNING: prices older than " + num(p["stale_after_days"], "%.0f") + " days are stale; refresh them with " +
+           p.value("refresh", "") + "\n";
+  return out;
+}
+
+// The result line: counts by state, and the rows held back for a doubtful price with their reasons.
+std::string rank_summary(const json& doc) {
+  const json& c = doc["counts"];
+  std::string out = "\n" + std::to_string(c.value("ranked", 0)) + " ranked (" + std::to_string(c.value("tight", 0)) +
+                    " tight: may run out of memory), " + std::to_string(c.value("does_not_fit", 0)) + " do not fit, " +
+                    std::to_string(c.value("filtered", 0)) + " filtered (snapshot " + doc.value("snapshot", "") +
+                    "; * = on the time/cost Pareto frontier)\n";
+  out += prices_line(doc["prices"]);
+  if (c.value("held_back", 0) > 0) {
+    std::string why;
+    for (const auto& [flag, n] : doc["held_back"].items()) why += (why.empty() ? "" : ", ") + std::to_string(n.get<int>()) + " " + flag;
+    out += std::to_string(c.value("held_back", 0)) + " held back for a doubtful price (" + why +
+           "); --show-doubtful ranks them\n";
+  }
+  return out;
 }
 
 Table validate_table(const json& doc) {
@@ -225,6 +301,57 @@ std::string plan_text(const json& plan) {
   return out;
 }
 
+// One pricing option's plan, named with its node count: the plan `cost` costs for that option.
+std::string option_plan_text(const json& c) {
+  if (!c.contains("plan")) return "";
+  const json& p = c["plan"];
+  const int nodes = p.value("nodes", 1);
+  return "  plan on " + std::to_string(nodes) + (nodes == 1 ? " node: " : " nodes: ") + p.value("summary", "") + " (" +
+         p.value("topology", "") + "), " + num(p["tokens_per_s"], "%.0f") + " tokens/s, MFU " + num(p["mfu"], "%.3f") +
+         ", " + gib(p["memory_high_bytes"]) + " GiB per GPU at the band's high end\n";
+}
+
+std::string option_cost_text(const json& c) {
+  const json& k = c["cost"];
+  const json& tl = k["timeline"];
+  std::string out = "$" + usd(k["total_usd"]) + " total on " + std::to_string(c.value("nodes", 1)) + " node(s) at $" +
+                    usd(k["price_usd_per_h"]) + "/h; band $" + usd(k["low"]["total_usd"]) + " - $" +
+                    usd(k["high"]["total_usd"]) + "\n";
+  out += option_plan_text(c);
+  out += "  wall " + hours(tl["wall_s"]) + " h = provision " + num(tl["provision_s"], "%.0f") + " s + staging " +
+         num(tl["staging_s"], "%.0f") + " s + train " + hours(tl["train_s"]) + " h + checkpoints " +
+         num(tl["checkpoint_s"], "%.0f") + " s + restarts " + num(tl["restart_s"], "%.0f") + " s + lost work " +
+         num(tl["lost_work_s"], "%.0f") + " s\n";
+  out += "  compute $" + usd(k["compute_usd"]) + ", rounding waste $" + usd(k["rounding_waste_usd"]) + " (increment " +
+         num(k["billing_increment_s"], "%.0f") + " s, minimum " + num(k["billing_minimum_s"], "%.0f") + " s), storage $" +
+         usd(k["storage_usd"]) + ", egress $" + usd(k["egress_usd"]) + "\n";
+  if (k["break_even"].value("available", false))
+    out += std::string("  spot ") + (k["break_even"].value("spot_pays_off", false) ? "pays off" : "does not pay off") +
+           " vs on-demand $" + usd(k["break_even"]["on_demand_total_usd"]) + " (break-even spot price $" +
+           usd(k["break_even"]["spot_price_usd_per_h"]) + "/h)\n";
+  if (c.contains("dev_cycle") && c["dev_cycle"].contains("cost_usd")) {
+    const json& d = c["dev_cycle"];
+    out += "  dev cycle: " + num(d["runs"], "%.0f") + " runs of " + num(d["run_minutes"], "%.4g") + " min, $" +
+           usd(d["cost_usd"]) + " billed (" + num(d["billed_s_per_run"], "%.0f") + " s per run and node), $" +
+           usd(d["per_second_cost_usd"]) + " with per-second billing\n";
+  }
+  return out;
+}
+
+// `cost`: each pricing option with the plan it costs (options may choose different node counts).
+std::string cost_text(const json& doc) {
+  std::string out;
+  if (!doc.value("flags", json::array()).empty()) {
+    out += "flags: " + flag_cell(doc["flags"], "csv") + "\n";
+  }
+  for (const auto& c : doc["costs"]) {
+    out += "\n" + c.value("option", "") + ": ";
+    if (!c.contains("cost")) out += c.value("state", "") + " " + c.value("why_not", "") + c.value("error", "") + "\n";
+    else out += option_cost_text(c);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render(const std::string& verb, const json& doc, const std::string& format) {
@@ -264,14 +391,14 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     return head + body + notes;
   }
   if (verb == "rank") {
-    std::string out = render_table(rank_table(doc), format);
+    std::string out = render_table(rank_table(doc, format), format);
+    if (format == "markdown") {
+      const std::string legend = flag_legend(doc);
+      if (!legend.empty()) out += "\n" + legend;
+    }
     if (format == "table") {
-      const json& c = doc["counts"];
-      out += "\n" + std::to_string(c.value("ranked", 0)) + " ranked (" + std::to_string(c.value("tight", 0)) +
-             " tight: may run out of memory), " + std::to_string(c.value("does_not_fit", 0)) +
-             " do not fit, " + std::to_string(c.value("filtered", 0)) + " filtered (snapshot " +
-             doc.value("snapshot", "") + "; * = on the time/cost Pareto frontier)\n";
-      if (c.value("ranked", 0) == 0) {
+      out += flag_legend(doc) + rank_summary(doc);
+      if (doc["counts"].value("ranked", 0) == 0) {
         out += "\nNothing matched. The most common reasons:\n";
         for (const auto& w : doc["why_not_summary"])
           out += "  " + std::to_string(w.value("rows", 0)) + " rows  " + w.value("reason", "") + "\n";
@@ -282,35 +409,12 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
   if (verb == "validate") return render_table(validate_table(doc), format);
   if (verb == "plan" || verb == "cost") {
     if (format != "table") return doc.dump(2) + "\n";
-    std::string out = "offer " + doc.value("offer", "") + "\n";
-    if (doc.contains("plan")) out += plan_text(doc["plan"]);
-    else out += "no plan: " + doc.value("why_not", "") + "\n";
-    if (verb == "cost") {
-      for (const auto& c : doc["costs"]) {
-        out += "\n" + c.value("option", "") + ": ";
-        if (!c.contains("cost")) {
-          out += c.value("state", "") + " " + c.value("why_not", "") + c.value("error", "") + "\n";
-          continue;
-        }
-        const json& k = c["cost"];
-        const json& tl = k["timeline"];
-        out += "$" + usd(k["total_usd"]) + " total on " + std::to_string(c.value("nodes", 1)) + " node(s) at $" +
-               usd(k["price_usd_per_h"]) + "/h; band $" + usd(k["low"]["total_usd"]) + " - $" +
-               usd(k["high"]["total_usd"]) + "\n";
-        out += "  wall " + hours(tl["wall_s"]) + " h = provision " + num(tl["provision_s"], "%.0f") + " s + staging " +
-               num(tl["staging_s"], "%.0f") + " s + train " + hours(tl["train_s"]) + " h + checkpoints " +
-               num(tl["checkpoint_s"], "%.0f") + " s + restarts " + num(tl["restart_s"], "%.0f") + " s + lost work " +
-               num(tl["lost_work_s"], "%.0f") + " s\n";
-        out += "  compute $" + usd(k["compute_usd"]) + ", rounding waste $" + usd(k["rounding_waste_usd"]) +
-               " (increment " + num(k["billing_increment_s"], "%.0f") + " s, minimum " +
-               num(k["billing_minimum_s"], "%.0f") + " s), storage $" + usd(k["storage_usd"]) + ", egress $" +
-               usd(k["egress_usd"]) + "\n";
-        if (k["break_even"].value("available", false))
-          out += std::string("  spot ") + (k["break_even"].value("spot_pays_off", false) ? "pays off" : "does not pay off") +
-                 " vs on-demand $" + usd(k["break_even"]["on_demand_total_usd"]) + " (break-even spot price $" +
-                 usd(k["break_even"]["spot_price_usd_per_h"]) + "/h)\n";
-      }
-    }
+    std::string out = "offer " + doc.value("offer", "") + " (price captured " + doc.value("captured", "") + ")\n";
+    if (!doc.contains("plan")) out += "no plan: " + doc.value("why_not", "") + "\n";
+    else if (verb == "plan") out += plan_text(doc["plan"]);
+    if (verb == "cost" && doc.contains("plan"))
+      for (const auto& w : doc["plan"]["warnings"]) out += "warning: " + w.value("message", "") + "\n";
+    if (verb == "cost") out += cost_text(doc);
     return out;
   }
   if (verb == "query") return doc["query"].dump(2) + "\n#" + doc.value("hash", "") + "\n";

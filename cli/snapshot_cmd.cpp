@@ -144,6 +144,10 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out) {
   if (flags.empty()) std::fprintf(out, " none");
   for (const auto& [f, n] : flags) std::fprintf(out, " %s=%d", f.c_str(), n);
   std::fprintf(out, "\n");
+  const PriceDates dates = price_dates(*s);
+  if (dates.stale)
+    std::fprintf(out, "WARNING: prices captured over %.0f days ago are stale; refresh them with %s\n",
+                 s->stale_after_days, kRefreshPricesCommand);
   return 0;
 }
 

@@ -182,6 +182,8 @@ std::string adopt_snapshot(App::Impl& s, Result<Snapshot> loaded, std::string_vi
     return s.snapshot_error;
   }
   s.snapshot = std::move(loaded).value();
+  s.prices = price_dates(s.snapshot);
+  s.prices_text = price_dates_text(s.prices);
   s.plan_cache.clear();  // cached plans index the old snapshot's GPUs
   s.has_snapshot = true;
   s.snapshot_origin = std::string(origin);
@@ -259,10 +261,15 @@ std::string App::state_json() const {
     out += "null";
   }
   out += ",\"snapshot_origin\":\"" + json_escape(s.snapshot_origin) + "\"";
-  if (s.has_snapshot) put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
+  if (s.has_snapshot) {
+    put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
+    out += ",\"prices_captured\":\"" + json_escape(s.prices_text) + "\",\"prices_stale\":";
+    out += s.prices.stale ? "true" : "false";
+  }
   // The UI's own cached ranking: tests compare these numbers with `trainfit rank --format json`.
   if (s.rank) {
     put_num(out, "ranked", s.rank->ranked);
+    put_num(out, "held_back", s.rank->held_back);
     put_num(out, "rows_total", static_cast<double>(s.rank->rows.size()));
     put_num(out, "rows_shown", static_cast<double>(s.view.size()));
     put_num(out, "rank_ms", s.rank_ms);
@@ -299,6 +306,48 @@ std::string App::state_json() const {
   return out;
 }
 
+// trainfit.view(): the rows the table shows, in its order, with the numbers it prints and each row's
+// data-quality flags (for tests and scripts).
+// The rows the table shows, in its order, with the numbers it prints (for tests and scripts): at most 200, or
+// the number asked for ("3": the first three, what the page's live text reads).
+static std::string view_json(App::Impl& s, int asked) {
+  s.recompute();
+  if (s.view_dirty) s.rebuild_view();
+  std::string out = "{\"ok\":true,\"rows\":[";
+  if (s.rank) {
+    const int limit = std::min<int>(static_cast<int>(s.view.size()), asked > 0 ? std::min(asked, 200) : 200);
+    for (int i = 0; i < limit; ++i) {
+      const RankRow& r = s.rank->rows[s.view[i]];
+      const Offer& o = s.snapshot.offers[r.offer];
+      if (i) out += ",";
+      out += "{\"offer\":\"" + json_escape(o.id) + "\",\"option\":\"" + option_label(r.option) + "\",\"state\":\"" +
+             row_state_name(r.state) + "\"";
+      put_num(out, "total_usd", r.total_usd);
+      put_num(out, "wall_s", r.wall_s);
+      put_num(out, "usd_per_mtok", r.usd_per_mtok);
+      put_num(out, "price_usd_per_h", r.price_usd_per_h);
+      put_num(out, "nodes", r.nodes);
+      if (r.dev_cycle_usd >= 0) put_num(out, "dev_cycle_usd", r.dev_cycle_usd);
+      out += ",\"pareto\":";
+      out += r.pareto ? "true" : "false";
+      out += ",\"flags\":[";
+      bool first = true;
+      for (const std::string& f : offer_flag_names(o.flags)) {
+        out += first ? "\"" : ",\"";
+        out += f;
+        out += '"';
+        first = false;
+      }
+      out += "]";
+      if (!r.why_not.empty()) out += ",\"why_not\":\"" + json_escape(r.why_not) + "\"";
+      out += "}";
+    }
+  }
+  out += "],\"shown\":" + std::to_string(s.view.size()) + ",\"sort_column\":" + std::to_string(s.sort_col) +
+         ",\"descending\":" + (s.sort_desc ? "true" : "false") + "}";
+  return out;
+}
+
 std::string App::results_json() const { return api_call("rank", query_json()); }
 
 std::string App::api_call(std::string_view verb, std::string_view query_json) const {
@@ -316,33 +365,7 @@ std::string App::api_call(std::string_view verb, std::string_view query_json) co
       return "{\"ok\":true}";
     }
     if (verb == "ui.view") {
-      // The rows the table shows, in its order, with the numbers it prints (for tests and scripts).
-      s.recompute();
-      if (s.view_dirty) s.rebuild_view();
-      std::string out = "{\"ok\":true,\"rows\":[";
-      if (s.rank) {
-        // At most 200 rows, or the number asked for ("3": the first three, what the page's live text reads).
-        const int asked = std::atoi(std::string(query_json).c_str());
-        const int limit = std::min<int>(static_cast<int>(s.view.size()), asked > 0 ? std::min(asked, 200) : 200);
-        for (int i = 0; i < limit; ++i) {
-          const RankRow& r = s.rank->rows[s.view[i]];
-          if (i) out += ",";
-          out += "{\"offer\":\"" + json_escape(s.snapshot.offers[r.offer].id) + "\",\"option\":\"" +
-                 option_label(r.option) + "\",\"state\":\"" + row_state_name(r.state) + "\"";
-          put_num(out, "total_usd", r.total_usd);
-          put_num(out, "wall_s", r.wall_s);
-          put_num(out, "usd_per_mtok", r.usd_per_mtok);
-          put_num(out, "price_usd_per_h", r.price_usd_per_h);
-          put_num(out, "nodes", r.nodes);
-          out += ",\"pareto\":";
-          out += r.pareto ? "true" : "false";
-          if (!r.why_not.empty()) out += ",\"why_not\":\"" + json_escape(r.why_not) + "\"";
-          out += "}";
-        }
-      }
-      out += "],\"shown\":" + std::to_string(s.view.size()) + ",\"sort_column\":" + std::to_string(s.sort_col) +
-             ",\"descending\":" + (s.sort_desc ? "true" : "false") + "}";
-      return out;
+      return view_json(s, std::atoi(std::string(query_json).c_str()));
     }
     if (verb == "ui.select") {
       s.recompute();
@@ -470,15 +493,19 @@ void draw_header(App::Impl& s) {
   if (fits(kTagline)) ImGui::TextDisabled("%s", kTagline);
   else ImGui::NewLine();
   if (s.has_snapshot) {
-    const auto age = days_between(s.snapshot.created, s.today);
-    char b[160];
-    std::snprintf(b, sizeof b, "  Prices: %s, %zu offers%s", s.snapshot.created.c_str(), s.snapshot.offers.size(),
-                  age && *age > 90 ? " (STALE)" : "");
+    // The capture date(s) of the prices and their age, not the snapshot's build date (issue 19 §3).
+    char b[200];
+    std::snprintf(b, sizeof b, "  Prices captured %.120s%s%s, %zu offers%s", s.prices_text.c_str(),
+                  s.prices.age_days ? ", " : "",
+                  s.prices.age_days ? (std::to_string(*s.prices.age_days) + " days ago").c_str() : "",
+                  s.snapshot.offers.size(), s.prices.stale ? " (STALE)" : "");
     ImGui::SameLine();
     if (fits(b)) {
-      if (age && *age > 90) ImGui::TextColored(warn_color(), "%s", b);
+      if (s.prices.stale) ImGui::TextColored(warn_color(), "%s", b);
       else ImGui::TextDisabled("%s", b);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Snapshot %s from %s", s.snapshot.id.c_str(), s.snapshot_origin.c_str());
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Snapshot %s (built %s) from %s", s.snapshot.id.c_str(), s.snapshot.created.c_str(),
+                          s.snapshot_origin.c_str());
     } else {
       ImGui::NewLine();
     }
@@ -509,10 +536,42 @@ void draw_messages(App::Impl& s) {
     if (ImGui::SmallButton("Dismiss")) s.snapshot_error.clear();
   }
   if (!s.banner.empty()) ImGui::TextColored(warn_color(), "%s", s.banner.c_str());
+  if (s.has_snapshot && s.prices.stale)
+    ImGui::TextColored(warn_color(), "Stale prices: captured %s, over %.0f days before today (%s). Providers change "
+                       "prices often; refresh them with %s, or load a newer snapshot.", s.prices_text.c_str(),
+                       s.snapshot.stale_after_days, s.today.c_str(), kRefreshPricesCommand);
   if (s.has_snapshot && !s.rank) ImGui::TextColored(error_color(), "%s", s.rank.error().to_string().c_str());
 }
 
 namespace {
+// How many rows are held back for a doubtful price and why (the flags, counted), one click from showing them.
+void draw_held_back_note(App::Impl& s) {
+  if (s.rank->held_back == 0 && !s.query.filters.show_doubtful) return;
+  ImGui::SameLine();
+  if (s.query.filters.show_doubtful) {
+    ImGui::TextColored(warn_color(), " |  doubtful prices ranked (marked !)");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Hold them back")) {
+      s.draft.filters.show_doubtful = false;
+      s.commit();
+    }
+    return;
+  }
+  std::string why;
+  for (OfferFlag f : kAllOfferFlagBits) {
+    int n = 0;
+    for (const RankRow& r : s.rank->rows)
+      n += r.state == RowState::held_back && (held_back_flags(s.snapshot.offers[r.offer], r.option) & f);
+    if (n > 0) why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + offer_flag_name(f);
+  }
+  ImGui::TextColored(warn_color(), " |  %d held back for a doubtful price (%s)", s.rank->held_back, why.c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Show them")) {
+    s.draft.filters.show_doubtful = true;
+    s.commit();
+  }
+}
+
 void draw_result_summary(App::Impl& s) {
   char a[32], b[32];
   if (s.params)
@@ -525,6 +584,7 @@ void draw_result_summary(App::Impl& s) {
     ImGui::TextDisabled(" |  %d of %zu offer x pricing rows fit and pass the filters  |  ranked in %.1f ms", s.rank->ranked,
                         s.rank->rows.size(), s.rank_ms);
     mark_last_item("headline");
+    draw_held_back_note(s);
   }
 }
 }  // namespace

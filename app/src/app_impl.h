@@ -22,7 +22,7 @@ namespace trainfit::app {
 
 // Result table columns, in display order.
 enum Col : int {
-  kColRank, kColInstance, kColProvider, kColRegion, kColOption, kColGpus, kColTime, kColCost, kColPrice, kColPerMtok,
+  kColRank, kColInstance, kColProvider, kColRegion, kColOption, kColFlags, kColGpus, kColTime, kColCost, kColPrice, kColPerMtok,
   kColHeadroom, kColVram, kColPlan, kColState, kColCount
 };
 
@@ -67,6 +67,8 @@ struct App::Impl {
   float atlas_px = 0;  // font size the current atlas was built at (0: none yet)
   bool dark = true;
   std::string today;              // ISO date, for the snapshot's age
+  PriceDates prices;              // when the current snapshot's prices were captured (set with the snapshot)
+  std::string prices_text;        // price_dates_text(prices)
 
   // ---- ranking cache: re-ranked only when the query (minus view-only keys) or the snapshot changes
   uint64_t seen_version = 0;
@@ -168,6 +170,9 @@ const char* fmt_count(char* buf, size_t n, double v);            // "8.03 B", "1
 const char* option_label(PricingOption o);
 ImU32 state_color(RowState st, bool dark);
 void help_marker(const char* text);          // "(?)" with a tooltip
+const char* fmt_flags(char* buf, size_t n, uint32_t flags);  // one-letter codes ("DT"), as the CLI's flags column
+// One line per flag with its meaning; the flags that hold back this row (rank.h, held_back_flags) say so.
+void flag_reasons(uint32_t flags, uint32_t doubtful);
 ImVec4 error_color();
 ImVec4 warn_color();
 

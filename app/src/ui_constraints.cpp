@@ -113,8 +113,52 @@ const char* sort_label(SortKey k) {
     case SortKey::time: return "time to finish";
     case SortKey::usd_per_mtok: return "$ per million tokens";
     case SortKey::cost_under_deadline: return "cost under the deadline";
+    case SortKey::dev_cycle: return "dev cycle (K short runs)";
   }
   return "?";
+}
+
+// Which rows the table lists: stale / flagged hidden, doubtful prices shown, rows that do not fit shown.
+bool draw_row_switches(Filters& f) {
+  bool changed = false;
+  if (ImGui::Checkbox("Hide stale prices", &f.hide_stale)) changed = true;
+  if (ImGui::Checkbox("Hide flagged rows", &f.hide_flagged)) changed = true;
+  help_marker("Rows whose price carries a data-quality warning (spot above on-demand, price outlier, unverified "
+              "source, incomplete GPU spec).");
+  if (ImGui::Checkbox("Show doubtful prices", &f.show_doubtful)) changed = true;
+  help_marker("Prices the snapshot itself doubts are held back by default: unverified source rows, spot above "
+              "on-demand, and spot prices more than 85% below on-demand. Tick to rank them too (marked with !).");
+  if (ImGui::Checkbox("Only plans that surely fit", &f.must_fit)) changed = true;
+  help_marker("Rank only layouts whose memory band's top is under the GPU's memory (verdict 'fits'); without it, "
+              "'tight' plans (expected peak fits, the band's top does not: may run out of memory) are ranked too, "
+              "marked.");
+  if (ImGui::Checkbox("Show rows that do not fit", &f.show_all)) changed = true;
+  help_marker("Also list offers that do not fit the job, are filtered out, held back or cannot run it; hover one "
+              "for why.");
+  return changed;
+}
+
+// The "Rank by" combo. The dev-cycle key needs K runs of T minutes: it starts from 20 x 10 min if none is set.
+bool draw_sort_combo(Query& d) {
+  bool changed = false;
+  ImGui::SetNextItemWidth(field_w());
+  const bool sort_open = ImGui::BeginCombo("Rank by", sort_label(d.sort));
+  mark_last_item("Rank by");
+  if (sort_open) {
+    for (SortKey k : {SortKey::total_cost, SortKey::time, SortKey::usd_per_mtok, SortKey::cost_under_deadline,
+                      SortKey::dev_cycle})
+      if (ImGui::Selectable(sort_label(k), k == d.sort)) {
+        d.sort = k;
+        if (k == SortKey::dev_cycle && d.cost.dev_runs < 1) d.cost.dev_runs = 20;
+        if (k == SortKey::dev_cycle && !(d.cost.dev_run_minutes > 0)) d.cost.dev_run_minutes = 10;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  help_marker("Also chooses each offer's node count: the one that serves this key best within the deadline and "
+              "budget. Dev cycle: the billed cost of the dev runs set under Cost assumptions (billing increments, "
+              "minimums and provisioning per run).");
+  return changed;
 }
 
 }  // namespace
@@ -163,29 +207,8 @@ void draw_constraints_panel(App::Impl& s) {
     changed |= num("Deadline (h)", &f.deadline_h, "%.4g", "Wall-clock hours for the whole job; 0 = none.");
     changed |= num("Budget ($)", &f.budget_usd, "%.6g", "0 = none.");
     changed |= num("Min host RAM (GiB)", &f.min_host_ram_GiB, "%.4g");
-    if (ImGui::Checkbox("Hide stale prices", &f.hide_stale)) changed = true;
-    if (ImGui::Checkbox("Hide flagged rows", &f.hide_flagged)) changed = true;
-    help_marker("Rows whose price carries a data-quality warning (spot above on-demand, price outlier, unverified "
-                "source, incomplete GPU spec).");
-    if (ImGui::Checkbox("Only plans that surely fit", &f.must_fit)) changed = true;
-    help_marker("Rank only layouts whose memory band's top is under the GPU's memory (verdict 'fits'); without it, "
-                "'tight' plans (expected peak fits, the band's top does not: may run out of memory) are ranked too, "
-                "marked.");
-    if (ImGui::Checkbox("Show rows that do not fit", &f.show_all)) changed = true;
-    help_marker("Also list offers that do not fit the job, are filtered out or cannot run it; hover one for why.");
-    ImGui::SetNextItemWidth(field_w());
-    const bool sort_open = ImGui::BeginCombo("Rank by", sort_label(d.sort));
-    mark_last_item("Rank by");
-    if (sort_open) {
-      for (SortKey k : {SortKey::total_cost, SortKey::time, SortKey::usd_per_mtok, SortKey::cost_under_deadline})
-        if (ImGui::Selectable(sort_label(k), k == d.sort)) {
-          d.sort = k;
-          changed = true;
-        }
-      ImGui::EndCombo();
-    }
-    help_marker("Also chooses each offer's node count: the one that serves this key best within the deadline and "
-                "budget.");
+    changed |= draw_row_switches(f);
+    changed |= draw_sort_combo(d);
   }
   if (ImGui::CollapsingHeader("Cost assumptions")) {
     changed |= num("Spot interruptions /h", &d.cost.spot_interruption_rate_per_h, "%.4g",
@@ -200,7 +223,7 @@ void draw_constraints_panel(App::Impl& s) {
     changed |= num("Volume (GB)", &d.cost.volume_GB, "%.6g", "Persistent volume kept for the job, in GB (1e9 bytes); "
                    "0 = checkpoint + dataset size.");
     changed |= num("Egress (GB)", &d.cost.egress_GB, "%.6g", "Data taken out at the end, GB (1e9 bytes).");
-    changed |= num_int("Dev runs", &d.cost.dev_runs, "Development-cycle scenario: K short runs (see Detail).");
+    changed |= num_int("Dev runs", &d.cost.dev_runs, "Development-cycle scenario: K short runs, each billed on its own (Rank by: dev cycle).");
     changed |= num("Dev run (min)", &d.cost.dev_run_minutes, "%.4g");
   }
   if (changed) s.commit();

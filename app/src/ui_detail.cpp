@@ -320,6 +320,81 @@ void cost_table(const CostBreakdown& k, const char* id) {
   ImGui::EndTable();
 }
 
+// Spot vs on-demand side by side, each with the node count it costs.
+void spot_vs_on_demand(App::Impl& s, const RankRow& row) {
+  const RankRow* r = &row;
+  heading("Spot vs on-demand");
+  const bool is_spot = r->option == PricingOption::spot;
+  const Result<CostBreakdown>& od = is_spot ? s.other_cost : s.cost;
+  const Result<CostBreakdown>& sp = is_spot ? s.cost : s.other_cost;
+  if (s.other_row < 0) {
+    ImGui::TextDisabled("This offer has no %s price.", is_spot ? "on-demand" : "spot");
+  } else if (ImGui::BeginTable("spot_vs_od", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("");
+    ImGui::TableSetupColumn("on-demand");
+    ImGui::TableSetupColumn("spot");
+    ImGui::TableHeadersRow();
+    char b[64];
+    // Each option costs its own plan: the node count the ranking chose for it (they can differ).
+    const RankRow& od_row = is_spot ? s.rank->rows[s.other_row] : *r;
+    const RankRow& sp_row = is_spot ? *r : s.rank->rows[s.other_row];
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("plan costed");
+    ImGui::TableSetColumnIndex(1);
+    ImGui::Text("%d node%s", od_row.nodes, od_row.nodes == 1 ? "" : "s");
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%d node%s", sp_row.nodes, sp_row.nodes == 1 ? "" : "s");
+    auto line = [&](const char* name, auto f) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(name);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(od ? f(*od) : "-");
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(sp ? f(*sp) : "-");
+    };
+    line("price / h", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.price_usd_per_h); });
+    line("wall clock", [&](const CostBreakdown& k) { return fmt_duration(b, sizeof b, k.wall_s); });
+    line("interruptions", [&](const CostBreakdown& k) {
+      std::snprintf(b, sizeof b, "%.2f", k.expected_interruptions);
+      return static_cast<const char*>(b);
+    });
+    line("rounding waste", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.rounding_waste_usd); });
+    line("total", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.total_usd); });
+    ImGui::EndTable();
+    if (sp && sp->has_break_even) {
+      char c[32];
+      ImGui::TextWrapped("Spot %s: it breaks even with on-demand at %s/h per instance.",
+                         sp->spot_pays_off ? "pays off" : "does not pay off",
+                         fmt_usd(c, sizeof c, sp->break_even_spot_usd_per_h));
+    }
+    if (!od) ImGui::TextDisabled("on-demand: %s", od.error().to_string().c_str());
+    if (!sp) ImGui::TextDisabled("spot: %s", sp.error().to_string().c_str());
+  }
+}
+
+// The development-cycle scenario (K runs of T minutes) on this row's offer, option and node count.
+void dev_cycle_section(App::Impl& s, const RankRow& row) {
+  const RankRow* r = &row;
+  const Offer& o = s.snapshot.offers[r->offer];
+  if (s.query.cost.dev_runs > 0 && s.query.cost.dev_run_minutes > 0) {
+    heading("Development cycle");
+    const Provider& pr = s.snapshot.providers[o.provider];
+    const DevCycleInput in = dev_cycle_input(s.query, pr, o, r->option, r->nodes);
+    if (Result<DevCycleCost> dc = dev_cycle_cost(in, billing_rule_for(pr, o.instance_type))) {
+      char a[32], b[32], c[32];
+      ImGui::TextWrapped("%d runs of %.0f min: %s under this provider's billing, %s with per-second billing "
+                         "(rounding adds %s, %.0f%%).",
+                         in.runs, s.query.cost.dev_run_minutes, fmt_usd(a, sizeof a, dc->cost_usd),
+                         fmt_usd(b, sizeof b, dc->per_second_cost_usd), fmt_usd(c, sizeof c, dc->rounding_waste_usd),
+                         dc->waste_fraction * 100);
+    } else {
+      ImGui::TextColored(error_color(), "%s", dc.error().to_string().c_str());
+    }
+  }
+}
+
 }  // namespace
 
 void draw_detail(App::Impl& s) {
@@ -336,6 +411,11 @@ void draw_detail(App::Impl& s) {
   ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
                       net_kind_name(o.inter_net));
   if (!r->why_not.empty()) ImGui::TextColored(warn_color(), "Why not: %s", r->why_not.c_str());
+  if (o.flags) {
+    ImGui::TextColored(warn_color(), "%s", held_back_flags(o, r->option) ? "! Doubtful price. Data-quality flags:"
+                                                                          : "Data-quality flags:");
+    flag_reasons(o.flags, held_back_flags(o, r->option));
+  }
   const Plan* p = s.row_plan(*r);
   if (!p) {
     const ShapePlan* sh = r->shape >= 0 ? &s.rank->shapes[r->shape] : nullptr;
@@ -392,67 +472,8 @@ void draw_detail(App::Impl& s) {
   if (s.cost) cost_table(*s.cost, "cost");
   else ImGui::TextColored(error_color(), "%s", s.cost.error().to_string().c_str());
 
-  heading("Spot vs on-demand");
-  const bool is_spot = r->option == PricingOption::spot;
-  const Result<CostBreakdown>& od = is_spot ? s.other_cost : s.cost;
-  const Result<CostBreakdown>& sp = is_spot ? s.cost : s.other_cost;
-  if (s.other_row < 0) {
-    ImGui::TextDisabled("This offer has no %s price.", is_spot ? "on-demand" : "spot");
-  } else if (ImGui::BeginTable("spot_vs_od", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
-    ImGui::TableSetupColumn("");
-    ImGui::TableSetupColumn("on-demand");
-    ImGui::TableSetupColumn("spot");
-    ImGui::TableHeadersRow();
-    char b[64];
-    auto line = [&](const char* name, auto f) {
-      ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(name);
-      ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(od ? f(*od) : "-");
-      ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(sp ? f(*sp) : "-");
-    };
-    line("price / h", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.price_usd_per_h); });
-    line("wall clock", [&](const CostBreakdown& k) { return fmt_duration(b, sizeof b, k.wall_s); });
-    line("interruptions", [&](const CostBreakdown& k) {
-      std::snprintf(b, sizeof b, "%.2f", k.expected_interruptions);
-      return static_cast<const char*>(b);
-    });
-    line("rounding waste", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.rounding_waste_usd); });
-    line("total", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.total_usd); });
-    ImGui::EndTable();
-    if (sp && sp->has_break_even) {
-      char c[32];
-      ImGui::TextWrapped("Spot %s: it breaks even with on-demand at %s/h per instance.",
-                         sp->spot_pays_off ? "pays off" : "does not pay off",
-                         fmt_usd(c, sizeof c, sp->break_even_spot_usd_per_h));
-    }
-    if (!od) ImGui::TextDisabled("on-demand: %s", od.error().to_string().c_str());
-    if (!sp) ImGui::TextDisabled("spot: %s", sp.error().to_string().c_str());
-  }
-
-  if (s.query.cost.dev_runs > 0 && s.query.cost.dev_run_minutes > 0) {
-    heading("Development cycle");
-    DevCycleInput in;
-    in.runs = s.query.cost.dev_runs;
-    in.run_s = s.query.cost.dev_run_minutes * 60;
-    in.nodes = r->nodes;
-    in.price_usd_per_h = r->price_usd_per_h;
-    const Provider& pr = s.snapshot.providers[o.provider];
-    in.provision_s = pr.provision_s >= 0 ? pr.provision_s : kAssumedProvisionS;
-    in.bills_provisioning = pr.bills_provisioning;
-    if (Result<DevCycleCost> dc = dev_cycle_cost(in, billing_rule_for(pr, o.instance_type))) {
-      char a[32], b[32], c[32];
-      ImGui::TextWrapped("%d runs of %.0f min: %s under this provider's billing, %s with per-second billing "
-                         "(rounding adds %s, %.0f%%).",
-                         in.runs, s.query.cost.dev_run_minutes, fmt_usd(a, sizeof a, dc->cost_usd),
-                         fmt_usd(b, sizeof b, dc->per_second_cost_usd), fmt_usd(c, sizeof c, dc->rounding_waste_usd),
-                         dc->waste_fraction * 100);
-    } else {
-      ImGui::TextColored(error_color(), "%s", dc.error().to_string().c_str());
-    }
-  }
+  spot_vs_on_demand(s, *r);
+  dev_cycle_section(s, *r);
   if (cols) ImGui::EndTable();
 }
 

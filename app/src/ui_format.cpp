@@ -86,6 +86,23 @@ ImVec4 warn_color() {
   return light ? ImVec4(0.6f, 0.35f, 0.0f, 1) : ImVec4(1.0f, 0.7f, 0.3f, 1);
 }
 
+const char* fmt_flags(char* buf, size_t n, uint32_t flags) {
+  if (n == 0) return buf;
+  size_t k = 0;
+  for (OfferFlag f : kAllOfferFlagBits)
+    if ((flags & f) && k + 1 < n) buf[k++] = offer_flag_code(f)[0];
+  buf[k] = 0;
+  return buf;
+}
+
+void flag_reasons(uint32_t flags, uint32_t doubtful) {
+  for (OfferFlag f : kAllOfferFlagBits) {
+    if (!(flags & f)) continue;
+    ImGui::Text("%s %s: %s%s", offer_flag_code(f), offer_flag_name(f), offer_flag_meaning(f),
+                (doubtful & f) ? " (doubtful price: held back unless \"Show doubtful prices\")" : "");
+  }
+}
+
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");

@@ -123,9 +123,12 @@ void draw_snapshot_info(App::Impl& s) {
               age ? (std::to_string(*age) + " days old").c_str() : "age unknown", sn.schema_version, sn.currency.c_str());
   ImGui::Text("From: %s.  %zu GPUs, %zu providers, %zu offers, %zu validation warnings kept as row flags.",
               s.snapshot_origin.c_str(), sn.gpus.size(), sn.providers.size(), sn.offers.size(), sn.warnings.size());
-  if (age && *age > 90)
-    ImGui::TextColored(warn_color(), "These prices are %d days old: providers change prices often; load a newer snapshot "
-                       "(scripts/update-snapshot) before deciding.", *age);
+  ImGui::Text("Prices captured %s%s.", s.prices_text.c_str(),
+              s.prices.age_days ? (", " + std::to_string(*s.prices.age_days) + " days ago").c_str() : "");
+  if (s.prices.stale)
+    ImGui::TextColored(warn_color(), "Stale: some prices were captured over %.0f days ago; providers change prices often. "
+                       "Refresh them with %s, or load a newer snapshot, before deciding.", sn.stale_after_days,
+                       kRefreshPricesCommand);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersV | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_Resizable;
   if (ImGui::BeginTable("providers", 6, flags)) {

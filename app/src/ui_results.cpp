@@ -52,6 +52,20 @@ const char* col_text(const App::Impl& s, int ri, int col) {
   }
 }
 
+// The Flags cell: "!" for a price the snapshot doubts (ranked only with "Show doubtful prices"), then the flag
+// codes; hovering it lists each flag's meaning.
+void draw_flags_cell(const Offer& o, const RankRow& r) {
+  ImGui::TableSetColumnIndex(kColFlags);
+  char buf[16];
+  const uint32_t doubt = held_back_flags(o, r.option);
+  ImGui::TextColored(warn_color(), "%s%s", doubt ? "! " : "", fmt_flags(buf, sizeof buf, o.flags));
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    flag_reasons(o.flags, doubt);
+    ImGui::EndTooltip();
+  }
+}
+
 }  // namespace
 
 void App::Impl::rebuild_view() {
@@ -103,12 +117,12 @@ void draw_results_table(App::Impl& s, float height) {
   if (!ImGui::BeginTable("results", kColCount, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   // Numbers first after the instance's identity: they are what users compare.
-  static const char* kNames[kColCount] = {"#",       "Instance", "Provider", "Region",   "Pricing",
+  static const char* kNames[kColCount] = {"#",       "Instance", "Provider", "Region",   "Pricing",  "Flags",
                                           "GPUs",    "Time",     "Total cost", "$/h",    "$/M tok",
                                           "Headroom", "VRAM/GPU", "Plan",     "State"};
-  static const float kWidths[kColCount] = {3, 9, 4.5f, 7, 4.8f, 8.5f, 4, 5, 4, 4.2f, 4.8f, 5.2f, 14, 7};
+  static const float kWidths[kColCount] = {3, 9, 4.5f, 7, 4.8f, 2.8f, 8.5f, 4, 5, 4, 4.2f, 4.8f, 5.2f, 11.2f, 7};
   for (int c = 0; c < kColCount; ++c) {
-    ImGuiTableColumnFlags cf = 0;
+    ImGuiTableColumnFlags cf = c == kColFlags ? ImGuiTableColumnFlags_NoSort : 0;
     if (c == kColRank) cf |= ImGuiTableColumnFlags_DefaultSort;
     if (c == kColVram || c == kColHeadroom) cf |= ImGuiTableColumnFlags_PreferSortDescending;
     // Narrow screens: the numbers people compare come right after the instance (the provider, region, pricing
@@ -191,10 +205,7 @@ void draw_results_table(App::Impl& s, float height) {
         if (r.pareto) ImGui::TextUnformatted("On the time/cost Pareto frontier: nothing is both faster and cheaper.");
         if (o.flags) {
           ImGui::TextUnformatted("Data-quality flags:");
-          for (const auto& f : offer_flag_names(o.flags)) {
-            ImGui::SameLine();
-            ImGui::TextUnformatted(f.c_str());
-          }
+          flag_reasons(o.flags, held_back_flags(o, r.option));
         }
         ImGui::EndTooltip();
       }
@@ -207,6 +218,7 @@ void draw_results_table(App::Impl& s, float height) {
       cell(kColProvider, s.snapshot.providers[o.provider].id.c_str());
       cell(kColRegion, o.region.c_str());
       cell(kColOption, option_label(r.option));
+      if (o.flags) draw_flags_cell(o, r);
       cell(kColGpus, s.row_texts(ri).gpus);
       cell(kColVram, fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
       cell(kColPlan, s.row_texts(ri).plan);
@@ -242,7 +254,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
   if (!s.rank) return out;
   static const char* kHead[] = {"rank", "offer", "instance", "provider", "region", "pricing", "gpus", "vram_GiB",
                                 "nodes", "plan", "wall_h", "total_usd", "usd_per_h", "usd_per_mtok", "headroom",
-                                "state", "verdict", "why_not"};
+                                "state", "verdict", "flags", "why_not"};
   const int n = sizeof kHead / sizeof kHead[0];
   auto cell = [&](const std::string& v, bool last) {
     if (markdown) {
@@ -301,6 +313,9 @@ std::string results_text(const App::Impl& s, bool markdown) {
     cell(ranked ? numtxt(r.headroom) : "", false);
     cell(row_state_name(r.state), false);
     cell(ranked ? to_string(r.verdict) : (r.state == RowState::does_not_fit ? "no_fit" : ""), false);
+    std::string flags;
+    for (const std::string& f : offer_flag_names(o.flags)) flags += (flags.empty() ? "" : " ") + f;
+    cell(flags, false);
     cell(r.why_not, true);
   }
   return out;

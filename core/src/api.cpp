@@ -336,8 +336,48 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
     d["verdict"] = to_string(row.verdict);
     if (row.verdict == FitVerdict::tight) d["fit_note"] = tight_note();
     d["pareto"] = row.pareto;
+    if (row.dev_cycle_usd >= 0) d["dev_cycle_usd"] = num(row.dev_cycle_usd);
   }
   return d;
+}
+
+// When the prices were captured (not the snapshot's build date), their age against the date the loader judged
+// staleness on, and the command that refreshes them when they are stale.
+json prices_doc(const Snapshot& s) {
+  const PriceDates d = price_dates(s);
+  json dates = json::array();
+  for (const CaptureDate& c : d.dates) dates.push_back({{"date", c.date}, {"providers", c.providers}, {"offers", c.offers}});
+  json doc{{"captured", dates}, {"stale_after_days", num(s.stale_after_days)}, {"stale", d.stale}};
+  if (d.age_days) doc["age_days"] = *d.age_days;  // left out when unknown (documents carry no nulls)
+  if (d.stale) doc["refresh"] = kRefreshPricesCommand;
+  return doc;
+}
+
+// Rows held back for a doubtful price, by flag (a row held back for two flags counts under both).
+json held_back_doc(const Snapshot& s, const RankResult& r) {
+  json by_flag = json::object();
+  for (const auto& row : r.rows) {
+    if (row.state != RowState::held_back) continue;
+    for (const std::string& n : offer_flag_names(held_back_flags(s.offers[row.offer], row.option)))
+      by_flag[n] = by_flag.value(n, 0) + 1;
+  }
+  return by_flag;
+}
+
+// Why the other rows are out, grouped (largest groups first): what a user needs when nothing matches.
+json why_not_summary(const RankResult& r) {
+  std::vector<std::pair<std::string, int>> reasons;
+  for (const auto& row : r.rows) {
+    if (row.state == RowState::ranked) continue;
+    const std::string key = std::string(row_state_name(row.state)) + ": " + row.why_not;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == key; });
+    if (it == reasons.end()) reasons.emplace_back(key, 1);
+    else ++it->second;
+  }
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  json why = json::array();
+  for (size_t i = 0; i < reasons.size() && i < 8; ++i) why.push_back({{"reason", reasons[i].first}, {"rows", reasons[i].second}});
+  return why;
 }
 
 json rank_doc(const Query& q, const Snapshot& s) {
@@ -345,7 +385,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
   if (!r) return error_doc(r.error());
   json rows = json::array();
   int shown = 0;
-  int by_state[6] = {0, 0, 0, 0, 0, 0};
+  int by_state[7] = {0, 0, 0, 0, 0, 0, 0};
   int tight = 0;
   for (const auto& row : r->rows) {
     ++by_state[static_cast<int>(row.state)];
@@ -356,29 +396,49 @@ json rank_doc(const Query& q, const Snapshot& s) {
     rows.push_back(row_doc(s, *r, row));
     ++shown;
   }
-  // Why the other rows are out, grouped (largest groups first): what a user needs when nothing matches.
-  std::vector<std::pair<std::string, int>> reasons;
-  for (const auto& row : r->rows) {
-    if (row.state == RowState::ranked) continue;
-    const std::string key = std::string(row_state_name(row.state)) + ": " + row.why_not;
-    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == key; });
-    if (it == reasons.end()) reasons.emplace_back(key, 1);
-    else ++it->second;
-  }
-  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  json why = json::array();
-  for (size_t i = 0; i < reasons.size() && i < 8; ++i) why.push_back({{"reason", reasons[i].first}, {"rows", reasons[i].second}});
   return json{{"ok", true},
               {"matched", r->ranked > 0},
-              {"why_not_summary", why},
+              {"why_not_summary", why_not_summary(*r)},
+              {"held_back", held_back_doc(s, *r)},
+              {"show_doubtful", q.filters.show_doubtful},
               {"snapshot", s.id},
+              {"prices", prices_doc(s)},
               {"sort", to_string(q.sort)},
               {"counts", {{"ranked", by_state[0]}, {"tight", tight}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
-                          {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]}}},
+                          {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]},
+                          {"held_back", by_state[6]}}},
               {"useful_tokens", num(r->useful_tokens)},
               {"checkpoint_bytes", num(r->checkpoint_bytes)},
               {"shapes_planned", r->shapes_planned},
               {"rows", rows}};
+}
+
+// One pricing option of `cost`: the plan it costs (the node count the ranking chose for this option, which may
+// differ between options and from the planner's fastest plan), its cost breakdown, and with cost.dev_runs the
+// dev-cycle scenario on that plan's node count.
+json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, const RankRow& row) {
+  json c{{"option", option_name(row.option)}, {"state", row_state_name(row.state)}};
+  if (!row.why_not.empty()) c["why_not"] = row.why_not;
+  if (row.nodes <= 0) return c;
+  c["nodes"] = row.nodes;
+  if (row.shape >= 0 && row.plan_index >= 0) c["plan"] = plan_doc(r.shapes[row.shape].plan.by_nodes[row.plan_index]);
+  Result<CostBreakdown> cb = cost_for(q, one, r, row, row.nodes);
+  if (cb) c["cost"] = cost_doc(*cb);
+  else c["error"] = cb.error().to_string();
+  if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0) {
+    const Offer& o = one.offers[row.offer];
+    const Provider& p = one.providers[o.provider];
+    Result<DevCycleCost> dc =
+        dev_cycle_cost(dev_cycle_input(q, p, o, row.option, row.nodes), billing_rule_for(p, o.instance_type));
+    if (dc)
+      c["dev_cycle"] = {{"runs", q.cost.dev_runs}, {"run_minutes", num(q.cost.dev_run_minutes)},
+                        {"billed_s_per_run", num(dc->billed_s_per_run)}, {"cost_usd", num(dc->cost_usd)},
+                        {"per_second_cost_usd", num(dc->per_second_cost_usd)},
+                        {"rounding_waste_usd", num(dc->rounding_waste_usd)}};
+    else
+      c["dev_cycle"] = {{"error", dc.error().to_string()}};
+  }
+  return c;
 }
 
 // plan / cost: one offer (target.offer), through the same ranking path so the numbers match `rank`.
@@ -396,9 +456,10 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   q.filters = Filters{};
   q.filters.max_nodes = q0.filters.max_nodes;
   q.filters.must_fit = q0.filters.must_fit;
+  q.filters.show_doubtful = true;  // the offer asked for by name is costed whatever its flags (shown in `flags`)
   Result<RankResult> r = rank_offers(q, one);
   if (!r) return error_doc(r.error());
-  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}};
+  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date}};
   if (!r->shapes.empty() && r->shapes[0].ok) {
     doc["plan"] = plan_result_doc(r->shapes[0].plan);
     doc["matched"] = r->shapes[0].plan.fits;
@@ -411,15 +472,7 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
     for (const auto& row : r->rows) {
       if (q0.target.pricing == PricingFilter::spot && row.option != PricingOption::spot) continue;
       if (q0.target.pricing == PricingFilter::on_demand && row.option != PricingOption::on_demand) continue;
-      json c{{"option", option_name(row.option)}, {"state", row_state_name(row.state)}};
-      if (!row.why_not.empty()) c["why_not"] = row.why_not;
-      if (row.nodes > 0) {
-        Result<CostBreakdown> cb = cost_for(q, one, *r, row, row.nodes);
-        c["nodes"] = row.nodes;
-        if (cb) c["cost"] = cost_doc(*cb);
-        else c["error"] = cb.error().to_string();
-      }
-      costs.push_back(c);
+      costs.push_back(option_cost_doc(q, one, *r, row));
     }
     doc["costs"] = costs;
   }

@@ -57,7 +57,8 @@ constexpr EnumName<Framework> kFrameworks[] = {{Framework::generic, "generic"},
 constexpr EnumName<SortKey> kSortKeys[] = {{SortKey::total_cost, "cost"},
                                            {SortKey::time, "time"},
                                            {SortKey::usd_per_mtok, "usd_per_mtok"},
-                                           {SortKey::cost_under_deadline, "cost_under_deadline"}};
+                                           {SortKey::cost_under_deadline, "cost_under_deadline"},
+                                           {SortKey::dev_cycle, "dev_cycle"}};
 constexpr EnumName<PricingFilter> kPricings[] = {
     {PricingFilter::any, "any"}, {PricingFilter::on_demand, "on-demand"}, {PricingFilter::spot, "spot"}};
 constexpr EnumName<InterconnectFilter> kInterconnects[] = {{InterconnectFilter::any, "any"},
@@ -376,6 +377,7 @@ const std::vector<Key>& keys() {
     t.push_back(bool_key("filters.show_all", [](Query& q) -> bool& { return q.filters.show_all; }));
     t.push_back(bool_key("filters.hide_stale", [](Query& q) -> bool& { return q.filters.hide_stale; }));
     t.push_back(bool_key("filters.hide_flagged", [](Query& q) -> bool& { return q.filters.hide_flagged; }));
+    t.push_back(bool_key("filters.show_doubtful", [](Query& q) -> bool& { return q.filters.show_doubtful; }));
 
     t.push_back(num_key<double>("cost.checkpoint_interval_s", Kind::number, 0, 1e7,
                                 [](Query& q) -> double& { return q.cost.checkpoint_interval_s; }));
@@ -534,6 +536,20 @@ std::string apply_object(Query& q, const json& obj, const std::string& prefix, s
 }
 
 // Cross-field checks once everything is set. These are what a user can get wrong together.
+// sort=dev_cycle ranks by the cost of K runs of T minutes: both must be given.
+std::string check_dev_cycle(const Query& q, std::string* field) {
+  if (q.sort != SortKey::dev_cycle) return "";
+  if (q.cost.dev_runs < 1) {
+    *field = "cost.dev_runs";
+    return "sort=dev_cycle needs the number of runs (cost.dev_runs, e.g. 20) and their length (cost.dev_run_minutes)";
+  }
+  if (!(q.cost.dev_run_minutes > 0)) {
+    *field = "cost.dev_run_minutes";
+    return "sort=dev_cycle needs the length of one run in minutes (e.g. 10)";
+  }
+  return "";
+}
+
 std::string check_query(const Query& q, std::string* field) {
   const ModelSpec& m = q.model;
   if (m.arch == Arch::params_only) {
@@ -640,7 +656,7 @@ std::string check_query(const Query& q, std::string* field) {
     *field = "filters.max_gpus";
     return "must be at least filters.min_gpus";
   }
-  return "";
+  return check_dev_cycle(q, field);
 }
 
 Result<Query> finish(Query q) {

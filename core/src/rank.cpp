@@ -129,7 +129,7 @@ struct Candidate {
   int nodes = 0, plan_index = -1;
   double time_s = 0, time_low_s = 0, time_high_s = 0, wall_s = 0, total_usd = 0, total_low_usd = 0,
          total_high_usd = 0, rounding_waste_usd = 0, usd_per_mtok = 0, memory_bytes = 0, memory_high_bytes = 0,
-         headroom = 0;
+         headroom = 0, dev_cycle_usd = -1;
   FitVerdict verdict = FitVerdict::no_fit;
   void write_to(RankRow& row) const {
     row.nodes = nodes;
@@ -147,6 +147,7 @@ struct Candidate {
     row.memory_high_bytes = memory_high_bytes;
     row.headroom = headroom;
     row.verdict = verdict;
+    row.dev_cycle_usd = dev_cycle_usd;
   }
 };
 
@@ -179,6 +180,8 @@ double sort_value(SortKey k, const Row& r) {
   switch (k) {
     case SortKey::time: return r.wall_s;
     case SortKey::usd_per_mtok: return r.usd_per_mtok;
+    // A row whose dev-cycle cost failed (< 0) sorts last.
+    case SortKey::dev_cycle: return r.dev_cycle_usd >= 0 ? r.dev_cycle_usd : std::numeric_limits<double>::infinity();
     case SortKey::total_cost:
     case SortKey::cost_under_deadline: return r.total_usd;
   }
@@ -195,8 +198,27 @@ const char* row_state_name(RowState s) {
     case RowState::no_price: return "no_price";
     case RowState::unsupported: return "unsupported";
     case RowState::error: return "error";
+    case RowState::held_back: return "held_back";
   }
   return "?";
+}
+
+uint32_t held_back_flags(const Offer& o, PricingOption option) {
+  // deep_spot_discount doubts the spot price only (rank.h).
+  const uint32_t doubtful = option == PricingOption::spot ? kDoubtfulPriceFlags
+                                                          : (kDoubtfulPriceFlags & ~static_cast<uint32_t>(kFlagDeepSpotDiscount));
+  return o.flags & doubtful;
+}
+
+DevCycleInput dev_cycle_input(const Query& q, const Provider& p, const Offer& o, PricingOption option, int nodes) {
+  DevCycleInput in;
+  in.runs = q.cost.dev_runs;
+  in.run_s = q.cost.dev_run_minutes * 60;
+  in.nodes = nodes;
+  in.price_usd_per_h = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
+  in.provision_s = p.provision_s >= 0 ? p.provision_s : kAssumedProvisionS;  // unknown: rank.h's assumption
+  in.bills_provisioning = p.bills_provisioning;
+  return in;
 }
 
 // The job-level inputs of one cost evaluation.
@@ -256,10 +278,38 @@ struct Ranker {
   int recent_mru = 0;          // the more recent of them
 
   [[gnu::noinline]] void offer(int i);
+  bool pre_filter(RankRow& row, const Offer& o, const std::string& offer_reason);
+  [[gnu::noinline]] void place(RankRow& row, const ShapePlan& shape, const Provider& p, const Offer& o);
   [[gnu::noinline]] int shape_for(const Offer& o, const Provider& p, int max_nodes);
+  Candidate candidate(const Plan& plan, int k, double train_s, const GpuSpec& g, const Provider& p, const Offer& o,
+                      const BillingRule& rule, PricingOption option) const;
   [[gnu::noinline]] void choose(Choice& choice, const ShapePlan& shape, const Provider& p, const Offer& o,
                                 const BillingRule& rule, PricingOption option);
 };
+
+// The filters of one row that need no plan: the offer's own (offer_filter), the pricing option, the hourly
+// price limit, and the doubtful-price hold-back. Sets the row's state and reason; false when it passes.
+bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_reason) {
+  const PricingOption option = row.option;
+  if (!offer_reason.empty()) {
+    row.why_not = offer_reason;
+  } else if (f.pricing == PricingFilter::spot && option != PricingOption::spot) {
+    row.why_not = "on-demand price (only spot selected)";
+  } else if (f.pricing == PricingFilter::on_demand && option != PricingOption::on_demand) {
+    row.why_not = "spot price (only on-demand selected)";
+  } else if (f.max_usd_per_h > 0 && row.price_usd_per_h > f.max_usd_per_h) {
+    row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", row.price_usd_per_h, f.max_usd_per_h);
+  } else if (const uint32_t doubt = f.show_doubtful ? 0u : held_back_flags(o, option)) {
+    row.state = RowState::held_back;
+    row.why_not = "doubtful price:";
+    for (const std::string& n : offer_flag_names(doubt)) row.why_not += " " + n;
+    return true;
+  } else {
+    return false;
+  }
+  row.state = RowState::filtered;
+  return true;
+}
 
 // Both pricing options of offer i: filters, its shape's plan, the node count, the row.
 void Ranker::offer(int i) {
@@ -274,81 +324,61 @@ void Ranker::offer(int i) {
     row.offer = i;
     row.option = option;
     row.price_usd_per_h = price;
-    if (!offer_reason.empty()) {
-      row.state = RowState::filtered;
-      row.why_not = offer_reason;
-    } else if (f.pricing == PricingFilter::spot && option != PricingOption::spot) {
-      row.state = RowState::filtered;
-      row.why_not = "on-demand price (only spot selected)";
-    } else if (f.pricing == PricingFilter::on_demand && option != PricingOption::on_demand) {
-      row.state = RowState::filtered;
-      row.why_not = "spot price (only on-demand selected)";
-    } else if (f.max_usd_per_h > 0 && price > f.max_usd_per_h) {
-      row.state = RowState::filtered;
-      row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", price, f.max_usd_per_h);
-    }
-    if (row.state == RowState::filtered) {  // filtered rows are not planned: the filter is their reason
-      continue;
-    }
+    if (pre_filter(row, o, offer_reason)) continue;  // filtered rows are not planned: the filter is their reason
 
     const int max_nodes = std::max(1, std::min(o.max_nodes, f.max_nodes));
     const int sh = shape_for(o, p, max_nodes);
     row.shape = sh;
     const ShapePlan& shape = r.shapes[sh];
     if (!shape.ok) {
-      if (row.state != RowState::filtered) {
-        row.state = RowState::unsupported;
-        row.why_not = shape.error;
-      }
-      continue;
-    }
-    if (!shape.plan.fits) {
-      if (row.state != RowState::filtered) {
-        row.state = RowState::does_not_fit;
-        row.why_not = shape.plan.why_not;
-      }
-      continue;
-    }
-
-    // Choose the node count: the best sort value among those within the deadline and the budget. The
-    // candidates are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the
-    // wasm baseline tier) and the chosen one is written into the row once. The choice depends only on the
-    // shape's plan, the provider, the billing rule, the option and the offer's two prices: offers of one
-    // instance type in regions with the same prices, listed next to each other, take one of the last two
-    // choices (~35% of the bundled snapshot's costed rows) instead of costing every node count again.
-    const BillingRule& rule = billing_rule_for(p, o.instance_type);
-    const ChoiceKey key{sh, o.provider, &rule, option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
-    Choice* choice = nullptr;
-    for (int c = 0; c < 2; ++c)
-      if (recent[c].key == key) {
-        choice = &recent[c];
-        recent_mru = c;
-      }
-    if (!choice) {
-      recent_mru = 1 - recent_mru;
-      choice = &recent[recent_mru];
-      choice->key = key;
-      choose(*choice, shape, p, o, rule, option);
-    }
-    if (choice->have) {
-      choice->best.write_to(row);
-    } else if (choice->have_any) {
-      const Candidate& fastest = choice->fastest;
-      fastest.write_to(row);
-      row.state = RowState::filtered;
-      if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
-        row.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
-                          f.deadline_h);
-      else
-        row.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
+      row.state = RowState::unsupported;
+      row.why_not = shape.error;
+    } else if (!shape.plan.fits) {
+      row.state = RowState::does_not_fit;
+      row.why_not = shape.plan.why_not;
     } else {
-      if (row.state != RowState::filtered) {
-        row.state = RowState::error;
-        row.why_not = choice->last_error.empty() ? (q.target.nodes > 0 ? fmt("no plan on %.0f nodes", q.target.nodes)
-                                                                       : std::string("no plan could be costed"))
-                                                 : choice->last_error;
-      }
+      place(row, shape, p, o);
     }
+  }
+}
+
+// Chooses the node count: the best sort value among those within the deadline and the budget. The candidates
+// are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the wasm baseline
+// tier) and the chosen one is written into the row once. The choice depends only on the shape's plan, the
+// provider, the billing rule, the option and the offer's two prices: offers of one instance type in regions
+// with the same prices, listed next to each other, take one of the last two choices (~35% of the bundled
+// snapshot's costed rows) instead of costing every node count again.
+void Ranker::place(RankRow& row, const ShapePlan& shape, const Provider& p, const Offer& o) {
+  const BillingRule& rule = billing_rule_for(p, o.instance_type);
+  const ChoiceKey key{row.shape, o.provider, &rule, row.option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
+  Choice* choice = nullptr;
+  for (int c = 0; c < 2; ++c)
+    if (recent[c].key == key) {
+      choice = &recent[c];
+      recent_mru = c;
+    }
+  if (!choice) {
+    recent_mru = 1 - recent_mru;
+    choice = &recent[recent_mru];
+    choice->key = key;
+    choose(*choice, shape, p, o, rule, row.option);
+  }
+  if (choice->have) {
+    choice->best.write_to(row);
+  } else if (choice->have_any) {
+    const Candidate& fastest = choice->fastest;
+    fastest.write_to(row);
+    row.state = RowState::filtered;
+    if (f.deadline_h > 0 && fastest.wall_s > f.deadline_h * kHour_s)
+      row.why_not = fmt("deadline: the fastest plan takes %.1f h, over the %.1f h deadline", fastest.wall_s / kHour_s,
+                        f.deadline_h);
+    else
+      row.why_not = fmt("budget: the cheapest plan within the deadline costs more than $%.0f", f.budget_usd);
+  } else {
+    row.state = RowState::error;
+    row.why_not = choice->last_error.empty() ? (q.target.nodes > 0 ? fmt("no plan on %.0f nodes", q.target.nodes)
+                                                                   : std::string("no plan could be costed"))
+                                             : choice->last_error;
   }
 }
 
@@ -418,6 +448,37 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
   return sh;
 }
 
+// The candidate of one node count from the cost breakdown just computed (`cost`), with the dev-cycle cost
+// when the query asks for it.
+Candidate Ranker::candidate(const Plan& plan, int k, double train_s, const GpuSpec& g, const Provider& p,
+                            const Offer& o, const BillingRule& rule, PricingOption option) const {
+  const CostBreakdown* c = &cost;
+  Candidate cand;
+  cand.nodes = plan.nodes;
+  cand.plan_index = k;
+  cand.time_s = train_s;
+  cand.time_low_s = train_s * (1 - kTimeBandLow);
+  cand.time_high_s = train_s * (1 + kTimeBandHigh);
+  cand.wall_s = c->wall_s;
+  cand.total_usd = c->total_usd;
+  // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
+  const double compute_part = c->compute_usd + c->rounding_waste_usd;
+  cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
+  cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
+  cand.total_low_usd = std::max(0.0, cand.total_low_usd);
+  cand.rounding_waste_usd = c->rounding_waste_usd;
+  cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
+  cand.memory_bytes = plan.memory_bytes;
+  cand.memory_high_bytes = plan.memory_high_bytes;
+  cand.headroom = gpu_capacity_bytes(g) > 0 ? 1 - plan.memory_bytes / gpu_capacity_bytes(g) : 0;
+  cand.verdict = plan.verdict;
+  if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0) {
+    Result<DevCycleCost> dc = dev_cycle_cost(dev_cycle_input(q, p, o, option, plan.nodes), rule);
+    cand.dev_cycle_usd = dc ? dc->cost_usd : -1;
+  }
+  return cand;
+}
+
 // Costs every node count of the shape's plan for one offer and pricing option: the best candidate within the
 // deadline and the budget by the sort key, and the fastest of all (shown, filtered, when none qualifies).
 void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, const Offer& o,
@@ -442,26 +503,7 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
       choice.last_error = cost_error.to_string();
       continue;
     }
-    const CostBreakdown* c = &cost;
-    Candidate cand;
-    cand.nodes = plan.nodes;
-    cand.plan_index = k;
-    cand.time_s = train_s;
-    cand.time_low_s = train_s * (1 - kTimeBandLow);
-    cand.time_high_s = train_s * (1 + kTimeBandHigh);
-    cand.wall_s = c->wall_s;
-    cand.total_usd = c->total_usd;
-    // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
-    const double compute_part = c->compute_usd + c->rounding_waste_usd;
-    cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
-    cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
-    cand.total_low_usd = std::max(0.0, cand.total_low_usd);
-    cand.rounding_waste_usd = c->rounding_waste_usd;
-    cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;
-    cand.memory_bytes = plan.memory_bytes;
-    cand.memory_high_bytes = plan.memory_high_bytes;
-    cand.headroom = gpu_capacity_bytes(g) > 0 ? 1 - plan.memory_bytes / gpu_capacity_bytes(g) : 0;
-    cand.verdict = plan.verdict;
+    const Candidate cand = candidate(plan, k, train_s, g, p, o, rule, option);
     if (!have_any || cand.wall_s < fastest.wall_s) fastest = cand;
     have_any = true;
     const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
@@ -519,7 +561,10 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     for (const Key& k : keys) sorted.push_back(std::move(r.rows[k.index]));
     r.rows = std::move(sorted);
   }
-  for (const auto& row : r.rows) r.ranked += row.state == RowState::ranked;
+  for (const auto& row : r.rows) {
+    r.ranked += row.state == RowState::ranked;
+    r.held_back += row.state == RowState::held_back;
+  }
 
 }
 

@@ -38,13 +38,18 @@ constexpr NetName kNetNames[] = {
     {NetKind::none, "none"}, {NetKind::ethernet, "ethernet"}, {NetKind::roce, "roce"},
     {NetKind::efa, "efa"},   {NetKind::infiniband, "infiniband"}, {NetKind::tcpx, "tcpx"},
 };
-struct FlagName { OfferFlag f; const char* name; };
+struct FlagName { OfferFlag f; const char* name; const char* code; const char* meaning; };
+// Name (JSON), one-letter code (CLI table, UI column) and meaning (legends, tooltips) of each flag; the
+// thresholds are SnapshotLoadOptions' defaults.
 constexpr FlagName kFlagNames[] = {
-    {kFlagSpotAboveOnDemand, "spot_above_on_demand"}, {kFlagZeroComponent, "zero_component"},
-    {kFlagDeepSpotDiscount, "deep_spot_discount"},    {kFlagPriceOutlier, "price_outlier"},
-    {kFlagStale, "stale"},                            {kFlagUnverifiedPrice, "unverified_price"},
-    {kFlagSpecIncomplete, "spec_incomplete"},
-    {kFlagEstimatedSpec, "estimated_spec"},
+    {kFlagSpotAboveOnDemand, "spot_above_on_demand", "S", "spot price above on-demand"},
+    {kFlagZeroComponent, "zero_component", "Z", "a price component is zero"},
+    {kFlagDeepSpotDiscount, "deep_spot_discount", "D", "spot over 85% below on-demand"},
+    {kFlagPriceOutlier, "price_outlier", "O", "over 2.5x from the median price of the same GPU"},
+    {kFlagStale, "stale", "T", "price captured over 90 days ago"},
+    {kFlagUnverifiedPrice, "unverified_price", "U", "source rows known to be suspect"},
+    {kFlagSpecIncomplete, "spec_incomplete", "G", "GPU datasheet figures missing"},
+    {kFlagEstimatedSpec, "estimated_spec", "E", "GPU figures estimated, not from a datasheet"},
 };
 
 std::string fmt_num(double v) {
@@ -78,6 +83,21 @@ const char* offer_flag_name(OfferFlag f) {
   for (const auto& n : kFlagNames)
     if (n.f == f) return n.name;
   return "unknown";
+}
+const char* offer_flag_code(OfferFlag f) {
+  for (const auto& n : kFlagNames)
+    if (n.f == f) return n.code;
+  return "?";
+}
+const char* offer_flag_meaning(OfferFlag f) {
+  for (const auto& n : kFlagNames)
+    if (n.f == f) return n.meaning;
+  return "unknown flag";
+}
+std::optional<OfferFlag> parse_offer_flag(std::string_view name) {
+  for (const auto& n : kFlagNames)
+    if (name == n.name) return n.f;
+  return std::nullopt;
 }
 std::vector<std::string> offer_flag_names(uint32_t flags) {
   std::vector<std::string> out;
@@ -817,6 +837,8 @@ bool derive_snapshot_flags(Snapshot& s, const std::vector<size_t>& row_of, const
     if (row_of.size() != s.offers.size()) throw std::logic_error("row_of does not match the offers");
     derive_flags(c, s, row_of, opt);
     s.warnings = r->warnings;
+    s.judged_on = opt.today;
+    s.stale_after_days = opt.stale_after_days;
     return true;
   } catch (const std::exception& e) {
     c.error("", std::string("internal error while checking the snapshot: ") + e.what());

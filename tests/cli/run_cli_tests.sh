@@ -5,7 +5,7 @@ set -uo pipefail
 BIN="$1"; SRC="$2"
 GOLD="$SRC/tests/cli/golden"
 # Pin the date: snapshot ages and stale flags must not change the goldens from one day to the next.
-export TRAINFIT_TODAY=2026-11-29
+export TRAINFIT_TODAY=2026-12-02
 CASES="$SRC/tests/cli/cases.txt"
 pass=0; fail=0
 while IFS='|' read -r name want_rc args; do

@@ -118,7 +118,8 @@ TEST(FitVerdict, DefaultQueryLeavesNoOfferUnsupported) {
   ASSERT_TRUE(r["ok"].get<bool>());
   EXPECT_EQ(r["counts"]["unsupported"], 0);
   const int ranked = r["counts"]["ranked"].get<int>(), no_fit = r["counts"]["does_not_fit"].get<int>();
-  EXPECT_GE(ranked, 0.97 * (ranked + no_fit)) << ranked << " ranked, " << no_fit << " do not fit";
+  // 96%: issue 19 added Hyperstack's 16 GB RTX A4000 (1x too small, 10x has no layout for 32 heads and batch 64).
+  EXPECT_GE(ranked, 0.96 * (ranked + no_fit)) << ranked << " ranked, " << no_fit << " do not fit";
   bool saw_estimated = false;
   for (const json& row : r["rows"])
     for (const json& f : row["flags"]) saw_estimated = saw_estimated || f == "estimated_spec";

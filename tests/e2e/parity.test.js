@@ -19,6 +19,9 @@ const QUERIES = [
   { model: 'llama-3.1-70b', method: 'full', dataset: { tokens: 2e9 }, filters: { providers: ['aws', 'gcp'], max_nodes: 4 }, sort: 'time', top: 40 },
   { model: { arch: 'llama', hidden_size: 2048, num_layers: 16, num_heads: 32, num_kv_heads: 8, intermediate_size: 8192,
              vocab_size: 128256, tie_embeddings: true }, method: 'full', top: 10 },
+  // issue 19: the dev-cycle sort and the doubtful-price switch give the same document on both surfaces
+  { model: 'llama-3.1-8b', method: 'lora', sort: 'dev_cycle', cost: { dev_runs: 40, dev_run_minutes: 10 },
+    filters: { show_doubtful: true }, top: 40 },
 ];
 
 let site, base, ctx, page;

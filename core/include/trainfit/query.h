@@ -13,7 +13,8 @@
 
 namespace trainfit {
 
-enum class SortKey { total_cost, time, usd_per_mtok, cost_under_deadline };
+// dev_cycle: the billed cost of cost.dev_runs runs of cost.dev_run_minutes each (billing.h, dev_cycle_cost).
+enum class SortKey { total_cost, time, usd_per_mtok, cost_under_deadline, dev_cycle };
 enum class PricingFilter { any, on_demand, spot };
 enum class InterconnectFilter { any, nvlink, nvswitch, pcie };
 
@@ -35,6 +36,9 @@ struct Filters {
   bool show_all = false;                // also list rows that are not ranked (do not fit, filtered, ...)
   bool hide_stale = false;
   bool hide_flagged = false;            // hide offers with data-quality warnings
+  // Rank offers whose price the snapshot itself doubts (rank.h, held_back_flags); by default they are held
+  // back: counted, with their reasons, but not ranked.
+  bool show_doubtful = false;
 
   bool operator==(const Filters&) const = default;
 };

@@ -35,7 +35,16 @@ struct ShapePlan {
 // ranked: costed and within every filter. does_not_fit: no layout fits the GPUs' memory. unsupported: the
 // instance cannot run the job as asked (e.g. bf16 on a GPU without BF16, a GPU figure missing from the
 // snapshot). filtered: excluded by a filter (why_not names it). error: costing failed (why_not says why).
-enum class RowState { ranked, does_not_fit, filtered, no_price, unsupported, error };
+// held_back: the snapshot doubts this row's price (held_back_flags) and the query did not ask for such rows
+// (filters.show_doubtful); why_not names the flags.
+enum class RowState { ranked, does_not_fit, filtered, no_price, unsupported, error, held_back };
+
+// The flags that make the snapshot doubt a price (docs/snapshot.md, "Warnings"): unverified_price and
+// spot_above_on_demand hold back both pricing options of an offer (either price may be the wrong one);
+// deep_spot_discount holds back its spot row only (the on-demand price is a plain list price). The other flags
+// (price_outlier, stale, ...) only mark a row.
+inline constexpr uint32_t kDoubtfulPriceFlags = kFlagUnverifiedPrice | kFlagSpotAboveOnDemand | kFlagDeepSpotDiscount;
+uint32_t held_back_flags(const Offer& o, PricingOption option);
 
 // Assumptions for figures a snapshot leaves unknown (null). Each is deliberately middle-of-the-road and
 // overridable where it matters most (query cost.spot_interruption_rate_per_h):
@@ -72,6 +81,7 @@ struct RankRow {
   double total_low_usd = 0, total_high_usd = 0;
   double rounding_waste_usd = 0;
   double usd_per_mtok = 0;     // total / (useful tokens / 1e6)
+  double dev_cycle_usd = -1;   // cost.dev_runs runs of cost.dev_run_minutes on `nodes` (billing.h); < 0 = not asked
   double memory_bytes = 0;     // per GPU, expected, of the chosen plan
   double memory_high_bytes = 0;
   double headroom = 0;         // 1 - memory / driver-reported GPU memory
@@ -83,6 +93,7 @@ struct RankResult {
   std::vector<RankRow> rows;   // ranked rows first in sort order, then the others (does_not_fit, filtered, ...)
   std::vector<ShapePlan> shapes;
   int ranked = 0;              // rows in state `ranked`
+  int held_back = 0;           // rows in state `held_back`
   double useful_tokens = 0;
   double processed_tokens = 0;  // what the GPUs run (padding included): time = processed / tokens_per_s
   double checkpoint_bytes = 0; // what one checkpoint writes
@@ -116,6 +127,10 @@ class PlanCache {
 Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot);
 // The same, reusing and filling `cache` (may be null). Results are identical to the uncached call.
 Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache);
+
+// The dev-cycle scenario's input for one offer, option and node count: the query's cost.dev_runs runs of
+// cost.dev_run_minutes, each provisioned anew (the provider's provisioning time, or kAssumedProvisionS).
+DevCycleInput dev_cycle_input(const Query& q, const Provider& p, const Offer& o, PricingOption option, int nodes);
 
 // The cost of one row for a given node count (for detail views): the full breakdown.
 Result<CostBreakdown> cost_for(const Query& q, const Snapshot& snapshot, const RankResult& r, const RankRow& row,

@@ -163,6 +163,12 @@ std::optional<LinkClass> parse_link_class(std::string_view s);
 std::optional<NetKind> parse_net_kind(std::string_view s);
 const char* offer_flag_name(OfferFlag f);  // one bit
 std::vector<std::string> offer_flag_names(uint32_t flags);
+const char* offer_flag_code(OfferFlag f);     // one letter for tables ("D" deep_spot_discount)
+const char* offer_flag_meaning(OfferFlag f);  // a short phrase for legends and tooltips
+std::optional<OfferFlag> parse_offer_flag(std::string_view name);
+inline constexpr OfferFlag kAllOfferFlagBits[] = {kFlagSpotAboveOnDemand, kFlagZeroComponent, kFlagDeepSpotDiscount,
+                                                  kFlagPriceOutlier,      kFlagStale,         kFlagUnverifiedPrice,
+                                                  kFlagSpecIncomplete,    kFlagEstimatedSpec};
 
 struct SourceRef {
   std::string id;
@@ -182,6 +188,10 @@ struct Snapshot {
   std::vector<Provider> providers;
   std::vector<Offer> offers;
   std::vector<Warning> warnings;   // validation warnings kept with the data
+  // Set by the loader, not stored in the file: the date staleness was judged against (SnapshotLoadOptions::today;
+  // "" = not judged) and the limit used.
+  std::string judged_on;
+  double stale_after_days = 0;
 
   bool operator==(const Snapshot&) const = default;
   int find_gpu(const std::string& id) const;
@@ -234,6 +244,24 @@ Result<Snapshot> load_snapshot_binary(std::string_view bytes, const SnapshotLoad
 // The header's checksum of the payload: FNV-1a-64 applied to 8-byte little-endian words, then to the last 0-7
 // bytes one at a time (docs/snapshot.md).
 uint64_t snapshot_binary_checksum(std::string_view payload);
+
+// When the prices were captured (not when the snapshot was built): each distinct offer capture date, oldest
+// first, with the providers whose offers carry it, and the age of the oldest against Snapshot::judged_on.
+struct CaptureDate {
+  std::string date;
+  std::vector<std::string> providers;  // provider ids, in snapshot order
+  int offers = 0;
+};
+struct PriceDates {
+  std::vector<CaptureDate> dates;
+  std::optional<int> age_days;   // of the oldest capture; nullopt when judged_on or the date is unknown
+  bool stale = false;            // some offer carries kFlagStale
+};
+PriceDates price_dates(const Snapshot& s);
+// One line for headers: "2026-09-20" or "2026-09-20 (aws, gcp), 2026-10-01 (lambda)".
+std::string price_dates_text(const PriceDates& d);
+// The command that refreshes the bundled prices (README, docs/snapshot.md "Updating it").
+inline constexpr const char* kRefreshPricesCommand = "scripts/update-snapshot /path/to/skypilot-catalog";
 
 // Days from `from` to `to` (ISO YYYY-MM-DD); nullopt if either is not a valid date.
 std::optional<int> days_between(std::string_view from, std::string_view to);
