@@ -276,7 +276,7 @@ std::string App::state_json() const {
     put_num(out, "rank_count", static_cast<double>(s.rank_count));
     // Rows by state, with the rank document's names (api.cpp): what the page's text for screen readers says
     // was held back.
-    constexpr int kStates = static_cast<int>(RowState::error) + 1;
+    constexpr int kStates = static_cast<int>(RowState::held_back) + 1;  // the last state (rank.h)
     int by_state[kStates] = {};
     for (const RankRow& r : s.rank->rows) ++by_state[static_cast<int>(r.state)];
     out += ",\"counts\":{";
