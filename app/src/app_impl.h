@@ -16,6 +16,7 @@
 #include "trainfit/planner.h"
 #include "trainfit/query.h"
 #include "trainfit/rank.h"
+#include "trainfit/recipe.h"
 #include "trainfit/snapshot.h"
 
 namespace trainfit::app {
@@ -106,6 +107,8 @@ struct App::Impl {
   Curve by_micro_batch, by_seq_len;
   int64_t max_mb = 0, max_seq = 0;            // expected peak under the usable memory (fits or tight)
   int64_t max_mb_safe = 0, max_seq_safe = 0;  // the band's top under it (fits)
+  // launch recipe of the selected row (recipe.h): the same files `trainfit recipe` writes for this offer
+  Result<Recipe> recipe = Error{"", "none"};
 
   // ---- chart cache (ranked rows)
   uint64_t chart_key = ~0ull;

@@ -1,7 +1,8 @@
 // trainfit — the detail view of the selected row: memory stacked bar against the GPU's VRAM line, the plan
 // drawn as nodes x GPUs with TP / PP / DP groups, the step-time breakdown and the job timeline, the cost
 // breakdown with billing rounding waste, spot vs on-demand side by side, the planner's runners-up and the
-// development-cycle scenario. Everything here is computed once per (ranking, selection): update_detail().
+// development-cycle scenario, and the launch recipes (a tab per format, with a copy button). Everything here
+// is computed once per (ranking, selection): update_detail().
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@ void App::Impl::update_detail() {
   cost = Error{"", "no row selected"};
   other_cost = Error{"", "none"};
   row_memory = Error{"", "none"};
+  recipe = Error{"", "none"};
   other_row = -1;
   by_micro_batch = Curve{};
   by_seq_len = Curve{};
@@ -34,6 +36,12 @@ void App::Impl::update_detail() {
   }
   const Plan* p = row_plan(*r);
   if (!p) return;
+  // The recipe is asked for this row exactly: its offer, pricing option and node count.
+  Query rq = query;
+  rq.target.offer = snapshot.offers[r->offer].id;
+  rq.target.pricing = r->option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+  rq.target.nodes = r->nodes;
+  recipe = make_recipe(rq, snapshot);
   TrainConfig train = query.train;
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the inverse questions of issue 3).
@@ -320,6 +328,39 @@ void cost_table(const CostBreakdown& k, const char* id) {
   ImGui::EndTable();
 }
 
+// Launch: one tab per recipe format, the file as text and a copy button (the shells forward App::clipboard).
+void launch_section(App::Impl& s) {
+  heading("Launch");
+  if (!s.recipe) {
+    ImGui::TextColored(error_color(), "%s", s.recipe.error().to_string().c_str());
+    return;
+  }
+  const Recipe& rc = *s.recipe;
+  ImGui::TextDisabled("%s x %d node%s, %s; replace every <FILL: ...> before launching.",
+                      rc.accelerators.empty() ? rc.instance_type.c_str() : rc.accelerators.c_str(), rc.nodes,
+                      rc.nodes == 1 ? "" : "s", rc.option == PricingOption::spot ? "spot" : "on-demand");
+  for (const std::string& n : rc.notes) ImGui::TextColored(warn_color(), "Note: %s", n.c_str());
+  if (!ImGui::BeginTabBar("launch_formats")) return;
+  for (const RecipeFile& f : rc.files) {
+    if (!ImGui::BeginTabItem(f.format.c_str())) continue;
+    if (!f.applies) {
+      ImGui::TextWrapped("Not generated: %s.", f.why.c_str());
+    } else {
+      ImGui::PushID(f.format.c_str());
+      if (ImGui::Button("Copy")) s.clipboard = f.text;
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s (%zu bytes)", f.filename.c_str(), f.text.size());
+      const float fs = ImGui::GetFontSize();
+      ImGui::BeginChild("recipe_text", ImVec2(0, fs * 22), true, ImGuiWindowFlags_HorizontalScrollbar);
+      ImGui::TextUnformatted(f.text.data(), f.text.data() + f.text.size());
+      ImGui::EndChild();
+      ImGui::PopID();
+    }
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
 }  // namespace
 
 void draw_detail(App::Impl& s) {
@@ -454,6 +495,7 @@ void draw_detail(App::Impl& s) {
     }
   }
   if (cols) ImGui::EndTable();
+  launch_section(s);
 }
 
 }  // namespace trainfit::app

@@ -16,6 +16,7 @@
 #include "trainfit/query.h"
 #include "trainfit/rank.h"
 #include "trainfit/reality.h"
+#include "trainfit/recipe.h"
 #include "trainfit/validation.h"
 
 namespace trainfit {
@@ -426,6 +427,41 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   return doc;
 }
 
+// recipe: the launch files of one offer's plan (recipe.h), with the numbers they were written from.
+json recipe_doc(const Query& q, const Snapshot& s) {
+  Result<Recipe> r = make_recipe(q, s);
+  if (!r) return error_doc(r.error());
+  json files = json::array();
+  for (const RecipeFile& f : r->files) {
+    json d{{"format", f.format}, {"filename", f.filename}, {"applies", f.applies}, {"text", f.text}};
+    if (!f.why.empty()) d["why"] = f.why;
+    files.push_back(d);
+  }
+  return json{{"ok", true},
+              {"matched", true},
+              {"snapshot", s.id},
+              {"offer", r->offer},
+              {"provider", r->provider},
+              {"instance_type", r->instance_type},
+              {"region", r->region},
+              {"gpu", r->gpu},
+              {"accelerators", r->accelerators},
+              {"option", option_name(r->option)},
+              {"nodes", r->nodes},
+              {"gpus_per_node", r->gpus_per_node},
+              {"nproc_per_node", r->nproc_per_node},
+              {"plan", plan_doc(r->plan)},
+              {"precision", r->precision},
+              {"engine", r->engine},
+              {"steps", num(r->steps)},
+              {"checkpoint_interval_s", num(r->checkpoint_interval_s)},
+              {"save_interval_steps", r->save_interval_steps},
+              {"disk_size_GB", num(r->disk_size_GB)},
+              {"files", files},
+              {"placeholders", r->placeholders},
+              {"notes", r->notes}};
+}
+
 json validate_doc() {
   json rows = json::array();
   Result<std::vector<ValidationRow>> mem = validation_report();
@@ -515,12 +551,13 @@ std::string api_call(std::string_view verb, std::string_view query_json, const S
     if (verb == "query") return dump_doc(json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}});
     if (verb == "estimate") return dump_doc(estimate(*q, snapshot));
     if (verb == "validate") return dump_doc(validate_doc());
-    if (verb == "rank" || verb == "plan" || verb == "cost") {
+    if (verb == "rank" || verb == "plan" || verb == "cost" || verb == "recipe") {
       if (!snapshot) return dump_doc(error_doc(Error{"snapshot", "no price snapshot is loaded"}));
       if (verb == "rank") return dump_doc(rank_doc(*q, *snapshot));
+      if (verb == "recipe") return dump_doc(recipe_doc(*q, *snapshot));
       return dump_doc(offer_doc(*q, *snapshot, verb == "cost"));
     }
-    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models, hf_config or query"}));
+    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, recipe, validate, models, hf_config or query"}));
   } catch (const std::exception& e) {
     return dump_doc(error_doc(Error{"", std::string("internal error: ") + e.what()}));
   }
