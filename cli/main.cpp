@@ -14,6 +14,7 @@
 #include "render.h"
 #include "snapshot_cmd.h"
 #include "trainfit/api.h"
+#include "trainfit/calibrate.h"
 #include "trainfit/bundled.h"
 #include "trainfit/query.h"
 #include "trainfit/recipe.h"
@@ -38,6 +39,8 @@ struct Inputs {
   bool target_pricing = false;  // recipe: --spot / --on-demand choose the row's pricing (target.pricing)
   std::vector<std::string> recipe_formats;
   std::string out_dir;
+  double step_time = -1, peak_gib = -1;  // calibrate
+  std::string measured_file;
 };
 
 bool read_all(const std::string& path, std::string* out) {
@@ -268,6 +271,51 @@ int run_recipe(const Inputs& in) {
   return written > 0 ? kExitOk : kExitNoMatch;
 }
 
+// calibrate: fit the measured run (flags or a pasted log), print measured vs estimated, then rank every offer with
+// the calibrated model. --format json prints the calibrate document (its `query` / `hash` carry the calibration).
+int run_calibrate(const Inputs& in0) {
+  Inputs in = in0;
+  int code = kExitOk;
+  std::string query;
+  if (!build_query(in, &query, &code)) return code;
+  json doc = json::parse(query);
+  if (!in.offer.empty()) doc["calibration"]["offer"] = in.offer;
+  if (in.nodes >= 0) doc["calibration"]["nodes"] = in.nodes;
+  if (doc.contains("target")) doc.erase("target");
+  if (!in.measured_file.empty()) {
+    std::string text;
+    if (!read_all(in.measured_file, &text)) return fail("--measured", "cannot read " + in.measured_file, kExitBadInput);
+    trainfit::Result<trainfit::MeasuredRun> m = trainfit::parse_measured_run(text);
+    if (!m) return fail("--measured: " + m.error().field, m.error().message, kExitBadInput);
+    if (m->step_time_s > 0) doc["calibration"]["step_time_s"] = m->step_time_s;
+    else doc["calibration"]["tokens_per_s"] = m->tokens_per_s;
+    if (m->peak_GiB > 0) doc["calibration"]["peak_GiB"] = m->peak_GiB;
+  }
+  if (in.step_time >= 0) doc["calibration"]["step_time_s"] = in.step_time;
+  if (in.peak_gib >= 0) doc["calibration"]["peak_GiB"] = in.peak_gib;
+  trainfit::Snapshot snap;
+  if (!load_snapshot(in, &snap, &code)) return code;
+  const std::string out = trainfit::api_call("calibrate", doc.dump(), &snap);
+  json cal = json::parse(out);
+  if (!cal.value("ok", false)) {
+    const json& e = cal["error"];
+    return fail(e.value("field", ""), e.value("message", "failed"), kExitBadInput);
+  }
+  if (in.format == "json") {
+    std::printf("%s\n", out.c_str());
+    return kExitOk;
+  }
+  std::printf("%s", trainfit::cli::render("calibrate", cal, in.format).c_str());
+  json ranked = cal["query"];
+  if (in.top < 0) ranked["top"] = 10;
+  const std::string rank_out = trainfit::api_call("rank", ranked.dump(), &snap);
+  json rank = json::parse(rank_out);
+  if (!rank.value("ok", false)) return fail("rank", rank["error"].value("message", "failed"), kExitBadInput);
+  std::printf("\nEvery offer re-ranked with the calibrated model (calibrated from %s):\n\n%s",
+              cal.value("gpu_name", "").c_str(), trainfit::cli::render("rank", rank, in.format).c_str());
+  return rank.value("matched", true) ? kExitOk : kExitNoMatch;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -354,6 +402,20 @@ int main(int argc, char** argv) {
     in.target_pricing = true;
     std::exit(run_recipe(in));
   });
+
+  CLI::App* calibrate = cli.add_subcommand("calibrate", "fit the model to one measured run and re-rank every offer");
+  calibrate->footer("Examples:\n  trainfit calibrate --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
+                    "--step-time 1.9 --peak-gib 41\n"
+                    "  trainfit calibrate --hash '#model=...' --offer aws/p5.48xlarge/us-east-1 --measured train.log");
+  add_query_options(calibrate, in, true);
+  calibrate->add_option("--offer", in.offer, "the offer the run was measured on")->required();
+  calibrate->add_option("--nodes", in.nodes, "its node count (default: the planner's choice)");
+  calibrate->add_option("--step-time", in.step_time, "measured seconds per optimizer step");
+  calibrate->add_option("--peak-gib", in.peak_gib, "measured torch.cuda.max_memory_reserved() per GPU, GiB");
+  calibrate->add_option("--measured", in.measured_file,
+                        "text the job printed ('-' = stdin): step_time_s=..., tokens_per_s=..., peak_GiB=...");
+  calibrate->add_option("--top", in.top, "re-ranked rows to show (default 10)");
+  calibrate->callback([&] { std::exit(run_calibrate(in)); });
 
   CLI::App* validate = cli.add_subcommand("validate", "the validation report: every published reference, estimate, error");
   validate->add_option("--format", in.format, "table | json | csv | markdown")

@@ -11,6 +11,7 @@
 #include "imgui.h"
 #include "trainfit/app/app.h"
 #include "trainfit/billing.h"
+#include "trainfit/calibrate.h"
 #include "trainfit/memory.h"
 #include "trainfit/model.h"
 #include "trainfit/planner.h"
@@ -109,6 +110,11 @@ struct App::Impl {
   int64_t max_mb_safe = 0, max_seq_safe = 0;  // the band's top under it (fits)
   // launch recipe of the selected row (recipe.h): the same files `trainfit recipe` writes for this offer
   Result<Recipe> recipe = Error{"", "none"};
+  // "Measured" box: what the user measured on the selected row's plan, and the last fit (calibrate.h)
+  char measured_text[512] = "";
+  double measured_step_s = 0, measured_peak_GiB = 0;
+  Result<CalibrationResult> calibration = Error{"", "none"};
+  std::string calibration_error;
 
   // ---- chart cache (ranked rows)
   uint64_t chart_key = ~0ull;

@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "offer_plan.h"
 #include "trainfit/rank.h"
 
 namespace trainfit {
@@ -547,42 +548,70 @@ std::string skypilot_accelerator_name(const std::string& provider, const std::st
   return "";
 }
 
-Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
-  if (q0.target.offer.empty()) return Error{"target.offer", "name an offer id (see `trainfit rank`)"};
-  const int oi = s.find_offer(q0.target.offer);
-  if (oi < 0) return Error{"target.offer", "no offer \"" + q0.target.offer + "\" in snapshot " + s.id};
+namespace detail {
+
+static const char* option_label(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }
+
+Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::string& offer_id, PricingFilter pricing,
+                                 int nodes, const char* field, const char* nodes_field) {
+  if (offer_id.empty()) return Error{field, "name an offer id (see `trainfit rank`)"};
+  OfferPlan out;
+  out.offer = s.find_offer(offer_id);
+  if (out.offer < 0) return Error{field, "no offer \"" + offer_id + "\" in snapshot " + s.id};
   // The same path as `plan` and `cost` (api.cpp offer_doc): rank the one offer with the filters cleared, so the
   // plan, node count and checkpoint interval are the ones the ranking shows for this row.
-  Snapshot one;
-  one.id = s.id;
-  one.gpus = s.gpus;
-  one.providers = s.providers;
-  one.offers = {s.offers[oi]};
-  Query q = q0;
-  q.filters = Filters{};
-  q.filters.max_nodes = q0.filters.max_nodes;
-  q.filters.must_fit = false;
-  Result<RankResult> rr = rank_offers(q, one);
+  out.one.id = s.id;
+  out.one.gpus = s.gpus;
+  out.one.providers = s.providers;
+  out.one.offers = {s.offers[out.offer]};
+  out.query = q0;
+  out.query.filters = Filters{};
+  out.query.filters.max_nodes = q0.filters.max_nodes;
+  out.query.filters.must_fit = false;
+  out.query.target.nodes = nodes;
+  Result<RankResult> rr = rank_offers(out.query, out.one);
   if (!rr) return rr.error();
-  const RankRow* row = nullptr;
-  for (const RankRow& x : rr->rows) {
-    if (q0.target.pricing == PricingFilter::spot && x.option != PricingOption::spot) continue;
-    if (q0.target.pricing == PricingFilter::on_demand && x.option != PricingOption::on_demand) continue;
+  out.rank = std::move(rr).value();
+  for (int i = 0; i < static_cast<int>(out.rank.rows.size()); ++i) {
+    const RankRow& x = out.rank.rows[i];
+    if (pricing == PricingFilter::spot && x.option != PricingOption::spot) continue;
+    if (pricing == PricingFilter::on_demand && x.option != PricingOption::on_demand) continue;
     if (x.state != RowState::ranked || x.nodes <= 0 || x.shape < 0 || x.plan_index < 0) continue;
-    row = &x;
+    out.row = i;
     break;
   }
-  if (!row) {
+  if (out.row < 0) {
+    const bool want = pricing != PricingFilter::any;
+    const PricingOption wanted = pricing == PricingFilter::spot ? PricingOption::spot : PricingOption::on_demand;
     std::string why = "no plan runs on this offer";
-    for (const RankRow& x : rr->rows)
+    for (const RankRow& x : out.rank.rows) {
+      if (want && x.option != wanted) continue;
+      if (x.state == RowState::no_price) return Error{field, std::string("this offer has no ") + option_label(wanted) + " price"};
       if (!x.why_not.empty()) {
         why += ": " + x.why_not;
         break;
       }
-    if (q0.target.pricing == PricingFilter::spot) why += " (spot)";
-    if (q0.target.pricing == PricingFilter::on_demand) why += " (on-demand)";
-    return Error{q0.target.nodes > 0 ? "target.nodes" : "target.offer", why};
+    }
+    if (want && std::none_of(out.rank.rows.begin(), out.rank.rows.end(), [&](const RankRow& x) { return x.option == wanted; }))
+      return Error{field, std::string("this offer has no ") + option_label(wanted) + " price"};
+    if (pricing == PricingFilter::spot) why += " (spot)";
+    if (pricing == PricingFilter::on_demand) why += " (on-demand)";
+    return Error{nodes > 0 ? nodes_field : field, why};
   }
+  return out;
+}
+
+}  // namespace detail
+
+Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
+  Result<detail::OfferPlan> op = detail::plan_one_offer(q0, s, q0.target.offer, q0.target.pricing, q0.target.nodes,
+                                                        "target.offer", "target.nodes");
+  if (!op) return op.error();
+  const Query& q = op->query;
+  const Snapshot& one = op->one;
+  const RankResult* rr = &op->rank;
+  const RankRow* row = &op->chosen();
+  const int oi = op->offer;
   const Offer& o = s.offers[oi];
   const GpuSpec& g = s.gpus[o.gpu];
   const Provider& pr = s.providers[o.provider];
