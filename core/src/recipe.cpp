@@ -567,7 +567,7 @@ Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::
   out.query = q0;
   out.query.filters = Filters{};
   out.query.filters.max_nodes = q0.filters.max_nodes;
-  out.query.filters.must_fit = false;
+  out.query.filters.must_fit = q0.filters.must_fit;  // as `plan` and `cost`: a "tight" row only when asked
   out.query.target.nodes = nodes;
   Result<RankResult> rr = rank_offers(out.query, out.one);
   if (!rr) return rr.error();

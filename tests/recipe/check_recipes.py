@@ -265,10 +265,58 @@ def check_cli_errors():
     check(r.returncode == 2 and "target.nodes" in r.stderr, "cli", f"impossible node count: {r.returncode} {r.stderr}")
 
 
+def check_ranked_rows():
+    """The top rows of two rankings (the default LoRA job; a full fine-tune on spot that needs several GPUs): each
+    row's recipe parses (PyYAML, json, bash -n) and asks for that row's GPUs, nodes and batch."""
+    jobs = [["--model", "llama-3.1-8b", "--method", "lora"],
+            ["--model", "llama-3.1-8b", "--method", "full", "--tokens", "2e9", "--global-batch", "128", "--spot"]]
+    checked = 0
+    for job in jobs:
+        r = run(["rank", "--format", "json", "--top", "12"] + job)
+        check(r.returncode == 0, "rows", f"rank exit {r.returncode}: {r.stderr}")
+        if r.returncode != 0:
+            continue
+        for row in json.loads(r.stdout)["rows"]:
+            case = f"row {row['offer']} {row['option']}"
+            args = ["recipe", "--format", "json", "--offer", row["offer"], "--nodes", str(row["nodes"]),
+                    "--spot" if row["option"] == "spot" else "--on-demand"] + [a for a in job if a != "--spot"]
+            d = run(args)
+            check(d.returncode == 0, case, f"recipe exit {d.returncode}: {d.stderr}")
+            if d.returncode != 0:
+                continue
+            doc = json.loads(d.stdout)
+            plan = doc["plan"]
+            check(doc["nodes"] == row["nodes"] and doc["plan"]["summary"] == row["plan"], case, "plan differs from the row")
+            check(plan["micro_batch"] * plan["grad_accum"] * plan["dp"] == plan["global_batch"], case, "batch identity")
+            for f in doc["files"]:
+                if not f["applies"]:
+                    continue
+                name = f["filename"]
+                try:
+                    if name.endswith(".json"):
+                        json.loads(f["text"])
+                    elif name.endswith((".yaml", ".yml")):
+                        y = yaml.safe_load(f["text"])
+                        if f["format"] == "skypilot":
+                            check(y["num_nodes"] == row["nodes"], case, "skypilot num_nodes")
+                            check(y["resources"]["accelerators"] == doc["accelerators"] and
+                                  doc["accelerators"].endswith(":" + str(row["gpus_per_node"])), case, "accelerators")
+                            check(bash_syntax_ok(y["run"]), case, "skypilot run: bash -n")
+                        if f["format"] == "dstack":
+                            check(bash_syntax_ok("\n".join(y["commands"])), case, "dstack commands: bash -n")
+                    else:
+                        check(bash_syntax_ok(f["text"]), case, f"{name}: bash -n")
+                except Exception as e:  # a parse error is a failure, with the parser's words
+                    check(False, case, f"{name}: {e}")
+            checked += 1
+    check(checked >= 20, "rows", f"only {checked} ranked rows checked")
+
+
 cases = sorted(f[:-5] for f in os.listdir(QUERIES) if f.endswith(".json"))
 for case in cases:
     check_case(case, os.path.join(QUERIES, case + ".json"))
 check_cli_errors()
+check_ranked_rows()
 for f in failures:
     print("FAIL", f)
 print(f"recipes: {len(cases)} cases, {len(failures)} failures")

@@ -1,11 +1,11 @@
 #!/bin/bash
-# trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 8, ZeRO-3, no recompute, micro-batch 1 x 32
+# trainfit recipe: Megatron-LM arguments for 2 nodes x 8 GPU: TP 1, PP 1, DP 16, ZeRO-3, no recompute, micro-batch 2 x 8
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
 MEGATRON_ARGS=(
   --tensor-model-parallel-size 1
   --pipeline-model-parallel-size 1
   --use-distributed-optimizer
-  --micro-batch-size 1
+  --micro-batch-size 2
   --global-batch-size 256
   --seq-length 4096
   --num-layers 32
