@@ -274,14 +274,16 @@ int run_recipe(const Inputs& in) {
 // calibrate: fit the measured run (flags or a pasted log), print measured vs estimated, then rank every offer with
 // the calibrated model. --format json prints the calibrate document (its `query` / `hash` carry the calibration).
 int run_calibrate(const Inputs& in0) {
+  // --offer / --nodes name the measured run (calibration.*), not the query's target.
   Inputs in = in0;
+  in.offer.clear();
+  in.nodes = -1;
   int code = kExitOk;
   std::string query;
   if (!build_query(in, &query, &code)) return code;
   json doc = json::parse(query);
-  if (!in.offer.empty()) doc["calibration"]["offer"] = in.offer;
-  if (in.nodes >= 0) doc["calibration"]["nodes"] = in.nodes;
-  if (doc.contains("target")) doc.erase("target");
+  if (!in0.offer.empty()) doc["calibration"]["offer"] = in0.offer;
+  if (in0.nodes >= 0) doc["calibration"]["nodes"] = in0.nodes;
   if (!in.measured_file.empty()) {
     std::string text;
     if (!read_all(in.measured_file, &text)) return fail("--measured", "cannot read " + in.measured_file, kExitBadInput);
@@ -408,7 +410,7 @@ int main(int argc, char** argv) {
                     "--step-time 1.9 --peak-gib 41\n"
                     "  trainfit calibrate --hash '#model=...' --offer aws/p5.48xlarge/us-east-1 --measured train.log");
   add_query_options(calibrate, in, true);
-  calibrate->add_option("--offer", in.offer, "the offer the run was measured on")->required();
+  calibrate->add_option("--offer", in.offer, "the offer the run was measured on (or calibration.offer in the query)");
   calibrate->add_option("--nodes", in.nodes, "its node count (default: the planner's choice)");
   calibrate->add_option("--step-time", in.step_time, "measured seconds per optimizer step");
   calibrate->add_option("--peak-gib", in.peak_gib, "measured torch.cuda.max_memory_reserved() per GPU, GiB");
