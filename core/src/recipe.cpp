@@ -644,7 +644,15 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   if (!sky.empty()) r.accelerators = sky + ":" + itext(o.gpu_count);
   else r.notes.push_back("SkyPilot's accelerator name for " + g.id + " is not known to trainfit: the recipe pins instance_type only");
   r.precision = resolve_precision(q, g);
-  r.engine = (l.tp > 1 || l.pp > 1 || l.cp > 1) ? "megatron" : "hf";
+  // The query's framework (framework.h) decides where it can: Megatron-Core runs the Megatron arguments even for
+  // a data-parallel plan; otherwise model parallelism needs them and data parallelism + ZeRO runs as HF Trainer.
+  const Framework fw = q.train.framework;
+  r.engine = (l.tp > 1 || l.pp > 1 || l.cp > 1 || fw == Framework::megatron_core) ? "megatron" : "hf";
+  if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core)
+    r.notes.push_back(std::string("the training-script arguments follow ") +
+                      (r.engine == "megatron" ? "Megatron-LM" : "Hugging Face TrainingArguments") + "; " +
+                      to_string(fw) + " takes its own config: carry over the same micro-batch, accumulation, "
+                      "parallel sizes and save interval");
   const double seqs = static_cast<double>(p.global_batch) * static_cast<double>(q.train.seq_len);
   r.steps = seqs > 0 ? std::ceil(rr->processed_tokens / seqs) : 0;
   r.checkpoint_interval_s = cost->checkpoint_interval_s;

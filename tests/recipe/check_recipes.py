@@ -119,7 +119,8 @@ def check_case(case, query_path):
     offer = snapshot_offer(doc["offer"])
     spot = doc["option"] == "spot"
     megatron = doc["engine"] == "megatron"
-    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or plan["cp"] > 1), case, "engine does not follow the layout")
+    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or plan["cp"] > 1 or query.get("framework") == "megatron-core"),
+          case, "engine does not follow the layout / framework")
 
     def train_args_ok(args, fmt):
         if megatron:
