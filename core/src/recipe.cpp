@@ -21,7 +21,8 @@
 //             and, for LoRA, TRL's ModelConfig (use_peft, lora_r, lora_target_modules, load_in_4bit,
 //             use_bnb_nested_quant)
 //   Megatron  megatron/training/arguments.py (--tensor-model-parallel-size, --pipeline-model-parallel-size,
-//             --context-parallel-size, --sequence-parallel, --use-distributed-optimizer, --recompute-granularity,
+//             --context-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel,
+//             --use-distributed-optimizer, --recompute-granularity,
 //             --recompute-method, --recompute-num-layers, --micro-batch-size, --global-batch-size, --seq-length,
 //             --bf16, --fp16, --fp8-format, --clip-grad, --train-iters, --save, --load, --save-interval)
 #include "trainfit/recipe.h"
@@ -179,7 +180,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
   a.push_back("--tensor-model-parallel-size " + itext(l.tp));
   a.push_back("--pipeline-model-parallel-size " + itext(l.pp));
   if (l.cp > 1) a.push_back("--context-parallel-size " + itext(l.cp));
-  // No --num-layers-per-virtual-pipeline-stage: the planner models the plain 1F1B schedule (no virtual stages).
+  // Interleaved 1F1B: vp virtual stages per pipeline rank, each num_layers / (pp x vp) layers (Megatron-LM
+  // arguments.py); written only when the plan has them.
+  if (l.vp > 1 && l.pp > 1 && m.num_layers > 0)
+    a.push_back("--num-layers-per-virtual-pipeline-stage " + itext(m.num_layers / (static_cast<int64_t>(l.pp) * l.vp)));
   if (l.sequence_parallel) a.push_back("--sequence-parallel");
   // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
   if (l.zero >= 1) a.push_back("--use-distributed-optimizer");

@@ -131,7 +131,13 @@ def check_case(case, query_path):
             check(flag_value(args, "--save-interval") == str(doc["save_interval_steps"]), case, f"{fmt}: --save-interval")
             check(("--sequence-parallel" in args) == plan["sequence_parallel"], case, f"{fmt}: --sequence-parallel")
             check(("--use-distributed-optimizer" in args) == (plan["zero"] >= 1), case, f"{fmt}: distributed optimizer")
-            check("--num-layers-per-virtual-pipeline-stage" not in args, case, f"{fmt}: virtual stages the plan lacks")
+            vp = plan.get("vp", 1)
+            vflag = flag_value(args, "--num-layers-per-virtual-pipeline-stage")
+            if vp > 1:
+                check(vflag is not None and int(vflag) * plan["pp"] * vp == int(flag_value(args, "--num-layers")), case,
+                      f"{fmt}: layers per virtual stage {vflag}")
+            else:
+                check(vflag is None, case, f"{fmt}: virtual stages the plan lacks")
             rc = flag_value(args, "--recompute-granularity")
             check(rc == (None if plan["recompute"] == "none" else plan["recompute"]), case, f"{fmt}: recompute {rc}")
             check(flag_value(args, "--train-iters") == str(int(doc["steps"])), case, f"{fmt}: --train-iters")
