@@ -14,8 +14,10 @@
 #include "render.h"
 #include "snapshot_cmd.h"
 #include "trainfit/api.h"
+#include "trainfit/calibrate.h"
 #include "trainfit/bundled.h"
 #include "trainfit/query.h"
+#include "trainfit/recipe.h"
 #include "trainfit/snapshot.h"
 
 using json = nlohmann::json;
@@ -36,6 +38,11 @@ struct Inputs {
   bool spot_only = false, on_demand_only = false, show_doubtful = false;
   long long dev_runs = -1;
   double dev_run_minutes = -1;
+  bool target_pricing = false;  // recipe: --spot / --on-demand choose the row's pricing (target.pricing)
+  std::vector<std::string> recipe_formats;
+  std::string out_dir;
+  double step_time = -1, peak_gib = -1;  // calibrate
+  std::string measured_file;
 };
 
 bool read_all(const std::string& path, std::string* out) {
@@ -123,8 +130,9 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.tokens >= 0) doc["dataset"]["tokens"] = in.tokens;
   if (!in.providers.empty()) doc["filters"]["providers"] = in.providers;
   if (in.must_fit) doc["filters"]["must_fit"] = true;
-  if (in.spot_only) doc["filters"]["pricing"] = "spot";
-  if (in.on_demand_only) doc["filters"]["pricing"] = "on-demand";
+  const char* pricing_key = in.target_pricing ? "target" : "filters";
+  if (in.spot_only) doc[pricing_key]["pricing"] = "spot";
+  if (in.on_demand_only) doc[pricing_key]["pricing"] = "on-demand";
   if (in.show_doubtful) doc["filters"]["show_doubtful"] = true;
   if (in.dev_runs >= 0) doc["cost"]["dev_runs"] = in.dev_runs;
   if (in.dev_run_minutes >= 0) doc["cost"]["dev_run_minutes"] = in.dev_run_minutes;
@@ -159,7 +167,7 @@ bool load_snapshot(const Inputs& in, trainfit::Snapshot* out, int* code) {
   return true;
 }
 
-void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
+void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_format = true) {
   sub->add_option("--query", in.query_file, "query JSON file ('-' = stdin)");
   sub->add_option("--hash", in.hash, "query as a web link's hash ('#model=...&method=...')");
   sub->add_option("--model", in.model, "model preset id (see `trainfit models`)");
@@ -182,8 +190,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot) {
   sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
   sub->add_flag("--must-fit", in.must_fit,
                 "plan only layouts whose verdict is 'fits' (the memory band's top under the GPU's memory), no 'tight' ones");
-  sub->add_option("--format", in.format, "table | json | csv | markdown")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  if (with_format)
+    sub->add_option("--format", in.format, "table | json | csv | markdown")
+        ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
   if (with_snapshot) sub->add_option("--snapshot", in.snapshot_file, "price snapshot JSON (default: the bundled one)");
 }
 
@@ -219,6 +228,105 @@ int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
     std::printf("%s", trainfit::cli::render(verb, doc, in.format).c_str());
   }
   return doc.value("matched", true) ? kExitOk : kExitNoMatch;
+}
+
+// recipe: the facade's recipe document, then the requested files: one printed, or several written to --out.
+int run_recipe(const Inputs& in) {
+  int code = kExitOk;
+  std::string query;
+  if (!build_query(in, &query, &code)) return code;
+  trainfit::Snapshot snap;
+  if (!load_snapshot(in, &snap, &code)) return code;
+  const std::string out = trainfit::api_call("recipe", query, &snap);
+  json doc = json::parse(out);
+  if (!doc.value("ok", false)) {
+    const json& e = doc["error"];
+    return fail(e.value("field", ""), e.value("message", "failed"), kExitBadInput);
+  }
+  std::vector<std::string> formats;
+  for (const std::string& f : in.recipe_formats) {
+    if (f == "json" && in.recipe_formats.size() == 1) {
+      std::printf("%s\n", out.c_str());
+      return kExitOk;
+    }
+    if (f == "all") {
+      for (const char* x : trainfit::kRecipeFormats) formats.push_back(x);
+    } else {
+      formats.push_back(f);
+    }
+  }
+  if (formats.size() > 1 && in.out_dir.empty())
+    return fail("--out", "several formats write several files: name a directory with --out DIR", kExitBadInput);
+  int written = 0;
+  for (const std::string& f : formats) {
+    const json* file = nullptr;
+    for (const json& x : doc["files"])
+      if (x.value("format", "") == f) file = &x;
+    if (!file) return fail("--format", "unknown recipe format \"" + f + "\"", kExitBadInput);
+    if (!file->value("applies", false)) {
+      std::fprintf(stderr, "trainfit: %s: not written: %s\n", f.c_str(), file->value("why", "").c_str());
+      continue;
+    }
+    const std::string text = file->value("text", "");
+    if (in.out_dir.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      const std::string path = in.out_dir + "/" + file->value("filename", f);
+      std::ofstream o(path, std::ios::binary);
+      if (!(o << text)) return fail("--out", "cannot write " + path, kExitBadInput);
+      std::printf("wrote %s\n", path.c_str());
+    }
+    ++written;
+  }
+  for (const json& n : doc["notes"]) std::fprintf(stderr, "trainfit: note: %s\n", n.get<std::string>().c_str());
+  return written > 0 ? kExitOk : kExitNoMatch;
+}
+
+// calibrate: fit the measured run (flags or a pasted log), print measured vs estimated, then rank every offer with
+// the calibrated model. --format json prints the calibrate document (its `query` / `hash` carry the calibration).
+int run_calibrate(const Inputs& in0) {
+  // --offer / --nodes name the measured run (calibration.*), not the query's target.
+  Inputs in = in0;
+  in.offer.clear();
+  in.nodes = -1;
+  int code = kExitOk;
+  std::string query;
+  if (!build_query(in, &query, &code)) return code;
+  json doc = json::parse(query);
+  if (!in0.offer.empty()) doc["calibration"]["offer"] = in0.offer;
+  if (in0.nodes >= 0) doc["calibration"]["nodes"] = in0.nodes;
+  if (!in.measured_file.empty()) {
+    std::string text;
+    if (!read_all(in.measured_file, &text)) return fail("--measured", "cannot read " + in.measured_file, kExitBadInput);
+    trainfit::Result<trainfit::MeasuredRun> m = trainfit::parse_measured_run(text);
+    if (!m) return fail("--measured: " + m.error().field, m.error().message, kExitBadInput);
+    if (m->step_time_s > 0) doc["calibration"]["step_time_s"] = m->step_time_s;
+    else doc["calibration"]["tokens_per_s"] = m->tokens_per_s;
+    if (m->peak_GiB > 0) doc["calibration"]["peak_GiB"] = m->peak_GiB;
+  }
+  if (in.step_time >= 0) doc["calibration"]["step_time_s"] = in.step_time;
+  if (in.peak_gib >= 0) doc["calibration"]["peak_GiB"] = in.peak_gib;
+  trainfit::Snapshot snap;
+  if (!load_snapshot(in, &snap, &code)) return code;
+  const std::string out = trainfit::api_call("calibrate", doc.dump(), &snap);
+  json cal = json::parse(out);
+  if (!cal.value("ok", false)) {
+    const json& e = cal["error"];
+    return fail(e.value("field", ""), e.value("message", "failed"), kExitBadInput);
+  }
+  if (in.format == "json") {
+    std::printf("%s\n", out.c_str());
+    return kExitOk;
+  }
+  std::printf("%s", trainfit::cli::render("calibrate", cal, in.format).c_str());
+  json ranked = cal["query"];
+  if (in.top < 0) ranked["top"] = 10;
+  const std::string rank_out = trainfit::api_call("rank", ranked.dump(), &snap);
+  json rank = json::parse(rank_out);
+  if (!rank.value("ok", false)) return fail("rank", rank["error"].value("message", "failed"), kExitBadInput);
+  std::printf("\nEvery offer re-ranked with the calibrated model (calibrated from %s):\n\n%s",
+              cal.value("gpu_name", "").c_str(), trainfit::cli::render("rank", rank, in.format).c_str());
+  return rank.value("matched", true) ? kExitOk : kExitNoMatch;
 }
 
 }  // namespace
@@ -290,6 +398,43 @@ int main(int argc, char** argv) {
   add_offer_options(cost);
   add_dev_cycle_options(cost, in);
   cost->callback([&] { std::exit(run_verb("cost", in, true)); });
+
+  CLI::App* recipe = cli.add_subcommand("recipe", "the files that launch one offer's plan (SkyPilot, dstack, DeepSpeed, ...)");
+  recipe->footer("Examples:\n  trainfit recipe --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
+                 "--format skypilot\n"
+                 "  trainfit recipe --model llama-3.1-70b --method full --offer aws/p5.48xlarge/us-east-1 --spot "
+                 "--format all --out launch/");
+  add_query_options(recipe, in, true, false);
+  // Not required here: the offer may come from the query's target (--query / --hash); the facade names
+  // target.offer when there is none.
+  recipe->add_option("--offer", in.offer, "offer id from `trainfit rank` (provider/instance/region)");
+  recipe->add_option("--nodes", in.nodes, "node count (default: the planner's choice)");
+  recipe->add_flag("--spot", in.spot_only, "the offer's spot price (target.pricing)");
+  recipe->add_flag("--on-demand", in.on_demand_only, "the offer's on-demand price (target.pricing)");
+  recipe->add_option("--format", in.recipe_formats,
+                     "skypilot | dstack | deepspeed | accelerate | torchrun | megatron | all | json (repeatable)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"skypilot", "dstack", "deepspeed", "accelerate", "torchrun", "megatron", "all", "json"}))
+      ->required();
+  recipe->add_option("--out", in.out_dir, "directory to write the files into (needed for several formats)");
+  recipe->callback([&] {
+    in.target_pricing = true;
+    std::exit(run_recipe(in));
+  });
+
+  CLI::App* calibrate = cli.add_subcommand("calibrate", "fit the model to one measured run and re-rank every offer");
+  calibrate->footer("Examples:\n  trainfit calibrate --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
+                    "--step-time 1.9 --peak-gib 41\n"
+                    "  trainfit calibrate --hash '#model=...' --offer aws/p5.48xlarge/us-east-1 --measured train.log");
+  add_query_options(calibrate, in, true);
+  calibrate->add_option("--offer", in.offer, "the offer the run was measured on (or calibration.offer in the query)");
+  calibrate->add_option("--nodes", in.nodes, "its node count (default: the planner's choice)");
+  calibrate->add_option("--step-time", in.step_time, "measured seconds per optimizer step");
+  calibrate->add_option("--peak-gib", in.peak_gib, "measured torch.cuda.max_memory_reserved() per GPU, GiB");
+  calibrate->add_option("--measured", in.measured_file,
+                        "text the job printed ('-' = stdin): step_time_s=..., tokens_per_s=..., peak_GiB=...");
+  calibrate->add_option("--top", in.top, "re-ranked rows to show (default 10)");
+  calibrate->callback([&] { std::exit(run_calibrate(in)); });
 
   CLI::App* validate = cli.add_subcommand("validate", "the validation report: every published reference, estimate, error");
   validate->add_option("--format", in.format, "table | json | csv | markdown")

@@ -417,6 +417,30 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     if (verb == "cost") out += cost_text(doc);
     return out;
   }
+  if (verb == "calibrate") {
+    // Measured vs estimated side by side, then what was fitted.
+    Table t;
+    t.head = {"", "measured", "estimated", "calibrated"};
+    t.right = {false, true, true, true};
+    t.rows.push_back({"step time (s)", num(doc["measured_step_s"], "%.4g"), num(doc["estimated_step_s"], "%.4g"),
+                      num(doc["calibrated_step_s"], "%.4g")});
+    t.rows.push_back({"efficiency (fraction of peak)", "", num(doc["efficiency_before"], "%.3f"),
+                      num(doc["efficiency_after"], "%.3f")});
+    const json& m = doc["memory"];
+    if (m.is_object())
+      t.rows.push_back({"reserved memory per GPU (GiB)", num(m["measured_peak_GiB"], "%.2f"),
+                        num(m["estimated_reserved_GiB"], "%.2f"), ""});
+    std::string out = "offer " + doc.value("offer", "") + " (" + doc.value("gpu_name", "") + "), " +
+                      doc.value("plan", "") + "\n\n" + render_table(t, format);
+    if (format == "table") {
+      out += "\nfitted: efficiency factor " + num(doc["efficiency_scale"], "%.4f") + " (on every GPU's modelled efficiency)";
+      if (m.is_object())
+        out += ", allocator reserve (fragmentation) " + num(m["fragmentation_before"], "%.3g") + " -> " +
+               num(m["fragmentation_after"], "%.3g");
+      out += "\nlink: #" + doc.value("hash", "") + "\n";
+    }
+    return out;
+  }
   if (verb == "query") return doc["query"].dump(2) + "\n#" + doc.value("hash", "") + "\n";
   return doc.dump(2) + "\n";
 }

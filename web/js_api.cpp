@@ -80,7 +80,7 @@ EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   });
 }
 
-// The same JSON documents as the CLI's --format json (`verb` = estimate | plan | rank | cost | validate | models |
+// The same JSON documents as the CLI's --format json (`verb` = estimate | plan | rank | cost | recipe | validate | models |
 // query), computed on the snapshot the page has loaded; `verb` = hf_config reads a Hugging Face config.json given
 // in place of the query (trainfit.modelFromHfConfig / setHfConfig in app.js).
 EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* query_json) {

@@ -11,11 +11,13 @@
 #include "imgui.h"
 #include "trainfit/app/app.h"
 #include "trainfit/billing.h"
+#include "trainfit/calibrate.h"
 #include "trainfit/memory.h"
 #include "trainfit/model.h"
 #include "trainfit/planner.h"
 #include "trainfit/query.h"
 #include "trainfit/rank.h"
+#include "trainfit/recipe.h"
 #include "trainfit/snapshot.h"
 
 namespace trainfit::app {
@@ -108,6 +110,13 @@ struct App::Impl {
   Curve by_micro_batch, by_seq_len;
   int64_t max_mb = 0, max_seq = 0;            // expected peak under the usable memory (fits or tight)
   int64_t max_mb_safe = 0, max_seq_safe = 0;  // the band's top under it (fits)
+  // launch recipe of the selected row (recipe.h): the same files `trainfit recipe` writes for this offer
+  Result<Recipe> recipe = Error{"", "none"};
+  // "Measured" box: what the user measured on the selected row's plan, and the last fit (calibrate.h)
+  char measured_text[512] = "";
+  double measured_step_s = 0, measured_peak_GiB = 0;
+  Result<CalibrationResult> calibration = Error{"", "none"};
+  std::string calibration_error;
 
   // ---- chart cache (ranked rows)
   uint64_t chart_key = ~0ull;

@@ -1,7 +1,8 @@
 // trainfit — the detail view of the selected row: memory stacked bar against the GPU's VRAM line, the plan
 // drawn as nodes x GPUs with TP / PP / DP groups, the step-time breakdown and the job timeline, the cost
 // breakdown with billing rounding waste, spot vs on-demand side by side, the planner's runners-up and the
-// development-cycle scenario. Everything here is computed once per (ranking, selection): update_detail().
+// development-cycle scenario, and the launch recipes (a tab per format, with a copy button). Everything here
+// is computed once per (ranking, selection): update_detail().
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@ void App::Impl::update_detail() {
   cost = Error{"", "no row selected"};
   other_cost = Error{"", "none"};
   row_memory = Error{"", "none"};
+  recipe = Error{"", "none"};
   other_row = -1;
   by_micro_batch = Curve{};
   by_seq_len = Curve{};
@@ -34,6 +36,12 @@ void App::Impl::update_detail() {
   }
   const Plan* p = row_plan(*r);
   if (!p) return;
+  // The recipe is asked for this row exactly: its offer, pricing option and node count.
+  Query rq = query;
+  rq.target.offer = snapshot.offers[r->offer].id;
+  rq.target.pricing = r->option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+  rq.target.nodes = r->nodes;
+  recipe = make_recipe(rq, snapshot);
   TrainConfig train = query.train;
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the inverse questions of issue 3).
@@ -395,6 +403,132 @@ void dev_cycle_section(App::Impl& s, const RankRow& row) {
   }
 }
 
+// Launch: one tab per recipe format, the file as text and a copy button (the shells forward App::clipboard).
+void launch_section(App::Impl& s) {
+  heading("Launch");
+  if (!s.recipe) {
+    ImGui::TextColored(error_color(), "%s", s.recipe.error().to_string().c_str());
+    return;
+  }
+  const Recipe& rc = *s.recipe;
+  ImGui::TextDisabled("%s x %d node%s, %s; replace every <FILL: ...> before launching.",
+                      rc.accelerators.empty() ? rc.instance_type.c_str() : rc.accelerators.c_str(), rc.nodes,
+                      rc.nodes == 1 ? "" : "s", rc.option == PricingOption::spot ? "spot" : "on-demand");
+  for (const std::string& n : rc.notes) ImGui::TextColored(warn_color(), "Note: %s", n.c_str());
+  if (!ImGui::BeginTabBar("launch_formats")) return;
+  for (const RecipeFile& f : rc.files) {
+    if (!ImGui::BeginTabItem(f.format.c_str())) continue;
+    if (!f.applies) {
+      ImGui::TextWrapped("Not generated: %s.", f.why.c_str());
+    } else {
+      ImGui::PushID(f.format.c_str());
+      if (ImGui::Button("Copy")) s.clipboard = f.text;
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s (%zu bytes)", f.filename.c_str(), f.text.size());
+      const float fs = ImGui::GetFontSize();
+      ImGui::BeginChild("recipe_text", ImVec2(0, fs * 22), true, ImGuiWindowFlags_HorizontalScrollbar);
+      ImGui::TextUnformatted(f.text.data(), f.text.data() + f.text.size());
+      ImGui::EndChild();
+      ImGui::PopID();
+    }
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+// Measured: the step time (and peak memory) the launched job printed; "Calibrate" fits the model to it and
+// re-ranks every offer with the calibrated query (kept in the URL hash).
+void measured_section(App::Impl& s, const RankRow& r) {
+  heading("Measured");
+  const Calibration& cur = s.query.calibration;
+  if (cur.efficiency_scale > 0) {
+    const int gi = s.snapshot.find_gpu(cur.gpu);
+    ImGui::TextColored(warn_color(), "Every offer is ranked calibrated from %s (efficiency x %.3f, measured %.3g s/step on %s).",
+                       gi >= 0 ? s.snapshot.gpus[gi].name.c_str() : cur.gpu.c_str(), cur.efficiency_scale,
+                       cur.step_time_s > 0 ? cur.step_time_s : 0.0, cur.offer.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Clear calibration")) {
+      Query q = s.query;
+      q.calibration = Calibration{};
+      q.train.fragmentation = -1;
+      s.adopt(q);
+      s.calibration = Error{"", "none"};
+      return;
+    }
+  }
+  ImGui::TextDisabled("Launched this plan? Enter what its first minutes printed, or paste the log line.");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  ImGui::InputDouble("s / step", &s.measured_step_s, 0, 0, "%.3f");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  ImGui::InputDouble("peak GiB (max_memory_reserved)", &s.measured_peak_GiB, 0, 0, "%.1f");
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputTextWithHint("##measured_text", "or paste: step_time_s=1.84 peak_GiB=61.2", s.measured_text,
+                           sizeof s.measured_text);
+  if (ImGui::Button("Calibrate")) {
+    Query q = s.query;
+    q.calibration = Calibration{};
+    q.calibration.offer = s.snapshot.offers[r.offer].id;
+    q.calibration.nodes = r.nodes;
+    q.calibration.step_time_s = s.measured_step_s > 0 ? s.measured_step_s : 0;
+    q.calibration.peak_GiB = s.measured_peak_GiB > 0 ? s.measured_peak_GiB : 0;
+    s.calibration_error.clear();
+    if (s.measured_text[0]) {
+      Result<MeasuredRun> m = parse_measured_run(s.measured_text);
+      if (!m) s.calibration_error = m.error().to_string();
+      else {
+        q.calibration.step_time_s = m->step_time_s;
+        q.calibration.tokens_per_s = m->step_time_s > 0 ? 0 : m->tokens_per_s;
+        if (m->peak_GiB > 0) q.calibration.peak_GiB = m->peak_GiB;
+      }
+    }
+    if (s.calibration_error.empty()) {
+      s.calibration = calibrate(q, s.snapshot);
+      if (s.calibration) s.adopt(s.calibration->query);
+      else s.calibration_error = s.calibration.error().to_string();
+    }
+  }
+  if (!s.calibration_error.empty()) ImGui::TextColored(error_color(), "%s", s.calibration_error.c_str());
+  if (!s.calibration) return;
+  const CalibrationResult& c = *s.calibration;
+  if (ImGui::BeginTable("measured_vs_estimated", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("");
+    ImGui::TableSetupColumn("measured");
+    ImGui::TableSetupColumn("estimated");
+    ImGui::TableSetupColumn("calibrated");
+    ImGui::TableHeadersRow();
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("s / step");
+    ImGui::TableSetColumnIndex(1);
+    ImGui::Text("%.3f", c.measured_step_s);
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%.3f", c.estimated_step_s);
+    ImGui::TableSetColumnIndex(3);
+    ImGui::Text("%.3f", c.calibrated_step_s);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("efficiency");
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%.1f%%", c.efficiency_before * 100);
+    ImGui::TableSetColumnIndex(3);
+    ImGui::Text("%.1f%%", c.efficiency_after * 100);
+    if (c.measured_peak_GiB > 0) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted("reserved GiB / GPU");
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("%.2f", c.measured_peak_GiB);
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("%.2f", c.estimated_reserved_GiB);
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("reserve %.3g -> %.3g", c.fragmentation_before, c.fragmentation_after);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("Measured on %s (%s), %s.", c.offer.c_str(), c.gpu_name.c_str(), plan_summary(c.plan).c_str());
+}
+
 }  // namespace
 
 void draw_detail(App::Impl& s) {
@@ -475,6 +609,8 @@ void draw_detail(App::Impl& s) {
   spot_vs_on_demand(s, *r);
   dev_cycle_section(s, *r);
   if (cols) ImGui::EndTable();
+  launch_section(s);
+  measured_section(s, *r);
 }
 
 }  // namespace trainfit::app

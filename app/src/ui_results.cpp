@@ -108,6 +108,13 @@ void draw_results_table(App::Impl& s, float height) {
     ImGui::TextDisabled("%zu rows shown%s. Click a row for its detail; hover for why.", s.view.size(),
                         s.query.filters.show_all ? " (incl. rows that do not fit / are filtered)" : "");
   }
+  // A calibrated query (calibrate.h): every time and cost below uses the factor fitted to that measured run.
+  if (s.rank && s.query.calibration.efficiency_scale > 0) {
+    ImGui::SameLine();
+    const int gi = s.snapshot.find_gpu(s.query.calibration.gpu);
+    ImGui::TextColored(warn_color(), "Times calibrated from %s.",
+                       gi >= 0 ? s.snapshot.gpus[gi].name.c_str() : s.query.calibration.gpu.c_str());
+  }
   if (!s.rank) return;
 
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable |

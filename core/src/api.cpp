@@ -10,12 +10,14 @@
 #include <utility>
 #include <nlohmann/json.hpp>
 
+#include "trainfit/calibrate.h"
 #include "trainfit/memory.h"
 #include "trainfit/model.h"
 #include "trainfit/planner.h"
 #include "trainfit/query.h"
 #include "trainfit/rank.h"
 #include "trainfit/reality.h"
+#include "trainfit/recipe.h"
 #include "trainfit/validation.h"
 
 namespace trainfit {
@@ -385,6 +387,13 @@ json rank_doc(const Query& q, const Snapshot& s) {
   if (!r) return error_doc(r.error());
   json rows = json::array();
   int shown = 0;
+  // A calibrated query (calibrate.h) re-ranks every offer with the fitted efficiency factor; rows say from which
+  // GPU's measured run it came.
+  std::string calibrated_from;
+  if (q.calibration.efficiency_scale > 0) {
+    const int gi = s.find_gpu(q.calibration.gpu);
+    calibrated_from = gi >= 0 ? s.gpus[gi].name : q.calibration.gpu;
+  }
   int by_state[7] = {0, 0, 0, 0, 0, 0, 0};
   int tight = 0;
   for (const auto& row : r->rows) {
@@ -393,7 +402,9 @@ json rank_doc(const Query& q, const Snapshot& s) {
     tight += ranked && row.verdict == FitVerdict::tight;
     if (!ranked && !q.filters.show_all) continue;
     if (q.top > 0 && shown >= q.top) continue;
-    rows.push_back(row_doc(s, *r, row));
+    json d = row_doc(s, *r, row);
+    if (!calibrated_from.empty() && d.contains("plan")) d["calibrated_from"] = calibrated_from;
+    rows.push_back(std::move(d));
     ++shown;
   }
   return json{{"ok", true},
@@ -477,6 +488,70 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
     doc["costs"] = costs;
   }
   return doc;
+}
+
+// recipe: the launch files of one offer's plan (recipe.h), with the numbers they were written from.
+json recipe_doc(const Query& q, const Snapshot& s) {
+  Result<Recipe> r = make_recipe(q, s);
+  if (!r) return error_doc(r.error());
+  json files = json::array();
+  for (const RecipeFile& f : r->files) {
+    json d{{"format", f.format}, {"filename", f.filename}, {"applies", f.applies}, {"text", f.text}};
+    if (!f.why.empty()) d["why"] = f.why;
+    files.push_back(d);
+  }
+  return json{{"ok", true},
+              {"matched", true},
+              {"snapshot", s.id},
+              {"offer", r->offer},
+              {"provider", r->provider},
+              {"instance_type", r->instance_type},
+              {"region", r->region},
+              {"gpu", r->gpu},
+              {"accelerators", r->accelerators},
+              {"option", option_name(r->option)},
+              {"nodes", r->nodes},
+              {"gpus_per_node", r->gpus_per_node},
+              {"nproc_per_node", r->nproc_per_node},
+              {"plan", plan_doc(r->plan)},
+              {"precision", r->precision},
+              {"engine", r->engine},
+              {"steps", num(r->steps)},
+              {"checkpoint_interval_s", num(r->checkpoint_interval_s)},
+              {"save_interval_steps", r->save_interval_steps},
+              {"disk_size_GB", num(r->disk_size_GB)},
+              {"files", files},
+              {"placeholders", r->placeholders},
+              {"notes", r->notes}};
+}
+
+// calibrate: one measured run against the uncalibrated estimate, the fitted factors, and the calibrated query
+// (what the caller ranks with next; its hash carries the calibration).
+json calibrate_doc(const Query& q, const Snapshot& s) {
+  Result<CalibrationResult> r = calibrate(q, s);
+  if (!r) return error_doc(r.error());
+  json memory = nullptr;
+  if (r->measured_peak_GiB > 0)
+    memory = {{"measured_peak_GiB", num(r->measured_peak_GiB)},
+              {"estimated_reserved_GiB", num(r->estimated_reserved_GiB)},
+              {"fragmentation_before", num(r->fragmentation_before)},
+              {"fragmentation_after", num(r->fragmentation_after)}};
+  return json{{"ok", true},
+              {"matched", true},
+              {"offer", r->offer},
+              {"gpu", r->gpu},
+              {"gpu_name", r->gpu_name},
+              {"nodes", r->nodes},
+              {"plan", plan_summary(r->plan)},
+              {"measured_step_s", num(r->measured_step_s)},
+              {"estimated_step_s", num(r->estimated_step_s)},
+              {"calibrated_step_s", num(r->calibrated_step_s)},
+              {"efficiency_scale", num(r->efficiency_scale)},
+              {"efficiency_before", num(r->efficiency_before)},
+              {"efficiency_after", num(r->efficiency_after)},
+              {"memory", memory},
+              {"query", json::parse(query_to_json(r->query))},
+              {"hash", query_to_hash(r->query)}};
 }
 
 json validate_doc() {
@@ -568,12 +643,14 @@ std::string api_call(std::string_view verb, std::string_view query_json, const S
     if (verb == "query") return dump_doc(json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}});
     if (verb == "estimate") return dump_doc(estimate(*q, snapshot));
     if (verb == "validate") return dump_doc(validate_doc());
-    if (verb == "rank" || verb == "plan" || verb == "cost") {
+    if (verb == "rank" || verb == "plan" || verb == "cost" || verb == "recipe" || verb == "calibrate") {
       if (!snapshot) return dump_doc(error_doc(Error{"snapshot", "no price snapshot is loaded"}));
       if (verb == "rank") return dump_doc(rank_doc(*q, *snapshot));
+      if (verb == "recipe") return dump_doc(recipe_doc(*q, *snapshot));
+      if (verb == "calibrate") return dump_doc(calibrate_doc(*q, *snapshot));
       return dump_doc(offer_doc(*q, *snapshot, verb == "cost"));
     }
-    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, validate, models, hf_config or query"}));
+    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, calibrate, recipe, validate, models, hf_config or query"}));
   } catch (const std::exception& e) {
     return dump_doc(error_doc(Error{"", std::string("internal error: ") + e.what()}));
   }

@@ -241,7 +241,9 @@ Efficiency compute_efficiency(const GpuSpec& g, const ModelSpec& m, const TrainC
     e.value = t.compute_efficiency;
     e.overridden = true;
   } else {
-    e.value = e.generation * e.width * e.tokens * e.method;
+    // A calibration from a measured run (calibrate.cpp) scales the modelled value.
+    if (t.efficiency_scale > 0 && std::isfinite(t.efficiency_scale)) e.scale = t.efficiency_scale;
+    e.value = e.generation * e.width * e.tokens * e.method * e.scale;
   }
   e.value = std::clamp(e.value, 1e-3, 1.0);
   return e;

@@ -85,7 +85,8 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   if (!mt.filled) {
     double e = c.base_eff.overridden
                    ? c.base_eff.value
-                   : c.base_eff.generation * gemm_width_factor(c.width / tp) * microbatch_factor(tok) * c.base_eff.method;
+                   : c.base_eff.generation * gemm_width_factor(c.width / tp) * microbatch_factor(tok) * c.base_eff.method *
+                         c.base_eff.scale;
     mt.eff = std::clamp(e, 1e-3, 1.0);
     if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
     if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);

@@ -405,6 +405,27 @@ const std::vector<Key>& keys() {
         }));
     t.push_back(num_key<int>("target.nodes", Kind::integer, 0, 1024, [](Query& q) -> int& { return q.target.nodes; }));
     t.push_back(enum_key("target.pricing", kPricings, [](Query& q) -> PricingFilter& { return q.target.pricing; }));
+    t.push_back(make(
+        "calibration.offer", Kind::text, 0, 0, [](const Query& q) { return json(q.calibration.offer); },
+        [](Query& q, const json& v) -> std::string {
+          q.calibration.offer = v.get<std::string>();
+          return "";
+        }));
+    t.push_back(num_key<int>("calibration.nodes", Kind::integer, 0, 1024, [](Query& q) -> int& { return q.calibration.nodes; }));
+    t.push_back(num_key<double>("calibration.step_time_s", Kind::number, 0, 1e6,
+                                [](Query& q) -> double& { return q.calibration.step_time_s; }));
+    t.push_back(num_key<double>("calibration.tokens_per_s", Kind::number, 0, 1e12,
+                                [](Query& q) -> double& { return q.calibration.tokens_per_s; }));
+    t.push_back(num_key<double>("calibration.peak_GiB", Kind::number, 0, 4096,
+                                [](Query& q) -> double& { return q.calibration.peak_GiB; }));
+    t.push_back(make(
+        "calibration.gpu", Kind::text, 0, 0, [](const Query& q) { return json(q.calibration.gpu); },
+        [](Query& q, const json& v) -> std::string {
+          q.calibration.gpu = v.get<std::string>();
+          return "";
+        }));
+    t.push_back(num_key<double>("calibration.efficiency_scale", Kind::number, 0, 20,
+                                [](Query& q) -> double& { return q.calibration.efficiency_scale; }));
     t.push_back(enum_key("sort", kSortKeys, [](Query& q) -> SortKey& { return q.sort; }));
     t.push_back(num_key<int>("top", Kind::integer, 0, 1000000, [](Query& q) -> int& { return q.top; }));
     return t;
@@ -477,7 +498,7 @@ std::string apply_value(Query& q, const Key& k, const json& v) {
 // inline `model.*` overrides. JSON objects are applied in key-table order, not text order, for that reason.
 bool is_group(std::string_view path) {
   return path == "model" || path == "parallel" || path == "dataset" || path == "filters" || path == "cost" ||
-         path == "target";
+         path == "target" || path == "calibration";
 }
 
 std::string apply_object(Query& q, const json& obj, const std::string& prefix, std::string* bad_field) {
@@ -516,7 +537,7 @@ std::string apply_object(Query& q, const json& obj, const std::string& prefix, s
     }
   }
   if (!prefix.empty()) return "";
-  for (const char* group : {"model", "parallel", "dataset", "filters", "cost", "target"}) {
+  for (const char* group : {"model", "parallel", "dataset", "filters", "cost", "target", "calibration"}) {
     auto it = obj.find(group);
     if (it == obj.end() || !it->is_object()) continue;
     const std::string sub = group;

@@ -618,6 +618,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
 
   TrainConfig train = q.train;
   if (q.mfu > 0) train.compute_efficiency = q.mfu;
+  if (q.calibration.efficiency_scale > 0) train.efficiency_scale = q.calibration.efficiency_scale;
   const Filters& f = q.filters;
   r.rows.reserve(s.offers.size() * 2);
   r.shapes.reserve(std::min<size_t>(s.offers.size(), 256));  // the bundled snapshot has 138 shapes

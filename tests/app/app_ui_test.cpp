@@ -150,6 +150,28 @@ TEST_F(Ui, ClickingARowSelectsItAndPutsItInTheHash) {
   EXPECT_NE(a.query_hash().find("target.offer="), std::string::npos);
 }
 
+TEST_F(Ui, LaunchTabCopiesTheBytesTheRecipeVerbWrites) {
+  App& a = make();
+  ImGui::GetIO().DisplaySize = ImVec2(1600, 5000);  // the Launch section sits below the detail's columns
+  frames(2);
+  ASSERT_TRUE(click("#1"));
+  frames(2);
+  ASSERT_TRUE(click("dstack"));
+  ASSERT_TRUE(click("Copy"));
+  const std::string copied = a.take_clipboard_request();
+  ASSERT_FALSE(copied.empty());
+  // The facade's recipe for the selected row (its offer, pricing option and node count) has the same text.
+  json q = json::parse(a.query_json());
+  q["target"]["nodes"] = state()["selected"]["nodes"];
+  const json doc = json::parse(a.api_call("recipe", q.dump()));
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  std::string expected;
+  for (const auto& f : doc["files"])
+    if (f["format"] == "dstack") expected = f["text"].get<std::string>();
+  EXPECT_EQ(copied, expected);
+  EXPECT_NE(copied.find("type: task"), std::string::npos);
+}
+
 TEST_F(Ui, ARefusedSnapshotIsReportedAndTheCurrentOneKept) {
   App& a = make();
   frames(2);

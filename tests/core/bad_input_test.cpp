@@ -14,6 +14,7 @@
 
 #include "trainfit/api.h"
 #include "trainfit/bundled.h"
+#include "trainfit/calibrate.h"
 #include "trainfit/query.h"
 #include "trainfit/snapshot.h"
 
@@ -752,6 +753,49 @@ const Snapshot& bundled_snapshot() {
   return s;
 }
 
+// ---------------------------------------------------------------------------------------------- measured runs
+
+// Text pasted from a training log (calibrate.h parse_measured_run): every defect gets an error naming the key,
+// quickly, whatever the size.
+TEST(BadMeasuredRun, EveryDefectIsNamedQuickly) {
+  const std::pair<std::string, const char*> cases[] = {
+      {"", "step_time_s"},
+      {"hello world, no numbers here", "step_time_s"},
+      {"step_time_s=", "step_time_s"},
+      {"step_time_s=abc", "step_time_s"},
+      {"step_time_s=-1", "step_time_s"},
+      {"step_time_s=0", "step_time_s"},
+      {"step_time_s=nan", "step_time_s"},
+      {"step_time_s=inf", "step_time_s"},
+      {"step_time_s=1e999", "step_time_s"},
+      {"step_time_s=0x10", "step_time_s"},
+      {"step_time_s=5h", "step_time_s"},
+      {"step_time_s=1e7", "step_time_s"},
+      {"tokens_per_s=1e13", "tokens_per_s"},
+      {"step_time_s=1 peak_GiB=99999", "peak_GiB"},
+      {"step_time_s=1 peak_GiB=12parsecs", "peak_GiB"},
+      {"step_time_s=1 peak_GiB=-3", "peak_GiB"},
+      {"step_time_s=\xff\xfe", "step_time_s"},
+      {std::string(70000, 'a'), "measured"},
+  };
+  for (const auto& [text, field] : cases) {
+    SCOPED_TRACE(text.substr(0, 60));
+    const auto t0 = Clock::now();
+    Result<MeasuredRun> m = parse_measured_run(text);
+    EXPECT_LT(seconds_since(t0), kCaseBound_s);
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.error().field, field) << m.error().to_string();
+    EXPECT_FALSE(m.error().message.empty());
+  }
+  // 64 KiB of separators and half-pairs: linear, and still a clear error.
+  std::string noisy;
+  while (noisy.size() < 60000) noisy += "step_time:,|;=\n";
+  const auto t0 = Clock::now();
+  Result<MeasuredRun> m = parse_measured_run(noisy);
+  EXPECT_LT(seconds_since(t0), kCaseBound_s);
+  EXPECT_FALSE(m.ok());
+}
+
 TEST(FiniteOutputs, EveryNumberInEveryDocumentIsFinite) {
   const Snapshot& snap = bundled_snapshot();
   ASSERT_FALSE(snap.offers.empty());
@@ -800,7 +844,7 @@ TEST(FiniteOutputs, EveryNumberInEveryDocumentIsFinite) {
     return d.dump();
   };
   int documents = 0, numbers_ok = 0;
-  for (const char* verb : {"estimate", "rank", "plan", "cost", "query", "models", "validate"}) {
+  for (const char* verb : {"estimate", "rank", "plan", "cost", "recipe", "calibrate", "query", "models", "validate"}) {
     for (const std::string& q0 : queries) {
       for (const std::string& offer : {big_offer, small_offer}) {
         const std::string q = with_target(q0, offer);

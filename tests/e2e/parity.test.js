@@ -79,6 +79,20 @@ test('estimate, rank, plan and cost are byte-identical in the CLI and the JS API
   }
 });
 
+// Issue 18: the launch recipe and the calibration document, byte for byte (what the UI copies is this text).
+test('recipe and calibrate are byte-identical in the CLI and the JS API', async () => {
+  const offer = 'lambda/gpu_1x_h100_pcie/us-east-1';
+  const text = JSON.stringify({ model: 'llama-3.1-8b', method: 'lora', target: { offer, pricing: 'on-demand' },
+                                calibration: { offer, step_time_s: 15, peak_GiB: 60 } });
+  for (const verb of ['recipe', 'calibrate']) {
+    const run = spawnSync(CLI, [verb, '--query', '-', '--format', 'json'],
+                          { input: text, cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.strictEqual(run.status, 0, verb + ' exit ' + run.status + ': ' + run.stderr);
+    const fromPage = await page.evaluate(([v, t]) => window.trainfit.callText(v, t), [verb, text]);
+    assert.strictEqual(fromPage, run.stdout.trim(), verb);
+  }
+});
+
 test('a link hash reproduces the same query in the page and on the command line', async () => {
   const hash = 'model=qwen2.5-7b&method=lora&lora_rank=32&seq_len=4096&dataset.tokens=5e8&filters.providers=lambda,aws&sort=time';
   const fromCli = cli(['query', '--hash', '#' + hash, '--format', 'json']);

@@ -9,7 +9,7 @@
 
 namespace trainfit {
 
-// verb: "estimate" | "plan" | "rank" | "cost" | "validate" | "models" | "query" | "hf_config".
+// verb: "estimate" | "plan" | "rank" | "cost" | "calibrate" | "recipe" | "validate" | "models" | "query" | "hf_config".
 // `query_json` is a query document (query.h); `snapshot` may be null for verbs that need no prices.
 // "hf_config" takes a Hugging Face config.json instead and returns {"ok", "model" (the query's model object with
 // every knob derived), "params"}.

@@ -139,6 +139,10 @@ struct TrainConfig {
   // Fraction of the dense tensor peak reached while computing (perf.h Efficiency); < 0: the calibrated
   // default by GPU generation, model width and micro-batch. Set it from a measured run to recalibrate.
   double compute_efficiency = -1;
+  // Calibration from one measured run (calibrate.h): the modelled efficiency is multiplied by this factor on
+  // every GPU (so each GPU keeps its own peak and layout factors). 1 = uncalibrated. Ignored when
+  // compute_efficiency overrides the efficiency.
+  double efficiency_scale = 1;
   // Implementation details that move the memory peak (memory.cpp cites each). Defaults describe the
   // Megatron-LM / DeepSpeed / Hugging Face Llama-style accounting the estimator was built on.
   // PyTorch autocast (torch.amp; HF Trainer fp16=True / bf16=True) for the *-mixed precisions: fp32 weights

@@ -65,6 +65,21 @@ struct Target {
   bool operator==(const Target&) const = default;
 };
 
+// Calibration from one measured run (calibrate.h): what was measured on which offer, and the efficiency factor
+// fitted to it. `efficiency_scale` > 0 makes every surface rank with the calibrated model; `gpu` names the GPU it
+// was fitted on ("calibrated from <GPU>"). The measured inputs stay in the query so a shared link shows them.
+struct Calibration {
+  std::string offer;                    // the offer the run was measured on
+  int nodes = 0;                        // its node count (0 = the planner's choice)
+  double step_time_s = 0;               // measured seconds per optimizer step
+  double tokens_per_s = 0;              // or the measured whole-job tokens/s (used when step_time_s is 0)
+  double peak_GiB = 0;                  // measured torch.cuda.max_memory_reserved(), GiB (0 = not measured)
+  std::string gpu;                      // GPU id the factor was fitted on (filled by calibrate)
+  double efficiency_scale = 0;          // fitted factor on the modelled efficiency; 0 = no calibration
+
+  bool operator==(const Calibration&) const = default;
+};
+
 struct Query {
   std::string model_id;                 // preset id, or "custom" when `model` was given inline
   ModelSpec model;                      // resolved model
@@ -76,6 +91,7 @@ struct Query {
   SortKey sort = SortKey::total_cost;
   int top = 0;                          // 0 = all rows
   double mfu = 0;                       // efficiency override (0 = calibrated default)
+  Calibration calibration;
 
   // Member-wise equality (all the structs above have it): the UI compares queries to skip re-ranking.
   bool operator==(const Query&) const = default;

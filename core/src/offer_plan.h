@@ -1,0 +1,27 @@
+// trainfit core (internal) — one offer planned and costed through the ranking path, so `recipe` and `calibrate`
+// see exactly the plan, node count and cost the ranking shows for that row (api.cpp's plan / cost do the same).
+#pragma once
+#include <string>
+
+#include "trainfit/query.h"
+#include "trainfit/rank.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit::detail {
+
+struct OfferPlan {
+  Snapshot one;        // the snapshot reduced to the one offer (GPUs and providers kept)
+  Query query;         // the query as ranked (filters cleared, target.nodes set)
+  RankResult rank;
+  int row = -1;        // the chosen row of `rank`
+  int offer = -1;      // the offer's index in the full snapshot
+  const RankRow& chosen() const { return rank.rows[row]; }
+  const Plan& plan() const { return rank.shapes[chosen().shape].plan.by_nodes[chosen().plan_index]; }
+};
+
+// The best-ranked row of `offer_id` under `pricing` (any: either option) on `nodes` nodes (0: the planner's
+// choice). Errors name `field` (the query key the offer came from) or `nodes_field`.
+Result<OfferPlan> plan_one_offer(const Query& q, const Snapshot& s, const std::string& offer_id, PricingFilter pricing,
+                                 int nodes, const char* field, const char* nodes_field);
+
+}  // namespace trainfit::detail

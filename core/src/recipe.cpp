@@ -1,0 +1,702 @@
+// trainfit core — launch recipes (recipe.h): the plan of one ranked offer written as the files that launch it.
+// Field names are the tools' own, checked against their documentation:
+//   SkyPilot  task YAML: https://docs.skypilot.co/en/v0.9.1/reference/yaml-spec.html (num_nodes, resources.cloud /
+//             region / instance_type / accelerators / use_spot / disk_size, file_mounts with name + mode: MOUNT,
+//             setup, run); distributed env vars SKYPILOT_NUM_NODES, SKYPILOT_NODE_RANK, SKYPILOT_NODE_IPS,
+//             SKYPILOT_NUM_GPUS_PER_NODE: https://docs.skypilot.co/en/stable/running-jobs/distributed-jobs.html
+//   dstack    task configuration (type: task, nodes, commands, resources.gpu "name:memory:count", resources.disk,
+//             spot_policy, backends, regions): dstack docs/docs/concepts/tasks.md and reference/dstack.yml/task.md;
+//             env vars DSTACK_NODES_NUM, DSTACK_NODE_RANK, DSTACK_MASTER_NODE_IP, DSTACK_GPUS_PER_NODE (dstack 0.18
+//             release notes, "Clusters")
+//   DeepSpeed config JSON: https://www.deepspeed.ai/docs/config-json/ (train_batch_size =
+//             train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel GPUs; gradient_clipping;
+//             bf16.enabled / fp16.enabled; zero_optimization.stage, offload_optimizer.device, offload_param.device)
+//   accelerate config YAML (accelerate config / examples/config_yaml_templates): compute_environment,
+//             distributed_type, mixed_precision, num_machines, num_processes, machine_rank, main_process_ip,
+//             main_process_port, fsdp_config.fsdp_sharding_strategy, deepspeed_config.zero_stage, ...
+//   torchrun  https://pytorch.org/docs/stable/elastic/run.html (--nnodes, --nproc-per-node, --node-rank,
+//             --master-addr, --master-port); the training script's arguments are Hugging Face TrainingArguments
+//             (per_device_train_batch_size, gradient_accumulation_steps, max_steps, bf16, fp16,
+//             gradient_checkpointing, max_grad_norm, save_steps, save_total_limit, deepspeed, resume_from_checkpoint)
+//             and, for LoRA, TRL's ModelConfig (use_peft, lora_r, lora_target_modules, load_in_4bit,
+//             use_bnb_nested_quant)
+//   Megatron  megatron/training/arguments.py (--tensor-model-parallel-size, --pipeline-model-parallel-size,
+//             --context-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel,
+//             --use-distributed-optimizer, --recompute-granularity,
+//             --recompute-method, --recompute-num-layers, --micro-batch-size, --global-batch-size, --seq-length,
+//             --bf16, --fp16, --fp8-format, --clip-grad, --train-iters, --save, --load, --save-interval)
+#include "trainfit/recipe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "offer_plan.h"
+#include "trainfit/rank.h"
+
+namespace trainfit {
+namespace {
+
+// SkyPilot's default disk_size (sky/resources.py DEFAULT_DISK_SIZE_GB): recipes never ask for less.
+constexpr double kSkyPilotDefaultDiskGB = 256;
+// Gradient clipping: the plan does not choose it; 1.0 is the default of Hugging Face TrainingArguments
+// (max_grad_norm) and of Megatron-LM (--clip-grad), so the recipe writes that default explicitly.
+constexpr double kGradClip = 1.0;
+// torchrun's rendezvous port on the master node (SkyPilot's and dstack's examples use 8008).
+constexpr int kMasterPort = 8008;
+
+std::string num_text(double v) {
+  char b[40];
+  if (v == std::floor(v) && std::fabs(v) < 9e15) std::snprintf(b, sizeof b, "%lld", static_cast<long long>(v));
+  else std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+std::string itext(int64_t v) { return std::to_string(v); }
+std::string clip_text() {
+  char b[16];
+  std::snprintf(b, sizeof b, "%.1f", kGradClip);
+  return b;
+}
+
+// A YAML double-quoted scalar (YAML 1.2 §7.3.1): backslash and quote escaped, control characters as \xNN. Every
+// string that comes from the snapshot or the query is written this way, so no value can change the structure.
+std::string yq(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      out += b;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// Only [A-Za-z0-9._/-] survive: for names that go into comments, shell commands and job names.
+std::string safe_token(std::string_view s, std::string_view fallback) {
+  std::string out;
+  for (char c : s)
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
+        c == '/')
+      out += c;
+  return out.empty() || out.size() != s.size() ? std::string(fallback) : out;
+}
+
+// The accelerator names SkyPilot's catalogs use (AcceleratorName column of the v9 vms.csv files of aws, gcp,
+// lambda, oci, nebius, cudo, fluidstack and v8 runpod, checked against the bundled snapshot's offers). First
+// match wins; provider "" matches any provider, instance prefix "" any instance type.
+struct AccelName {
+  const char* provider;
+  const char* instance_prefix;
+  const char* gpu;
+  const char* name;
+};
+constexpr AccelName kAccelNames[] = {
+    {"gcp", "a3-megagpu", "h100-sxm", "H100-MEGA"},
+    {"cudo", "", "h100-sxm", "H100-SXM"},
+    {"fluidstack", "", "h100-sxm", "H100-NVLINK"},
+    {"cudo", "", "a100-pcie-80gb", "A100"},
+    {"cudo", "", "rtx-a6000", "RTXA6000"},
+    {"cudo", "", "rtx-a5000", "RTXA5000"},
+    {"", "", "h100-sxm", "H100"},
+    {"", "", "h100-pcie", "H100"},
+    {"", "", "h200-sxm", "H200"},
+    {"", "", "gh200-96gb", "GH200"},
+    {"", "", "b200", "B200"},
+    {"", "", "b300", "B300"},
+    {"", "", "a100-sxm-80gb", "A100-80GB"},
+    {"", "", "a100-pcie-80gb", "A100-80GB"},
+    {"", "", "a100-sxm-40gb", "A100"},
+    {"", "", "a100-pcie-40gb", "A100"},
+    {"", "", "l40s", "L40S"},
+    {"", "", "l4", "L4"},
+    {"", "", "t4", "T4"},
+    {"", "", "v100-sxm2-16gb", "V100"},
+    {"", "", "v100-sxm2-32gb", "V100-32GB"},
+    {"", "", "a10", "A10"},
+    {"", "", "a10g", "A10G"},
+    {"", "", "rtx-a6000", "A6000"},
+    {"", "", "quadro-rtx-6000", "RTX6000"},
+    {"", "", "a40", "A40"},
+    {"", "", "rtx-pro-6000-blackwell-server", "RTXPRO6000"},
+};
+
+// dstack's GPU names (gpuhunt): the SkyPilot name without a memory or form-factor suffix; the memory goes in the
+// "name:memory:count" form, so "A100:80GB:8" and "A100:40GB:8" stay apart.
+std::string dstack_gpu_name(const std::string& sky) {
+  for (const char* suffix : {"-80GB", "-32GB", "-SXM", "-NVLINK", "-MEGA"}) {
+    const std::string_view sv(suffix);
+    if (sky.size() > sv.size() && sky.compare(sky.size() - sv.size(), sv.size(), sv) == 0)
+      return sky.substr(0, sky.size() - sv.size());
+  }
+  if (sky.rfind("RTXA", 0) == 0) return sky.substr(3);  // cudo "RTXA6000" = gpuhunt "A6000"
+  return sky;
+}
+
+bool llama_family(Arch a) {
+  return a == Arch::llama || a == Arch::qwen2 || a == Arch::mistral || a == Arch::mixtral || a == Arch::gemma2;
+}
+
+// Everything the writers share.
+struct Ctx {
+  const Query& q;
+  const Snapshot& s;
+  Recipe& r;
+  const Offer& offer;
+  const GpuSpec& gpu;
+  std::string provider_id;
+  bool spot = false;
+  bool deepspeed = false;        // the hf engine runs DeepSpeed (ZeRO > 0 or offload)
+  std::string job_name;
+  std::string model_ref;         // Hugging Face repo id or placeholder
+  std::string ckpt_dir;          // where checkpoints go ("/checkpoints" bucket mount for spot)
+
+  std::string fill(const std::string& what) {
+    std::string p = std::string(kFillPrefix) + what + ">";
+    if (std::find(r.placeholders.begin(), r.placeholders.end(), p) == r.placeholders.end()) r.placeholders.push_back(p);
+    return p;
+  }
+  // A placeholder inside a shell command: single-quoted, so an unfilled one fails as "No such file" instead of
+  // being read as a redirection.
+  std::string sh_fill(const std::string& what) { return "'" + fill(what) + "'"; }
+};
+
+// ---- the training command (shared by the launchers and torchrun.sh) -------------------------------------------
+
+// The Megatron-LM arguments of the plan, one "--flag value" per entry.
+std::vector<std::string> megatron_args(Ctx& c) {
+  const Plan& p = c.r.plan;
+  const MemoryLayout& l = p.layout;
+  const ModelSpec& m = c.q.model;
+  std::vector<std::string> a;
+  a.push_back("--tensor-model-parallel-size " + itext(l.tp));
+  a.push_back("--pipeline-model-parallel-size " + itext(l.pp));
+  if (l.cp > 1) a.push_back("--context-parallel-size " + itext(l.cp));
+  // Interleaved 1F1B: vp virtual stages per pipeline rank, each num_layers / (pp x vp) layers (Megatron-LM
+  // arguments.py); written only when the plan has them.
+  if (l.vp > 1 && l.pp > 1 && m.num_layers > 0)
+    a.push_back("--num-layers-per-virtual-pipeline-stage " + itext(m.num_layers / (static_cast<int64_t>(l.pp) * l.vp)));
+  if (l.sequence_parallel) a.push_back("--sequence-parallel");
+  // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
+  if (l.zero >= 1) a.push_back("--use-distributed-optimizer");
+  if (l.recompute == Recompute::full)
+    a.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+  else if (l.recompute == Recompute::selective)
+    a.push_back("--recompute-granularity selective");
+  a.push_back("--micro-batch-size " + itext(l.micro_batch));
+  a.push_back("--global-batch-size " + itext(p.global_batch));
+  a.push_back("--seq-length " + itext(c.q.train.seq_len));
+  if (m.arch != Arch::params_only) {
+    a.push_back("--num-layers " + itext(m.num_layers));
+    a.push_back("--hidden-size " + itext(m.hidden_size));
+    if (m.intermediate_size > 0) a.push_back("--ffn-hidden-size " + itext(m.intermediate_size));
+    a.push_back("--num-attention-heads " + itext(m.num_heads));
+    if (m.num_kv_heads > 0 && m.num_kv_heads != m.num_heads)
+      a.push_back("--group-query-attention --num-query-groups " + itext(m.num_kv_heads));
+    a.push_back("--max-position-embeddings " + itext(std::max(m.max_position_embeddings, c.q.train.seq_len)));
+    if (m.num_experts > 1)
+      a.push_back("--num-experts " + itext(m.num_experts) + " --moe-router-topk " + itext(m.experts_per_token));
+    // Architecture flags where Megatron-LM's GPT model reproduces the architecture (Llama-style: SwiGLU, RMSNorm,
+    // RoPE, no linear biases; Qwen2 adds q/k/v biases); GPT-2 is Megatron's default. Others need their own.
+    if (m.arch == Arch::llama || m.arch == Arch::mistral || m.arch == Arch::mixtral || m.arch == Arch::qwen2) {
+      a.push_back("--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
+      if (m.arch == Arch::qwen2) a.push_back("--add-qkv-bias");
+      if (!m.tie_embeddings) a.push_back("--untie-embeddings-and-output-weights");
+    } else if (m.arch != Arch::gpt2) {
+      a.push_back(c.sh_fill(std::string("Megatron architecture flags for ") + to_string(m.arch)));
+    }
+  } else {
+    a.push_back("--num-layers " + c.sh_fill("num layers") + " --hidden-size " + c.sh_fill("hidden size") +
+                " --num-attention-heads " + c.sh_fill("attention heads"));
+  }
+  if (c.r.precision == "bf16") a.push_back("--bf16");
+  else if (c.r.precision == "fp16") a.push_back("--fp16");
+  else if (c.r.precision == "fp8") a.push_back("--bf16 --fp8-format hybrid");
+  a.push_back("--clip-grad " + clip_text());
+  a.push_back("--train-iters " + num_text(c.r.steps));
+  a.push_back("--lr " + c.sh_fill("learning rate"));
+  a.push_back("--data-path " + c.sh_fill("dataset path (Megatron indexed dataset prefix)"));
+  a.push_back("--tokenizer-type HuggingFaceTokenizer --tokenizer-model " + c.model_ref);
+  // --load of the save directory resumes from its latest checkpoint (latest_checkpointed_iteration.txt).
+  a.push_back("--save " + c.ckpt_dir + " --load " + c.ckpt_dir);
+  a.push_back("--save-interval " + itext(c.r.save_interval_steps));
+  return a;
+}
+
+// The Hugging Face Trainer (+ TRL for LoRA) arguments of the plan.
+std::vector<std::string> hf_args(Ctx& c) {
+  const Plan& p = c.r.plan;
+  const MemoryLayout& l = p.layout;
+  std::vector<std::string> a;
+  a.push_back("--model_name_or_path " + c.model_ref);
+  a.push_back("--dataset_name " + c.sh_fill("dataset path"));
+  a.push_back("--max_length " + itext(c.q.train.seq_len));
+  a.push_back("--per_device_train_batch_size " + itext(l.micro_batch));
+  a.push_back("--gradient_accumulation_steps " + itext(l.num_microbatches));
+  a.push_back("--max_steps " + num_text(c.r.steps));
+  if (c.r.precision == "bf16" || c.r.precision == "fp8") a.push_back("--bf16");
+  else if (c.r.precision == "fp16") a.push_back("--fp16");
+  if (l.recompute != Recompute::none) a.push_back("--gradient_checkpointing");
+  a.push_back("--max_grad_norm " + clip_text());
+  a.push_back("--output_dir " + c.ckpt_dir);
+  a.push_back("--save_strategy steps --save_steps " + itext(c.r.save_interval_steps) + " --save_total_limit 2");
+  if (c.deepspeed) a.push_back("--deepspeed ds_config.json");
+  const TrainConfig& t = c.q.train;
+  if (t.method != Method::full) {
+    std::string targets;
+    if (llama_family(c.q.model.arch)) {
+      for (const std::string& x : t.lora_targets) targets += (targets.empty() ? "" : " ") + safe_token(x, "?") + "_proj";
+    } else {
+      targets = c.sh_fill("LoRA target module names");
+    }
+    a.push_back("--use_peft --lora_r " + itext(t.lora_rank) + " --lora_target_modules " + targets);
+    if (t.method == Method::qlora) {
+      a.push_back("--load_in_4bit");
+      if (t.qlora_double_quant) a.push_back("--use_bnb_nested_quant");
+    }
+  }
+  return a;
+}
+
+std::vector<std::string> train_args(Ctx& c) { return c.r.engine == "megatron" ? megatron_args(c) : hf_args(c); }
+
+// The spot resume step: the Trainer's checkpoints are <output_dir>/checkpoint-<step>; the newest one is resumed.
+// (Megatron resumes by itself from --load.)
+std::string resume_lines(Ctx& c) {
+  if (!c.spot || c.r.engine == "megatron") return "";
+  return "RESUME=\"\"\n"
+         "LAST=$(ls -d " + c.ckpt_dir + "/checkpoint-* 2>/dev/null | sort -V | tail -n 1)\n"
+         "if [ -n \"$LAST\" ]; then RESUME=\"--resume_from_checkpoint $LAST\"; fi\n";
+}
+
+// torchrun with the given node-count / rank / address expressions, then the script and its arguments, one per
+// line (backslash continuations), every line prefixed by `indent`.
+std::string torchrun_command(Ctx& c, const std::string& nnodes, const std::string& nproc, const std::string& rank,
+                             const std::string& addr, const std::string& indent) {
+  std::vector<std::string> lines = {"torchrun",
+                                    "  --nnodes=" + nnodes,
+                                    "  --nproc-per-node=" + nproc,
+                                    "  --node-rank=" + rank,
+                                    "  --master-addr=" + addr,
+                                    "  --master-port=" + itext(kMasterPort),
+                                    "  " + c.sh_fill(c.r.engine == "megatron" ? "training script (Megatron-LM pretrain_gpt.py)"
+                                                                              : "training script")};
+  for (const std::string& a : train_args(c)) lines.push_back("  " + a);
+  if (c.spot && c.r.engine != "megatron") lines.push_back("  $RESUME");  // unquoted: empty, or two words
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += indent + lines[i] + (i + 1 < lines.size() ? " \\\n" : "\n");
+  return out;
+}
+
+std::string indent_lines(const std::string& text, const std::string& indent) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find('\n', i);
+    if (j == std::string::npos) j = text.size();
+    if (j > i) out += indent;
+    out.append(text, i, j - i);
+    out += '\n';
+    i = j + 1;
+  }
+  return out;
+}
+
+// ---- the framework configs -------------------------------------------------------------------------------------
+
+std::string deepspeed_json(Ctx& c) {
+  const Plan& p = c.r.plan;
+  const MemoryLayout& l = p.layout;
+  nlohmann::ordered_json d;
+  d["train_batch_size"] = p.global_batch;
+  d["train_micro_batch_size_per_gpu"] = l.micro_batch;
+  d["gradient_accumulation_steps"] = l.num_microbatches;
+  d["gradient_clipping"] = kGradClip;
+  d["bf16"] = {{"enabled", c.r.precision == "bf16" || c.r.precision == "fp8"}};
+  d["fp16"] = {{"enabled", c.r.precision == "fp16"}};
+  nlohmann::ordered_json z;
+  z["stage"] = l.zero;
+  if (l.offload_optimizer) z["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
+  if (l.offload_params) z["offload_param"] = {{"device", "cpu"}, {"pin_memory", true}};
+  d["zero_optimization"] = z;
+  return d.dump(2) + "\n";
+}
+
+std::string accelerate_yaml(Ctx& c) {
+  const Plan& p = c.r.plan;
+  const MemoryLayout& l = p.layout;
+  const int procs = c.r.nproc_per_node * c.r.nodes;
+  std::string t;
+  t += "# trainfit recipe: Hugging Face accelerate config for " + plan_summary(p) + "\n";
+  t += "# accelerate launch --config_file accelerate_config.yaml --machine_rank $NODE_RANK --main_process_ip $MASTER_ADDR\n";
+  t += "#   followed by the training script and its arguments, as in torchrun.sh\n";
+  t += "compute_environment: LOCAL_MACHINE\n";
+  std::string type;
+  if (l.zero == 0 && !l.offload_optimizer && !l.offload_params) type = procs > 1 ? "MULTI_GPU" : "NO";
+  // FSDP has no optimizer-only offload and no ZeRO-1: those plans use accelerate's DeepSpeed plugin.
+  else if ((l.zero == 2 || l.zero == 3) && !(l.offload_optimizer && !l.offload_params)) type = "FSDP";
+  else type = "DEEPSPEED";
+  // Quoted: YAML 1.1 readers (PyYAML) would take a bare NO for the boolean false.
+  t += "distributed_type: " + (type == "NO" ? "\"NO\"" : type) + "\n";
+  t += std::string("mixed_precision: ") +
+       (c.r.precision == "bf16" ? "bf16" : c.r.precision == "fp16" ? "fp16" : c.r.precision == "fp8" ? "fp8" : "\"no\"") + "\n";
+  t += "num_machines: " + itext(c.r.nodes) + "\n";
+  t += "num_processes: " + itext(procs) + "\n";
+  t += "machine_rank: 0\n";
+  if (c.r.nodes > 1) {
+    t += "main_process_ip: " + yq(c.fill("master node address")) + "\n";
+    t += "main_process_port: " + itext(kMasterPort) + "\n";
+  }
+  t += "gradient_accumulation_steps: " + itext(l.num_microbatches) + "\n";
+  if (type == "FSDP") {
+    t += "fsdp_config:\n";
+    t += std::string("  fsdp_sharding_strategy: ") + (l.zero == 3 ? "FULL_SHARD" : "SHARD_GRAD_OP") + "\n";
+    t += std::string("  fsdp_offload_params: ") + (l.offload_params ? "true" : "false") + "\n";
+    t += "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n";
+    t += "  fsdp_state_dict_type: SHARDED_STATE_DICT\n";
+    t += std::string("  fsdp_activation_checkpointing: ") + (l.recompute != Recompute::none ? "true" : "false") + "\n";
+    t += "  fsdp_use_orig_params: true\n";
+  } else if (type == "DEEPSPEED") {
+    t += "deepspeed_config:\n";
+    t += "  zero_stage: " + itext(l.zero) + "\n";
+    t += std::string("  offload_optimizer_device: ") + (l.offload_optimizer ? "cpu" : "none") + "\n";
+    t += std::string("  offload_param_device: ") + (l.offload_params ? "cpu" : "none") + "\n";
+    t += "  gradient_accumulation_steps: " + itext(l.num_microbatches) + "\n";
+    t += "  gradient_clipping: " + clip_text() + "\n";
+    t += std::string("  zero3_init_flag: ") + (l.zero == 3 ? "true" : "false") + "\n";
+  }
+  return t;
+}
+
+std::string torchrun_sh(Ctx& c) {
+  std::string t = "#!/bin/bash\n";
+  t += "# trainfit recipe: " + plan_summary(c.r.plan) + "\n";
+  if (c.r.nodes > 1)
+    t += "# Run on every node; set NODE_RANK (0.." + itext(c.r.nodes - 1) + ") and MASTER_ADDR (node 0's address).\n";
+  else
+    t += "# One node: run as is (NODE_RANK defaults to 0, MASTER_ADDR to 127.0.0.1).\n";
+  if (c.deepspeed) t += "# Needs ds_config.json (this recipe's deepspeed file) in the working directory.\n";
+  t += "set -e\n";
+  t += resume_lines(c);
+  const std::string rank = c.r.nodes > 1 ? "\"${NODE_RANK:?set NODE_RANK}\"" : "\"${NODE_RANK:-0}\"";
+  const std::string addr = c.r.nodes > 1 ? "\"${MASTER_ADDR:?set MASTER_ADDR}\"" : "\"${MASTER_ADDR:-127.0.0.1}\"";
+  t += torchrun_command(c, itext(c.r.nodes), itext(c.r.nproc_per_node), rank, addr, "");
+  return t;
+}
+
+std::string megatron_sh(Ctx& c) {
+  std::string t = "#!/bin/bash\n";
+  t += "# trainfit recipe: Megatron-LM arguments for " + plan_summary(c.r.plan) + "\n";
+  t += "# torchrun ... pretrain_gpt.py \"${MEGATRON_ARGS[@]}\"   (see torchrun.sh for the launcher arguments)\n";
+  t += "MEGATRON_ARGS=(\n";
+  for (const std::string& a : megatron_args(c)) t += "  " + a + "\n";
+  t += ")\n";
+  return t;
+}
+
+// The commands both launchers run on every node, before torchrun: the user's setup, the DeepSpeed config, the
+// resume point. (SkyPilot's separate `setup` section would do for the first; one block keeps both launchers alike.)
+std::string pre_commands(Ctx& c) {
+  std::string t = "set -e\n";
+  t += c.sh_fill("setup commands (pip install ...)") + "\n";
+  if (c.deepspeed) t += "cat > ds_config.json <<'EOF'\n" + deepspeed_json(c) + "EOF\n";
+  t += resume_lines(c);
+  return t;
+}
+
+std::string header_comment(Ctx& c, const char* launch) {
+  std::string t = "# trainfit recipe: " + plan_summary(c.r.plan) + "\n";
+  t += "# Offer " + safe_token(c.r.offer, "(offer)") + " of snapshot " + safe_token(c.s.id, "(snapshot)") + ", " +
+       (c.spot ? "spot" : "on-demand") + ", " + itext(c.r.nodes) + " node" + (c.r.nodes == 1 ? "" : "s") + ".\n";
+  t += std::string("# Launch: ") + launch + "\n";
+  t += "# Replace every FILL placeholder before launching.\n";
+  return t;
+}
+
+std::string skypilot_yaml(Ctx& c) {
+  std::string t = header_comment(c, c.spot ? "sky jobs launch trainfit-skypilot.yaml (a managed job: preemptions are recovered)"
+                                           : "sky launch -c trainfit trainfit-skypilot.yaml");
+  t += "name: " + c.job_name + "\n";
+  t += "num_nodes: " + itext(c.r.nodes) + "\n";
+  t += "resources:\n";
+  t += "  cloud: " + yq(c.provider_id) + "\n";
+  t += "  region: " + yq(c.offer.region) + "\n";
+  t += "  instance_type: " + yq(c.offer.instance_type) + "\n";
+  if (!c.r.accelerators.empty()) t += "  accelerators: " + yq(c.r.accelerators) + "\n";
+  t += std::string("  use_spot: ") + (c.spot ? "true" : "false") + "\n";
+  t += "  disk_size: " + num_text(c.r.disk_size_GB) + "\n";
+  t += "workdir: " + yq(c.fill("local directory with the training code")) + "\n";
+  if (c.spot) {
+    t += "file_mounts:\n";
+    t += "  " + c.ckpt_dir + ":\n";
+    t += "    name: " + yq(c.fill("checkpoint bucket")) + "\n";
+    t += "    mode: MOUNT\n";
+  }
+  std::string run = pre_commands(c);
+  std::string nproc = "$SKYPILOT_NUM_GPUS_PER_NODE";
+  if (c.r.nproc_per_node != c.r.gpus_per_node) nproc = itext(c.r.nproc_per_node);  // the layout leaves GPUs idle
+  run += "MASTER_ADDR=$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)\n";
+  run += torchrun_command(c, "$SKYPILOT_NUM_NODES", nproc, "$SKYPILOT_NODE_RANK", "$MASTER_ADDR", "");
+  t += "run: |\n" + indent_lines(run, "  ");
+  return t;
+}
+
+std::string dstack_yaml(Ctx& c) {
+  std::string t = header_comment(c, "dstack apply -f trainfit.dstack.yml");
+  t += "type: task\n";
+  t += "name: " + c.job_name + "\n";
+  t += "nodes: " + itext(c.r.nodes) + "\n";
+  t += "backends: [" + yq(c.provider_id) + "]\n";
+  t += "regions: [" + yq(c.offer.region) + "]\n";
+  t += "instance_types: [" + yq(c.offer.instance_type) + "]\n";
+  t += std::string("spot_policy: ") + (c.spot ? "spot" : "on-demand") + "\n";
+  t += "resources:\n";
+  const std::string sky = skypilot_accelerator_name(c.provider_id, c.offer.instance_type, c.gpu.id);
+  std::string gpu = sky.empty() ? "" : dstack_gpu_name(sky) + ":";
+  gpu += num_text(std::round(c.gpu.memory_bytes / kGB)) + "GB:" + itext(c.r.gpus_per_node);
+  t += "  gpu: " + yq(gpu) + "\n";
+  t += "  disk: " + yq(num_text(c.r.disk_size_GB) + "GB..") + "\n";
+  if (c.spot) {
+    t += "volumes:\n";
+    t += "  - name: " + yq(c.fill("checkpoint volume")) + "\n";
+    t += "    path: " + c.ckpt_dir + "\n";
+  }
+  std::string cmds = pre_commands(c);
+  std::string nproc = "$DSTACK_GPUS_PER_NODE";
+  if (c.r.nproc_per_node != c.r.gpus_per_node) nproc = itext(c.r.nproc_per_node);
+  cmds += torchrun_command(c, "$DSTACK_NODES_NUM", nproc, "$DSTACK_NODE_RANK", "$DSTACK_MASTER_NODE_IP", "");
+  // One block-scalar command: the shell keeps the heredoc, the variables and the continuations together.
+  t += "commands:\n  - |\n" + indent_lines(cmds, "    ");
+  return t;
+}
+
+// ---- choosing the row and its numbers ---------------------------------------------------------------------------
+
+std::string resolve_precision(const Query& q, const GpuSpec& g) {
+  const std::string p = to_string(q.train.precision);
+  if (p == "bf16-mixed" || p == "bf16") return "bf16";
+  if (p == "fp16-mixed") return "fp16";
+  if (p == "fp8-mixed") return "fp8";
+  if (p == "fp32") return "fp32";
+  // "auto": bf16-mixed where the GPU has BF16 tensor throughput, else fp16-mixed.
+  return g.tflops_bf16 > 0 ? "bf16" : "fp16";
+}
+
+void fill_files(Ctx& c) {
+  Recipe& r = c.r;
+  const MemoryLayout& l = r.plan.layout;
+  const bool model_parallel = l.tp > 1 || l.pp > 1 || l.cp > 1;
+  for (const char* f : kRecipeFormats) {
+    RecipeFile file;
+    file.format = f;
+    const std::string fmt = f;
+    if (fmt == "skypilot") {
+      file.filename = "trainfit-skypilot.yaml";
+      file.text = skypilot_yaml(c);
+    } else if (fmt == "dstack") {
+      file.filename = "trainfit.dstack.yml";
+      file.text = dstack_yaml(c);
+    } else if (fmt == "deepspeed") {
+      file.filename = "ds_config.json";
+      if (model_parallel) {
+        file.applies = false;
+        file.why = "the plan uses tensor / pipeline / context parallelism, which a DeepSpeed config alone does not give a "
+                   "Hugging Face model; use the megatron recipe";
+      } else {
+        file.text = deepspeed_json(c);
+      }
+    } else if (fmt == "accelerate") {
+      file.filename = "accelerate_config.yaml";
+      if (model_parallel) {
+        file.applies = false;
+        file.why = "the plan uses tensor / pipeline / context parallelism, which accelerate's FSDP and DeepSpeed plugins "
+                   "do not provide; use the megatron recipe";
+      } else {
+        file.text = accelerate_yaml(c);
+      }
+    } else if (fmt == "torchrun") {
+      file.filename = "torchrun.sh";
+      file.text = torchrun_sh(c);
+    } else {
+      file.filename = "megatron_args.sh";
+      if (c.q.train.method != Method::full) {
+        file.applies = false;
+        file.why = "Megatron-LM's pretraining scripts train every weight; LoRA / QLoRA runs go through the Hugging Face "
+                   "recipe (torchrun, deepspeed, accelerate)";
+      } else {
+        file.text = megatron_sh(c);
+      }
+    }
+    r.files.push_back(std::move(file));
+  }
+}
+
+}  // namespace
+
+std::string skypilot_accelerator_name(const std::string& provider, const std::string& instance_type,
+                                      const std::string& gpu_id) {
+  for (const AccelName& a : kAccelNames) {
+    if (gpu_id != a.gpu) continue;
+    if (*a.provider && provider != a.provider) continue;
+    if (*a.instance_prefix && instance_type.rfind(a.instance_prefix, 0) != 0) continue;
+    return a.name;
+  }
+  return "";
+}
+
+namespace detail {
+
+static const char* option_label(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }
+
+Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::string& offer_id, PricingFilter pricing,
+                                 int nodes, const char* field, const char* nodes_field) {
+  if (offer_id.empty()) return Error{field, "name an offer id (see `trainfit rank`)"};
+  OfferPlan out;
+  out.offer = s.find_offer(offer_id);
+  if (out.offer < 0) return Error{field, "no offer \"" + offer_id + "\" in snapshot " + s.id};
+  // The same path as `plan` and `cost` (api.cpp offer_doc): rank the one offer with the filters cleared, so the
+  // plan, node count and checkpoint interval are the ones the ranking shows for this row.
+  out.one.id = s.id;
+  out.one.gpus = s.gpus;
+  out.one.providers = s.providers;
+  out.one.offers = {s.offers[out.offer]};
+  out.query = q0;
+  out.query.filters = Filters{};
+  out.query.filters.max_nodes = q0.filters.max_nodes;
+  out.query.filters.must_fit = q0.filters.must_fit;  // as `plan` and `cost`: a "tight" row only when asked
+  out.query.filters.show_doubtful = true;  // as `plan` and `cost`: the offer named is planned whatever its flags
+  out.query.target.nodes = nodes;
+  Result<RankResult> rr = rank_offers(out.query, out.one);
+  if (!rr) return rr.error();
+  out.rank = std::move(rr).value();
+  for (int i = 0; i < static_cast<int>(out.rank.rows.size()); ++i) {
+    const RankRow& x = out.rank.rows[i];
+    if (pricing == PricingFilter::spot && x.option != PricingOption::spot) continue;
+    if (pricing == PricingFilter::on_demand && x.option != PricingOption::on_demand) continue;
+    if (x.state != RowState::ranked || x.nodes <= 0 || x.shape < 0 || x.plan_index < 0) continue;
+    out.row = i;
+    break;
+  }
+  if (out.row < 0) {
+    const bool want = pricing != PricingFilter::any;
+    const PricingOption wanted = pricing == PricingFilter::spot ? PricingOption::spot : PricingOption::on_demand;
+    std::string why = "no plan runs on this offer";
+    for (const RankRow& x : out.rank.rows) {
+      if (want && x.option != wanted) continue;
+      if (x.state == RowState::no_price) return Error{field, std::string("this offer has no ") + option_label(wanted) + " price"};
+      if (!x.why_not.empty()) {
+        why += ": " + x.why_not;
+        break;
+      }
+    }
+    if (want && std::none_of(out.rank.rows.begin(), out.rank.rows.end(), [&](const RankRow& x) { return x.option == wanted; }))
+      return Error{field, std::string("this offer has no ") + option_label(wanted) + " price"};
+    if (pricing == PricingFilter::spot) why += " (spot)";
+    if (pricing == PricingFilter::on_demand) why += " (on-demand)";
+    return Error{nodes > 0 ? nodes_field : field, why};
+  }
+  return out;
+}
+
+}  // namespace detail
+
+Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
+  Result<detail::OfferPlan> op = detail::plan_one_offer(q0, s, q0.target.offer, q0.target.pricing, q0.target.nodes,
+                                                        "target.offer", "target.nodes");
+  if (!op) return op.error();
+  const Query& q = op->query;
+  const Snapshot& one = op->one;
+  const RankResult* rr = &op->rank;
+  const RankRow* row = &op->chosen();
+  const int oi = op->offer;
+  const Offer& o = s.offers[oi];
+  const GpuSpec& g = s.gpus[o.gpu];
+  const Provider& pr = s.providers[o.provider];
+  Recipe r;
+  r.plan = rr->shapes[row->shape].plan.by_nodes[row->plan_index];
+  const Plan& p = r.plan;
+  const MemoryLayout& l = p.layout;
+  // The batch identity every file relies on; the planner guarantees it, and a recipe that broke it would train a
+  // different job than the one costed.
+  if (l.micro_batch * l.num_microbatches * l.dp != p.global_batch)
+    return Error{"global_batch", "the plan's micro-batch x accumulation x data parallel (" + itext(l.micro_batch) + " x " +
+                                     itext(l.num_microbatches) + " x " + itext(l.dp) + ") is not its global batch " +
+                                     itext(p.global_batch)};
+  Result<CostBreakdown> cost = cost_for(q, one, *rr, *row, row->nodes);
+  if (!cost) return cost.error();
+  r.offer = o.id;
+  r.provider = pr.id;
+  r.instance_type = o.instance_type;
+  r.region = o.region;
+  r.gpu = g.id;
+  r.option = row->option;
+  r.nodes = row->nodes;
+  r.gpus_per_node = o.gpu_count;
+  const int used = l.tp * l.pp * l.dp * l.cp;
+  r.nproc_per_node = r.nodes > 0 && used % r.nodes == 0 ? used / r.nodes : o.gpu_count;
+  if (used != r.nodes * o.gpu_count)
+    r.notes.push_back("the layout uses " + itext(used) + " of the " + itext(r.nodes * o.gpu_count) +
+                      " GPUs billed; torchrun starts " + itext(r.nproc_per_node) + " processes per node");
+  const std::string sky = skypilot_accelerator_name(pr.id, o.instance_type, g.id);
+  if (!sky.empty()) r.accelerators = sky + ":" + itext(o.gpu_count);
+  else r.notes.push_back("SkyPilot's accelerator name for " + g.id + " is not known to trainfit: the recipe pins instance_type only");
+  r.precision = resolve_precision(q, g);
+  // The query's framework (framework.h) decides where it can: Megatron-Core runs the Megatron arguments even for
+  // a data-parallel plan; otherwise model parallelism needs them and data parallelism + ZeRO runs as HF Trainer.
+  const Framework fw = q.train.framework;
+  r.engine = (l.tp > 1 || l.pp > 1 || l.cp > 1 || fw == Framework::megatron_core) ? "megatron" : "hf";
+  if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core)
+    r.notes.push_back(std::string("the training-script arguments follow ") +
+                      (r.engine == "megatron" ? "Megatron-LM" : "Hugging Face TrainingArguments") + "; " +
+                      to_string(fw) + " takes its own config: carry over the same micro-batch, accumulation, "
+                      "parallel sizes and save interval");
+  const double seqs = static_cast<double>(p.global_batch) * static_cast<double>(q.train.seq_len);
+  r.steps = seqs > 0 ? std::ceil(rr->processed_tokens / seqs) : 0;
+  r.checkpoint_interval_s = cost->checkpoint_interval_s;
+  // The interval in whole steps (rounded down: never checkpoint less often than the cost model assumed); an
+  // interval that spans the whole run (on-demand without failures: only the final save) is the step count.
+  const double steps_exact = seqs > 0 ? rr->processed_tokens / seqs : 0;
+  double by_time = p.step.total_s > 0 ? std::floor(r.checkpoint_interval_s / p.step.total_s * (1 + 1e-12)) : r.steps;
+  if (r.checkpoint_interval_s >= steps_exact * p.step.total_s * (1 - 1e-9)) by_time = r.steps;
+  r.save_interval_steps = static_cast<int64_t>(std::clamp(by_time, 1.0, std::max(1.0, r.steps)));
+  // Local disk per node: the 16-bit base weights downloaded, two checkpoints kept (save_total_limit 2; each node
+  // holds the shards of its own ranks, 1 / nodes of a checkpoint), the dataset staged on every node.
+  Result<ParamCounts> pc = count_params(q.model);
+  const double weights = pc ? pc->total * 2 : 0;
+  const double need_GB = (weights + 2 * rr->checkpoint_bytes / r.nodes + rr->dataset_bytes) / kGB;
+  r.disk_size_GB = std::max(kSkyPilotDefaultDiskGB, std::ceil(need_GB / 10) * 10);
+
+  Ctx c{q, s, r, o, g};
+  c.provider_id = pr.id;
+  c.spot = r.option == PricingOption::spot;
+  c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params);
+  c.job_name = "trainfit-" + safe_token(q.model_id, "custom");
+  for (char& ch : c.job_name)
+    if (ch == '.' || ch == '/' || ch == '_') ch = '-';
+  const std::string hf = safe_token(q.model.hf_id, "");
+  c.model_ref = hf.empty() ? c.sh_fill("Hugging Face model id or path") : hf;
+  c.ckpt_dir = c.spot ? "/checkpoints" : "checkpoints";
+  if (c.r.engine == "hf" && l.recompute == Recompute::selective)
+    r.notes.push_back("the plan assumes selective recomputation; Hugging Face gradient_checkpointing recomputes whole "
+                      "layers (less memory, about a third more compute than planned)");
+  if (c.r.engine == "megatron" && l.zero >= 2)
+    r.notes.push_back("Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); the plan's ZeRO-" +
+                      itext(l.zero) + " memory needs gradient sharding too");
+  if (c.r.engine == "megatron" && q.train.method != Method::full)
+    r.notes.push_back("a LoRA plan with tensor / pipeline parallelism needs a PEFT-capable Megatron front end (NeMo); "
+                      "the arguments describe the parallel layout only");
+  if (r.precision == "fp8")
+    r.notes.push_back("fp8 needs NVIDIA Transformer Engine; the Hugging Face recipes run bf16 (accelerate: mixed_precision fp8)");
+  fill_files(c);
+  return r;
+}
+
+}  // namespace trainfit

@@ -1,0 +1,196 @@
+// trainfit — launch recipes (recipe.h): every ranked row gets files that agree with its plan, the numbers come
+// from the plan and the cost model, hostile snapshot strings cannot change a file's structure, and bad targets
+// are refused with the field named. (tests/recipe/check_recipes.py parses the files with PyYAML and bash.)
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "trainfit/api.h"
+#include "trainfit/bundled.h"
+#include "trainfit/query.h"
+#include "trainfit/rank.h"
+#include "trainfit/recipe.h"
+#include "trainfit/snapshot.h"
+
+namespace trainfit {
+namespace {
+
+const Snapshot& bundled() {
+  static const Snapshot s = *load_snapshot(embedded_snapshot_json());
+  return s;
+}
+
+const RecipeFile& file_of(const Recipe& r, const std::string& format) {
+  for (const RecipeFile& f : r.files)
+    if (f.format == format) return f;
+  static const RecipeFile none;
+  ADD_FAILURE() << "no " << format << " file";
+  return none;
+}
+
+Query target(Query q, const std::string& offer, PricingFilter pricing, int nodes = 0) {
+  q.target.offer = offer;
+  q.target.pricing = pricing;
+  q.target.nodes = nodes;
+  return q;
+}
+
+// Checks one recipe against the plan it was written from (the DeepSpeed JSON parsed, the launchers searched).
+void expect_agrees_with_plan(const Recipe& r, const Offer& o) {
+  const MemoryLayout& l = r.plan.layout;
+  EXPECT_EQ(l.micro_batch * l.num_microbatches * l.dp, r.plan.global_batch);
+  EXPECT_EQ(r.gpus_per_node, o.gpu_count);
+  EXPECT_EQ(r.nproc_per_node * r.nodes, l.tp * l.pp * l.dp * l.cp);
+  ASSERT_EQ(r.files.size(), static_cast<size_t>(kRecipeFormatCount));
+  const std::string& sky = file_of(r, "skypilot").text;
+  EXPECT_NE(sky.find("num_nodes: " + std::to_string(r.nodes) + "\n"), std::string::npos) << sky;
+  if (!r.accelerators.empty()) {
+    EXPECT_EQ(r.accelerators.substr(r.accelerators.find(':') + 1), std::to_string(o.gpu_count));
+    EXPECT_NE(sky.find("accelerators: \"" + r.accelerators + "\""), std::string::npos);
+  }
+  EXPECT_NE(sky.find(std::string("use_spot: ") + (r.option == PricingOption::spot ? "true" : "false")), std::string::npos);
+  const std::string& dstack = file_of(r, "dstack").text;
+  EXPECT_NE(dstack.find("nodes: " + std::to_string(r.nodes) + "\n"), std::string::npos);
+  const RecipeFile& ds = file_of(r, "deepspeed");
+  if (ds.applies) {
+    nlohmann::json d = nlohmann::json::parse(ds.text);
+    EXPECT_EQ(d["train_batch_size"].get<int64_t>(), r.plan.global_batch);
+    EXPECT_EQ(d["train_micro_batch_size_per_gpu"].get<int64_t>(), l.micro_batch);
+    EXPECT_EQ(d["gradient_accumulation_steps"].get<int64_t>(), l.num_microbatches);
+    EXPECT_EQ(d["zero_optimization"]["stage"].get<int>(), l.zero);
+  } else {
+    EXPECT_TRUE(l.tp > 1 || l.pp > 1 || l.cp > 1) << ds.why;
+  }
+  for (const RecipeFile& f : r.files) {
+    // Every placeholder is of the one form and listed.
+    for (size_t at = f.text.find("<FILL"); at != std::string::npos; at = f.text.find("<FILL", at + 1)) {
+      const size_t end = f.text.find('>', at);
+      ASSERT_NE(end, std::string::npos);
+      const std::string p = f.text.substr(at, end - at + 1);
+      EXPECT_EQ(p.rfind(kFillPrefix, 0), 0u) << p;
+      EXPECT_NE(std::find(r.placeholders.begin(), r.placeholders.end(), p), r.placeholders.end()) << p;
+    }
+  }
+  EXPECT_GE(r.save_interval_steps, 1);
+  EXPECT_LE(static_cast<double>(r.save_interval_steps), std::max(1.0, r.steps));
+  EXPECT_GE(r.disk_size_GB, 256);
+}
+
+TEST(Recipe, EveryRankedRowOfTheDefaultJobGetsFilesThatAgreeWithItsPlan) {
+  const Query q = default_query();
+  Result<RankResult> rr = rank_offers(q, bundled());
+  ASSERT_TRUE(rr.ok());
+  int checked = 0;
+  for (const RankRow& row : rr->rows) {
+    if (row.state != RowState::ranked) continue;
+    const Offer& o = bundled().offers[row.offer];
+    SCOPED_TRACE(o.id);
+    const PricingFilter pf = row.option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+    Result<Recipe> r = make_recipe(target(q, o.id, pf, row.nodes), bundled());
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_EQ(r->nodes, row.nodes);
+    EXPECT_EQ(r->option, row.option);
+    const Plan& p = rr->shapes[row.shape].plan.by_nodes[row.plan_index];
+    EXPECT_EQ(r->plan.layout.tp, p.layout.tp);
+    EXPECT_EQ(r->plan.layout.dp, p.layout.dp);
+    EXPECT_EQ(r->plan.layout.micro_batch, p.layout.micro_batch);
+    EXPECT_EQ(r->plan.global_batch, p.global_batch);
+    expect_agrees_with_plan(*r, o);
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(Recipe, TwoNodeTensorAndPipelineLayoutWritesMegatronArgumentsAndRefusesDeepSpeedAlone) {
+  Result<Query> q = parse_query_json(R"({"model": "qwen2.5-32b", "method": "full", "seq_len": 4096,
+      "micro_batch": 1, "global_batch": 128, "recompute": "full",
+      "parallel": {"gpus": 16, "tp": 4, "pp": 2, "dp": 2, "zero": 1, "sequence_parallel": true},
+      "dataset": {"tokens": 5e9}, "target": {"offer": "aws/p5.48xlarge/us-east-1", "nodes": 2, "pricing": "on-demand"}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  Result<Recipe> r = make_recipe(*q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->engine, "megatron");
+  EXPECT_EQ(r->nodes, 2);
+  EXPECT_EQ(r->accelerators, "H100:8");
+  EXPECT_EQ(r->plan.layout.num_microbatches, 64);  // 128 / (1 x DP 2)
+  const std::string& m = file_of(*r, "megatron").text;
+  for (const char* want : {"--tensor-model-parallel-size 4\n", "--pipeline-model-parallel-size 2\n",
+                           "--sequence-parallel\n", "--use-distributed-optimizer\n", "--micro-batch-size 1\n",
+                           "--global-batch-size 128\n", "--recompute-granularity full", "--bf16\n"})
+    EXPECT_NE(m.find(want), std::string::npos) << want << "\n" << m;
+  EXPECT_EQ(m.find("--num-layers-per-virtual-pipeline-stage"), std::string::npos);
+  EXPECT_NE(m.find("--save-interval " + std::to_string(r->save_interval_steps) + "\n"), std::string::npos);
+  EXPECT_FALSE(file_of(*r, "deepspeed").applies);
+  EXPECT_FALSE(file_of(*r, "accelerate").applies);
+  expect_agrees_with_plan(*r, bundled().offers[bundled().find_offer("aws/p5.48xlarge/us-east-1")]);
+}
+
+TEST(Recipe, SpotRecipeCheckpointsToABucketAtTheCostModelsIntervalAndResumes) {
+  Query q = default_query();
+  q.train.method = Method::full;
+  q.train.global_batch = 256;
+  q.dataset.tokens = 5e9;
+  q = target(q, "aws/p5.48xlarge/us-east-1", PricingFilter::spot);
+  Result<Recipe> r = make_recipe(q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->option, PricingOption::spot);
+  // Young/Daly under the assumed interruption rate: far shorter than the run, so several saves.
+  EXPECT_GT(r->checkpoint_interval_s, 0);
+  EXPECT_LT(r->save_interval_steps, r->steps);
+  EXPECT_LE(r->save_interval_steps * r->plan.step.total_s, r->checkpoint_interval_s * (1 + 1e-9));
+  const std::string& sky = file_of(*r, "skypilot").text;
+  EXPECT_NE(sky.find("file_mounts:\n  /checkpoints:\n    name: \"<FILL: checkpoint bucket>\"\n    mode: MOUNT\n"),
+            std::string::npos) << sky;
+  EXPECT_NE(sky.find("--resume_from_checkpoint"), std::string::npos);
+  EXPECT_NE(sky.find("--save_steps " + std::to_string(r->save_interval_steps) + " "), std::string::npos);
+  EXPECT_NE(file_of(*r, "dstack").text.find("spot_policy: spot\n"), std::string::npos);
+}
+
+TEST(Recipe, HostileSnapshotStringsStayInsideQuotedScalars) {
+  Snapshot s = bundled();
+  const int oi = s.find_offer("lambda/gpu_1x_h100_pcie/us-east-1");
+  ASSERT_GE(oi, 0);
+  s.offers[oi].region = "us\"\nrun: rm -rf /";
+  s.offers[oi].instance_type = "x\\y";
+  Query q = target(default_query(), s.offers[oi].id, PricingFilter::on_demand);
+  Result<Recipe> r = make_recipe(q, s);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const std::string& sky = file_of(*r, "skypilot").text;
+  EXPECT_NE(sky.find("  region: \"us\\\"\\x0arun: rm -rf /\"\n"), std::string::npos) << sky;
+  EXPECT_NE(sky.find("  instance_type: \"x\\\\y\"\n"), std::string::npos) << sky;
+  EXPECT_EQ(sky.find("\nrun: rm"), std::string::npos);
+}
+
+TEST(Recipe, BadTargetsAreRefusedNamingTheField) {
+  Query q = default_query();
+  Result<Recipe> none = make_recipe(q, bundled());
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().field, "target.offer");
+  Result<Recipe> unknown = make_recipe(target(q, "no/such/offer", PricingFilter::any), bundled());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().field, "target.offer");
+  // A single-GPU instance cannot be clustered into 3 nodes (max_nodes 1).
+  Result<Recipe> nodes = make_recipe(target(q, "lambda/gpu_1x_h100_pcie/us-east-1", PricingFilter::any, 3), bundled());
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_EQ(nodes.error().field, "target.nodes");
+  // Lambda sells no spot capacity.
+  Result<Recipe> spot = make_recipe(target(q, "lambda/gpu_1x_h100_pcie/us-east-1", PricingFilter::spot), bundled());
+  ASSERT_FALSE(spot.ok());
+  // The facade says the same in its error document.
+  const std::string doc = api_call("recipe", R"({"target": {"offer": "no/such/offer"}})", &bundled());
+  EXPECT_NE(doc.find("\"field\":\"target.offer\""), std::string::npos) << doc;
+}
+
+TEST(Recipe, SkyPilotAcceleratorNamesFollowEachProvidersCatalog) {
+  // AcceleratorName of the SkyPilot catalogs (v9 gcp/vms.csv, cudo/vms.csv, fluidstack/vms.csv, aws/vms.csv).
+  EXPECT_EQ(skypilot_accelerator_name("gcp", "a3-megagpu-8g", "h100-sxm"), "H100-MEGA");
+  EXPECT_EQ(skypilot_accelerator_name("gcp", "a3-highgpu-8g", "h100-sxm"), "H100");
+  EXPECT_EQ(skypilot_accelerator_name("cudo", "any", "h100-sxm"), "H100-SXM");
+  EXPECT_EQ(skypilot_accelerator_name("fluidstack", "any", "h100-sxm"), "H100-NVLINK");
+  EXPECT_EQ(skypilot_accelerator_name("aws", "p4de.24xlarge", "a100-sxm-80gb"), "A100-80GB");
+  EXPECT_EQ(skypilot_accelerator_name("aws", "x", "no-such-gpu"), "");
+}
+
+}  // namespace
+}  // namespace trainfit

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Launch-recipe tests (issue 18): for each query in tests/recipe/queries/, `trainfit recipe` must
+  - write with --out exactly the bytes of the facade document's files (what the UI copies),
+  - match the golden files in tests/recipe/golden/<case>/ (UPDATE_GOLDEN=1 rewrites them, on purpose only),
+  - give files that parse: YAML with PyYAML (Debian python3-yaml), JSON with json, shell with `bash -n`
+    (the YAML's run / commands blocks too),
+  - agree with the plan field by field (batch sizes, ZeRO stage, TP/PP, node and GPU counts, the SkyPilot
+    accelerators string against the snapshot's offer, checkpoint interval, spot bucket and resume step),
+  - use placeholders of the one form <FILL: ...>, each listed in the document.
+Usage: check_recipes.py PATH/TO/trainfit SOURCE_DIR
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+QUERIES = os.path.join(SRC, "tests/recipe/queries")
+GOLDEN = os.path.join(SRC, "tests/recipe/golden")
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+ENV = dict(os.environ, TRAINFIT_TODAY="2026-11-29")
+FILL = re.compile(r"<FILL: [^<>]+>")
+failures = []
+
+
+def check(cond, case, what):
+    if not cond:
+        failures.append(f"{case}: {what}")
+
+
+def run(args):
+    return subprocess.run([BIN] + args, cwd=SRC, env=ENV, capture_output=True, text=True)
+
+
+def bash_syntax_ok(text):
+    return subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True).returncode == 0
+
+
+def snapshot_offer(offer_id):
+    with open(os.path.join(SRC, "data/snapshot.json")) as f:
+        snap = json.load(f)
+    cols = snap["offers"]["columns"]
+    for row in snap["offers"]["rows"]:
+        o = dict(zip(cols, row))
+        if o["id"] == offer_id:
+            return o
+    raise SystemExit(f"offer {offer_id} not in the snapshot")
+
+
+def flag_value(args, flag):
+    """The value after `flag` in a list of shell words (None when absent)."""
+    for i, w in enumerate(args):
+        if w == flag and i + 1 < len(args):
+            return args[i + 1]
+        if w.startswith(flag + "="):
+            return w.split("=", 1)[1]
+    return None
+
+
+def words(text):
+    return shlex.split(text.replace("\\\n", " "), comments=True)
+
+
+def check_case(case, query_path):
+    r = run(["recipe", "--query", query_path, "--format", "json"])
+    check(r.returncode == 0, case, f"recipe --format json exit {r.returncode}: {r.stderr}")
+    if r.returncode != 0:
+        return
+    doc = json.loads(r.stdout)
+    with open(query_path) as f:
+        query = json.load(f)
+    plan = doc["plan"]
+    files = {f["format"]: f for f in doc["files"]}
+    mb, ga, dp, gb = plan["micro_batch"], plan["grad_accum"], plan["dp"], plan["global_batch"]
+    # The batch identity, and the query's global batch kept exactly.
+    check(mb * ga * dp == gb, case, f"micro {mb} x accum {ga} x dp {dp} != global {gb}")
+    if "global_batch" in query:
+        check(gb == query["global_batch"], case, f"global batch {gb} != query's {query['global_batch']}")
+    if "nodes" in query.get("target", {}):
+        check(doc["nodes"] == query["target"]["nodes"], case, "node count differs from target.nodes")
+    if query.get("target", {}).get("pricing") in ("spot", "on-demand"):
+        check(doc["option"] == query["target"]["pricing"], case, "pricing option differs from target.pricing")
+
+    # --out writes the same bytes as the document (what the UI's copy button copies).
+    with tempfile.TemporaryDirectory() as out:
+        w = run(["recipe", "--query", query_path, "--format", "all", "--out", out])
+        check(w.returncode == 0, case, f"--format all --out: exit {w.returncode}: {w.stderr}")
+        for f in doc["files"]:
+            path = os.path.join(out, f["filename"])
+            if not f["applies"]:
+                check(not os.path.exists(path), case, f"{f['format']} does not apply but was written")
+                check(f["why"] != "", case, f"{f['format']} does not apply and says no why")
+                continue
+            with open(path) as g:
+                check(g.read() == f["text"], case, f"{f['filename']}: --out bytes differ from the document")
+            gold = os.path.join(GOLDEN, case, f["filename"])
+            if UPDATE:
+                os.makedirs(os.path.dirname(gold), exist_ok=True)
+                with open(gold, "w") as g:
+                    g.write(f["text"])
+            elif not os.path.exists(gold):
+                check(False, case, f"no golden file {gold}")
+            else:
+                with open(gold) as g:
+                    check(g.read() == f["text"], case, f"{f['filename']} differs from {gold}")
+
+    # Placeholders: one form, all listed, all used.
+    used = set()
+    for f in doc["files"]:
+        used |= set(FILL.findall(f["text"]))
+        check(f["text"].count("<FILL") == len(FILL.findall(f["text"])), case, f"{f['format']}: malformed placeholder")
+    check(used == set(doc["placeholders"]), case, f"placeholders used {sorted(used)} != listed {doc['placeholders']}")
+
+    offer = snapshot_offer(doc["offer"])
+    spot = doc["option"] == "spot"
+    megatron = doc["engine"] == "megatron"
+    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or plan["cp"] > 1 or query.get("framework") == "megatron-core"),
+          case, "engine does not follow the layout / framework")
+
+    def train_args_ok(args, fmt):
+        if megatron:
+            check(flag_value(args, "--micro-batch-size") == str(mb), case, f"{fmt}: --micro-batch-size")
+            check(flag_value(args, "--global-batch-size") == str(gb), case, f"{fmt}: --global-batch-size")
+            check(flag_value(args, "--tensor-model-parallel-size") == str(plan["tp"]), case, f"{fmt}: TP")
+            check(flag_value(args, "--pipeline-model-parallel-size") == str(plan["pp"]), case, f"{fmt}: PP")
+            check(flag_value(args, "--save-interval") == str(doc["save_interval_steps"]), case, f"{fmt}: --save-interval")
+            check(("--sequence-parallel" in args) == plan["sequence_parallel"], case, f"{fmt}: --sequence-parallel")
+            check(("--use-distributed-optimizer" in args) == (plan["zero"] >= 1), case, f"{fmt}: distributed optimizer")
+            vp = plan.get("vp", 1)
+            vflag = flag_value(args, "--num-layers-per-virtual-pipeline-stage")
+            if vp > 1:
+                check(vflag is not None and int(vflag) * plan["pp"] * vp == int(flag_value(args, "--num-layers")), case,
+                      f"{fmt}: layers per virtual stage {vflag}")
+            else:
+                check(vflag is None, case, f"{fmt}: virtual stages the plan lacks")
+            rc = flag_value(args, "--recompute-granularity")
+            check(rc == (None if plan["recompute"] == "none" else plan["recompute"]), case, f"{fmt}: recompute {rc}")
+            check(flag_value(args, "--train-iters") == str(int(doc["steps"])), case, f"{fmt}: --train-iters")
+        else:
+            check(flag_value(args, "--per_device_train_batch_size") == str(mb), case, f"{fmt}: micro-batch")
+            check(flag_value(args, "--gradient_accumulation_steps") == str(ga), case, f"{fmt}: accumulation")
+            check(flag_value(args, "--save_steps") == str(doc["save_interval_steps"]), case, f"{fmt}: save_steps")
+            check(flag_value(args, "--max_steps") == str(int(doc["steps"])), case, f"{fmt}: max_steps")
+            ds = plan["zero"] > 0 or plan["offload_optimizer"] or plan["offload_params"]
+            check((flag_value(args, "--deepspeed") == "ds_config.json") == ds, case, f"{fmt}: --deepspeed")
+            check(("--gradient_checkpointing" in args) == (plan["recompute"] != "none"), case, f"{fmt}: checkpointing")
+            check(("--use_peft" in args) == (query.get("method") in ("lora", "qlora")), case, f"{fmt}: LoRA flags")
+        dirs = [flag_value(args, "--save"), flag_value(args, "--output_dir")]
+        check(("/checkpoints" in dirs) == spot, case, f"{fmt}: spot checkpoints go to the bucket mount")
+
+    # SkyPilot.
+    sky = yaml.safe_load(files["skypilot"]["text"])
+    res = sky["resources"]
+    check(sky["num_nodes"] == doc["nodes"], case, "skypilot num_nodes")
+    check(res["cloud"] == offer["provider"] and res["region"] == offer["region"], case, "skypilot cloud/region")
+    check(res["instance_type"] == offer["instance_type"], case, "skypilot instance_type")
+    name, _, count = res["accelerators"].partition(":")
+    check(int(count) == offer["gpu_count"] == doc["gpus_per_node"], case, f"skypilot accelerators {res['accelerators']}")
+    check(res["accelerators"] == doc["accelerators"], case, "skypilot accelerators vs document")
+    check(res["use_spot"] is spot, case, "skypilot use_spot")
+    check(res["disk_size"] == doc["disk_size_GB"] and res["disk_size"] >= 256, case, "skypilot disk_size")
+    run_block = sky["run"]
+    check(bash_syntax_ok(run_block), case, "skypilot run block: bash -n fails")
+    for var in ("SKYPILOT_NUM_NODES", "SKYPILOT_NODE_RANK", "SKYPILOT_NODE_IPS"):
+        check(var in run_block, case, f"skypilot run lacks {var}")
+    args = words(run_block.split("torchrun", 1)[1])
+    check(flag_value(args, "--nnodes") == "$SKYPILOT_NUM_NODES", case, "skypilot --nnodes")
+    check(flag_value(args, "--nproc-per-node") in ("$SKYPILOT_NUM_GPUS_PER_NODE", str(doc["nproc_per_node"])), case,
+          "skypilot --nproc-per-node")
+    train_args_ok(args, "skypilot")
+    if spot:
+        mount = sky.get("file_mounts", {}).get("/checkpoints")
+        check(mount is not None and mount.get("mode") == "MOUNT", case, "spot: no checkpoint bucket mount")
+        check(megatron or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
+        check(doc["save_interval_steps"] < doc["steps"], case, "spot: checkpoints only at the end")
+    else:
+        check("file_mounts" not in sky, case, "on-demand recipe mounts a bucket")
+    if files["deepspeed"]["applies"] and plan["zero"] > 0:
+        check("cat > ds_config.json" in run_block, case, "skypilot run does not write ds_config.json")
+
+    # dstack.
+    ds = yaml.safe_load(files["dstack"]["text"])
+    check(ds["type"] == "task" and ds["nodes"] == doc["nodes"], case, "dstack nodes")
+    check(ds["spot_policy"] == ("spot" if spot else "on-demand"), case, "dstack spot_policy")
+    check(ds["resources"]["gpu"].endswith(":" + str(offer["gpu_count"])), case, "dstack gpu count")
+    check(ds["backends"] == [offer["provider"]] and ds["regions"] == [offer["region"]], case, "dstack backend/region")
+    cmds = "\n".join(ds["commands"])
+    check(bash_syntax_ok(cmds), case, "dstack commands: bash -n fails")
+    args = words(cmds.split("torchrun", 1)[1])
+    check(flag_value(args, "--nnodes") == "$DSTACK_NODES_NUM", case, "dstack --nnodes")
+    check(flag_value(args, "--master-addr") == "$DSTACK_MASTER_NODE_IP", case, "dstack --master-addr")
+    train_args_ok(args, "dstack")
+
+    # torchrun.sh.
+    t = files["torchrun"]["text"]
+    check(bash_syntax_ok(t), case, "torchrun.sh: bash -n fails")
+    args = words(t[t.index("\ntorchrun") + 1:])
+    check(flag_value(args, "--nnodes") == str(doc["nodes"]), case, "torchrun --nnodes")
+    check(flag_value(args, "--nproc-per-node") == str(doc["nproc_per_node"]), case, "torchrun --nproc-per-node")
+    check(doc["nproc_per_node"] * doc["nodes"] == plan["tp"] * plan["pp"] * plan["dp"] * plan["cp"], case,
+          "processes != GPUs the layout uses")
+    train_args_ok(args, "torchrun")
+
+    # DeepSpeed JSON.
+    if files["deepspeed"]["applies"]:
+        d = json.loads(files["deepspeed"]["text"])
+        check(d["train_batch_size"] == gb, case, "deepspeed train_batch_size")
+        check(d["train_micro_batch_size_per_gpu"] == mb, case, "deepspeed micro batch")
+        check(d["gradient_accumulation_steps"] == ga, case, "deepspeed accumulation")
+        check(d["train_micro_batch_size_per_gpu"] * d["gradient_accumulation_steps"] * dp == d["train_batch_size"], case,
+              "deepspeed batch identity")
+        check(d["zero_optimization"]["stage"] == plan["zero"], case, "deepspeed ZeRO stage")
+        check(("offload_optimizer" in d["zero_optimization"]) == plan["offload_optimizer"], case, "deepspeed offload")
+        check(d["bf16"]["enabled"] == (doc["precision"] in ("bf16", "fp8")), case, "deepspeed bf16")
+        check(d["fp16"]["enabled"] == (doc["precision"] == "fp16"), case, "deepspeed fp16")
+        check(d["gradient_clipping"] == 1.0, case, "deepspeed gradient_clipping")
+    else:
+        check(megatron, case, "deepspeed refused for a data-parallel plan")
+
+    # accelerate.
+    if files["accelerate"]["applies"]:
+        a = yaml.safe_load(files["accelerate"]["text"])
+        check(a["num_machines"] == doc["nodes"], case, "accelerate num_machines")
+        check(a["num_processes"] == doc["nodes"] * doc["nproc_per_node"], case, "accelerate num_processes")
+        check(a["gradient_accumulation_steps"] == ga, case, "accelerate accumulation")
+        want = "FSDP" if plan["zero"] in (2, 3) and not plan["offload_optimizer"] else (
+            "DEEPSPEED" if plan["zero"] > 0 or plan["offload_optimizer"] else ("MULTI_GPU" if a["num_processes"] > 1 else "NO"))
+        check(a["distributed_type"] == want, case, f"accelerate distributed_type {a['distributed_type']} != {want}")
+        if want == "FSDP":
+            check(a["fsdp_config"]["fsdp_sharding_strategy"] == ("FULL_SHARD" if plan["zero"] == 3 else "SHARD_GRAD_OP"),
+                  case, "accelerate FSDP sharding")
+        if want == "DEEPSPEED":
+            check(a["deepspeed_config"]["zero_stage"] == plan["zero"], case, "accelerate zero_stage")
+
+    # Megatron.
+    if files["megatron"]["applies"]:
+        m = files["megatron"]["text"]
+        check(bash_syntax_ok(m), case, "megatron_args.sh: bash -n fails")
+        body = m[m.index("MEGATRON_ARGS=(") + len("MEGATRON_ARGS=("):m.rindex(")")]
+        megatron_args = words(body)
+        saved = megatron
+        megatron = True
+        train_args_ok(megatron_args, "megatron")
+        megatron = saved
+    else:
+        check(query.get("method") in ("lora", "qlora"), case, "megatron refused for a full fine-tune")
+
+    # The checkpoint interval in steps follows the cost model's interval.
+    step_s = plan["step"]["total_s"]
+    k = doc["save_interval_steps"]
+    check(k == 1 or k == doc["steps"] or k * step_s <= doc["checkpoint_interval_s"] * (1 + 1e-9), case,
+          "save interval longer than planned")
+    check(k == doc["steps"] or (k + 1) * step_s > doc["checkpoint_interval_s"], case, "save interval shorter than planned")
+
+
+def check_cli_errors():
+    q = os.path.join(QUERIES, "tp_pp_two_nodes.json")
+    r = run(["recipe", "--query", q, "--format", "deepspeed"])
+    check(r.returncode == 1 and "deepspeed: not written" in r.stderr, "cli", "a format that does not apply: exit 1 + why")
+    r = run(["recipe", "--query", q, "--format", "skypilot,megatron"])
+    check(r.returncode == 2 and "--out" in r.stderr, "cli", "several formats without --out: exit 2 naming --out")
+    r = run(["recipe", "--query", q, "--format", "yaml"])
+    check(r.returncode == 2, "cli", "unknown format: exit 2")
+    r = run(["recipe", "--model", "llama-3.1-8b", "--offer", "no/such/offer", "--format", "skypilot"])
+    check(r.returncode == 2 and "target.offer" in r.stderr, "cli", "unknown offer: exit 2 naming target.offer")
+    r = run(["recipe", "--query", q, "--nodes", "3", "--format", "skypilot"])
+    check(r.returncode == 2 and "target.nodes" in r.stderr, "cli", f"impossible node count: {r.returncode} {r.stderr}")
+
+
+def check_ranked_rows():
+    """The top rows of two rankings (the default LoRA job; a full fine-tune on spot that needs several GPUs): each
+    row's recipe parses (PyYAML, json, bash -n) and asks for that row's GPUs, nodes and batch."""
+    jobs = [["--model", "llama-3.1-8b", "--method", "lora"],
+            ["--model", "llama-3.1-8b", "--method", "full", "--tokens", "2e9", "--global-batch", "128", "--spot"]]
+    checked = 0
+    for job in jobs:
+        r = run(["rank", "--format", "json", "--top", "12"] + job)
+        check(r.returncode == 0, "rows", f"rank exit {r.returncode}: {r.stderr}")
+        if r.returncode != 0:
+            continue
+        for row in json.loads(r.stdout)["rows"]:
+            case = f"row {row['offer']} {row['option']}"
+            args = ["recipe", "--format", "json", "--offer", row["offer"], "--nodes", str(row["nodes"]),
+                    "--spot" if row["option"] == "spot" else "--on-demand"] + [a for a in job if a != "--spot"]
+            d = run(args)
+            check(d.returncode == 0, case, f"recipe exit {d.returncode}: {d.stderr}")
+            if d.returncode != 0:
+                continue
+            doc = json.loads(d.stdout)
+            plan = doc["plan"]
+            check(doc["nodes"] == row["nodes"] and doc["plan"]["summary"] == row["plan"], case, "plan differs from the row")
+            check(plan["micro_batch"] * plan["grad_accum"] * plan["dp"] == plan["global_batch"], case, "batch identity")
+            for f in doc["files"]:
+                if not f["applies"]:
+                    continue
+                name = f["filename"]
+                try:
+                    if name.endswith(".json"):
+                        json.loads(f["text"])
+                    elif name.endswith((".yaml", ".yml")):
+                        y = yaml.safe_load(f["text"])
+                        if f["format"] == "skypilot":
+                            check(y["num_nodes"] == row["nodes"], case, "skypilot num_nodes")
+                            check(y["resources"]["accelerators"] == doc["accelerators"] and
+                                  doc["accelerators"].endswith(":" + str(row["gpus_per_node"])), case, "accelerators")
+                            check(bash_syntax_ok(y["run"]), case, "skypilot run: bash -n")
+                        if f["format"] == "dstack":
+                            check(bash_syntax_ok("\n".join(y["commands"])), case, "dstack commands: bash -n")
+                    else:
+                        check(bash_syntax_ok(f["text"]), case, f"{name}: bash -n")
+                except Exception as e:  # a parse error is a failure, with the parser's words
+                    check(False, case, f"{name}: {e}")
+            checked += 1
+    check(checked >= 20, "rows", f"only {checked} ranked rows checked")
+
+
+cases = sorted(f[:-5] for f in os.listdir(QUERIES) if f.endswith(".json"))
+for case in cases:
+    check_case(case, os.path.join(QUERIES, case + ".json"))
+check_cli_errors()
+check_ranked_rows()
+for f in failures:
+    print("FAIL", f)
+print(f"recipes: {len(cases)} cases, {len(failures)} failures")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,30 @@
+#!/bin/bash
+# trainfit recipe: Megatron-LM arguments for 2 nodes x 8 GPU: TP 4, PP 2, DP 2, ZeRO-1, full recompute, micro-batch 1 x 64
+# torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
+MEGATRON_ARGS=(
+  --tensor-model-parallel-size 4
+  --pipeline-model-parallel-size 2
+  --sequence-parallel
+  --use-distributed-optimizer
+  --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
+  --micro-batch-size 1
+  --global-batch-size 128
+  --seq-length 4096
+  --num-layers 64
+  --hidden-size 5120
+  --ffn-hidden-size 27648
+  --num-attention-heads 40
+  --group-query-attention --num-query-groups 8
+  --max-position-embeddings 131072
+  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --add-qkv-bias
+  --untie-embeddings-and-output-weights
+  --bf16
+  --clip-grad 1.0
+  --train-iters 9537
+  --lr '<FILL: learning rate>'
+  --data-path '<FILL: dataset path (Megatron indexed dataset prefix)>'
+  --tokenizer-type HuggingFaceTokenizer --tokenizer-model Qwen/Qwen2.5-32B
+  --save checkpoints --load checkpoints
+  --save-interval 9537
+)

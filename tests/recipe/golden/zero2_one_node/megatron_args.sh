@@ -1,0 +1,28 @@
+#!/bin/bash
+# trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 8, ZeRO-2, selective recompute, micro-batch 1 x 8
+# torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
+MEGATRON_ARGS=(
+  --tensor-model-parallel-size 1
+  --pipeline-model-parallel-size 1
+  --use-distributed-optimizer
+  --recompute-granularity selective
+  --micro-batch-size 1
+  --global-batch-size 64
+  --seq-length 2048
+  --num-layers 32
+  --hidden-size 4096
+  --ffn-hidden-size 14336
+  --num-attention-heads 32
+  --group-query-attention --num-query-groups 8
+  --max-position-embeddings 131072
+  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --untie-embeddings-and-output-weights
+  --bf16
+  --clip-grad 1.0
+  --train-iters 7630
+  --lr '<FILL: learning rate>'
+  --data-path '<FILL: dataset path (Megatron indexed dataset prefix)>'
+  --tokenizer-type HuggingFaceTokenizer --tokenizer-model meta-llama/Llama-3.1-8B
+  --save checkpoints --load checkpoints
+  --save-interval 7630
+)
