@@ -14,6 +14,7 @@
 #include "render.h"
 #include "snapshot_cmd.h"
 #include "trainfit/api.h"
+#include "trainfit/api_doc.h"
 #include "trainfit/calibrate.h"
 #include "trainfit/bundled.h"
 #include "trainfit/query.h"
@@ -216,8 +217,10 @@ int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
   }
   trainfit::Snapshot snap;
   if (needs_snapshot && !load_snapshot(in, &snap, &code)) return code;
-  const std::string out = trainfit::api_call(verb, query, needs_snapshot ? &snap : nullptr);
-  json doc = json::parse(out);
+  // JSON: the facade's text as is; tables: its document as an object (api_doc.h), not text parsed back.
+  const trainfit::Snapshot* sp = needs_snapshot ? &snap : nullptr;
+  const std::string out = in.format == "json" ? trainfit::api_call(verb, query, sp) : std::string();
+  json doc = in.format == "json" ? json::parse(out) : trainfit::api_call_doc(verb, query, sp);
   if (!doc.value("ok", false)) {
     const json& e = doc["error"];
     return fail(e.value("field", ""), e.value("message", "failed"), kExitBadInput);

@@ -1,6 +1,7 @@
 // trainfit core — the JSON facade (api.h). Documents are built with nlohmann::json and dumped once, so key
 // order is fixed (alphabetical within objects) and the same query gives byte-identical output everywhere.
 #include "trainfit/api.h"
+#include "trainfit/api_doc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -634,24 +635,32 @@ std::string json_escape(std::string_view s) {
 // bytes from a hostile query or link, and that must still come back as a readable error document.
 static std::string dump_doc(const json& doc) { return doc.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+nlohmann::json api_call_doc(std::string_view verb, std::string_view query_json, const Snapshot* snapshot) {
+  try {
+    if (verb == "models") return models_doc();
+    if (verb == "hf_config") return hf_config_doc(query_json);
+    Result<Query> q = parse_query_json(query_json.empty() ? std::string_view("{}") : query_json);
+    if (!q) return error_doc(q.error());
+    if (verb == "query") return json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}};
+    if (verb == "estimate") return estimate(*q, snapshot);
+    if (verb == "validate") return validate_doc();
+    if (verb == "rank" || verb == "plan" || verb == "cost" || verb == "recipe" || verb == "calibrate") {
+      if (!snapshot) return error_doc(Error{"snapshot", "no price snapshot is loaded"});
+      if (verb == "rank") return rank_doc(*q, *snapshot);
+      if (verb == "recipe") return recipe_doc(*q, *snapshot);
+      if (verb == "calibrate") return calibrate_doc(*q, *snapshot);
+      return offer_doc(*q, *snapshot, verb == "cost");
+    }
+    return error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, calibrate, recipe, validate, models, hf_config or query"});
+  } catch (const std::exception& e) {
+    return error_doc(Error{"", std::string("internal error: ") + e.what()});
+  }
+}
+
 std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot) {
   try {
-    if (verb == "models") return dump_doc(models_doc());
-    if (verb == "hf_config") return dump_doc(hf_config_doc(query_json));
-    Result<Query> q = parse_query_json(query_json.empty() ? std::string_view("{}") : query_json);
-    if (!q) return dump_doc(error_doc(q.error()));
-    if (verb == "query") return dump_doc(json{{"ok", true}, {"query", json::parse(query_to_json(*q, true))}, {"hash", query_to_hash(*q)}});
-    if (verb == "estimate") return dump_doc(estimate(*q, snapshot));
-    if (verb == "validate") return dump_doc(validate_doc());
-    if (verb == "rank" || verb == "plan" || verb == "cost" || verb == "recipe" || verb == "calibrate") {
-      if (!snapshot) return dump_doc(error_doc(Error{"snapshot", "no price snapshot is loaded"}));
-      if (verb == "rank") return dump_doc(rank_doc(*q, *snapshot));
-      if (verb == "recipe") return dump_doc(recipe_doc(*q, *snapshot));
-      if (verb == "calibrate") return dump_doc(calibrate_doc(*q, *snapshot));
-      return dump_doc(offer_doc(*q, *snapshot, verb == "cost"));
-    }
-    return dump_doc(error_doc(Error{"verb", "unknown verb \"" + std::string(verb) + "\"; expected estimate, plan, rank, cost, calibrate, recipe, validate, models, hf_config or query"}));
-  } catch (const std::exception& e) {
+    return dump_doc(api_call_doc(verb, query_json, snapshot));
+  } catch (const std::exception& e) {  // dump_doc itself replaces bad UTF-8; nothing else should throw here
     return dump_doc(error_doc(Error{"", std::string("internal error: ") + e.what()}));
   }
 }
