@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "facade_helpers.h"
 #include "trainfit/api.h"
 #include "trainfit/bundled.h"
 #include "trainfit/snapshot.h"
@@ -12,11 +13,7 @@ namespace trainfit {
 namespace {
 using json = nlohmann::json;
 
-const Snapshot& bundled() {
-  static const Snapshot s = *load_snapshot(embedded_snapshot_json());
-  return s;
-}
-json call(const char* verb, const std::string& q) { return json::parse(api_call(verb, q, &bundled())); }
+json call(const char* verb, const std::string& q) { return test::facade(verb, q); }
 
 // The QLoRA paper's headline (Dettmers et al. 2023: a 65B model on one 48 GB GPU), as issue 21 typed it.
 TEST(FitVerdict, QloraHeadlineFitsA48GbCardAndNotA24GbOne) {

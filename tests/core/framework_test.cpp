@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "facade_helpers.h"
 #include "trainfit/api.h"
 #include "trainfit/bundled.h"
 #include "trainfit/framework.h"
@@ -16,11 +17,7 @@ namespace trainfit {
 namespace {
 using json = nlohmann::json;
 
-const Snapshot& bundled() {
-  static const Snapshot s = *load_snapshot(embedded_snapshot_json());
-  return s;
-}
-json call(const char* verb, const std::string& q) { return json::parse(api_call(verb, q, &bundled())); }
+json call(const char* verb, const std::string& q) { return test::facade(verb, q); }
 
 // Issue 17: "QLoRA of Llama 3.1 8B on 4x L4 with TP 2" was proposed; under hf-trainer QLoRA is DDP or FSDP only.
 TEST(Framework, QloraUnderHfTrainerIsNeverPlannedWithTpOrPp) {
