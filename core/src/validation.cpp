@@ -224,6 +224,51 @@ Result<bool> add_litgpt(std::vector<ValidationRow>& out) {
 // Metric: nvidia-smi "used" (pynvml info.used // 1024**2, "MB" = MiB) after training, i.e. the CUDA context
 // plus what PyTorch's caching allocator reserved at its peak. The same page measures the context alone:
 // torch.ones((1, 1)).to("cuda") -> 1343 MB, which is used as the overhead here instead of the default.
+// Measured: Megatron-LM functional test gpt3_mcore_te_tp4_pp1 memory reference (tests/functional_tests/test_cases/
+// gpt/..., golden values at commit 6e091e1b68c6856c9eeea3069cc167061c0acb64, H100; candidates and quotes in
+// docs/research/multi_gpu_candidates.json, id mlm-7b-tp4pp1-h100): a GPT of 32 layers, hidden 4096, 32 heads with
+// 8 query groups, GELU 4h MLP, LayerNorm, learned positions, biases, untied embeddings, vocabulary 131,073 padded
+// to 131,584 (a multiple of 128 x TP); --bf16, distributed optimizer (ZeRO-1 over DP 2), fp32 main grads; TP 4,
+// PP 1, DP 2, no sequence parallel, no recompute; micro-batch 2, seq 8192, global batch 8 (2 accumulation steps).
+// Metric: "mem-max-allocated-bytes" = torch.cuda.memory_stats()["allocated_bytes.all.peak"] of the last rank:
+// 57,143,791,616 B = 53.22 GiB.
+Result<bool> add_megatron(std::vector<ValidationRow>& out) {
+  ModelSpec m;
+  apply_family(m, Arch::gpt2);
+  m.id = "custom";
+  m.name = "Megatron GPT 6.75B (GQA 8)";
+  m.hidden_size = 4096;
+  m.num_layers = 32;
+  m.num_heads = 32;
+  m.num_kv_heads = 8;
+  m.intermediate_size = 16384;
+  m.vocab_size = 131584;
+  m.max_position_embeddings = 8192;
+  m.tie_embeddings = false;
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.framework = Framework::megatron_core;
+  t.seq_len = 8192;
+  MemoryLayout l;
+  l.tp = 4;
+  l.dp = 2;
+  l.zero = 1;
+  l.micro_batch = 2;
+  l.num_microbatches = 2;
+  l.recompute = Recompute::none;
+  l.gpus_per_node = 8;
+  auto e = estimate_memory(m, t, l);
+  if (!e) return e.error();
+  out.push_back(row("Megatron-LM GPT 6.75B, TP 4, DP 2, distributed optimizer, micro-batch 2 x 2, seq 8192, 8x H100",
+                    "NVIDIA/Megatron-LM functional test gpt3_mcore_te_tp4_pp1 golden values @6e091e1 "
+                    "(mem-max-allocated-bytes, last rank)",
+                    RefKind::measured_peak, "allocated peak, GiB", 57143791616.0 / kGiB, e->allocated_peak / kGiB, 0.10,
+                    "framework megatron-core (fp32 main-grad buffer); Transformer Engine kernels assumed to keep what "
+                    "the PyTorch ops keep"));
+  return true;
+}
+
 Result<bool> add_hf_single_gpu(std::vector<ValidationRow>& out) {
   const ModelSpec* m = find_model("bert-large");
   if (!m) return Error{"model", "validation preset missing: bert-large"};
@@ -295,7 +340,7 @@ void add_param_counts(std::vector<ValidationRow>& out) {
 
 Result<std::vector<ValidationRow>> validation_report() {
   std::vector<ValidationRow> out;
-  for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu}) {
+  for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu, add_megatron}) {
     auto r = step(out);
     if (!r) return r.error();
   }
