@@ -3,6 +3,8 @@
 #include "trainfit/api.h"
 #include "trainfit/api_doc.h"
 
+#include "offer_plan.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -458,17 +460,10 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   if (q0.target.offer.empty()) return error_doc(Error{"target.offer", "name an offer id (see `trainfit rank`)"});
   const int oi = s.find_offer(q0.target.offer);
   if (oi < 0) return error_doc(Error{"target.offer", "no offer \"" + q0.target.offer + "\" in snapshot " + s.id});
-  // The ranking reads GPUs, providers and offers only: copy those, with the one offer (not all of them).
+  // The ranking reads GPUs, providers and offers only: the one offer (not all of them), as recipe and calibrate.
   Snapshot one;
-  one.id = s.id;
-  one.gpus = s.gpus;
-  one.providers = s.providers;
-  one.offers = {s.offers[oi]};
-  Query q = q0;
-  q.filters = Filters{};
-  q.filters.max_nodes = q0.filters.max_nodes;
-  q.filters.must_fit = q0.filters.must_fit;
-  q.filters.show_doubtful = true;  // the offer asked for by name is costed whatever its flags (shown in `flags`)
+  Query q;
+  detail::one_offer_query(q0, s, oi, q0.target.nodes, &one, &q);
   Result<RankResult> r = rank_offers(q, one);
   if (!r) return error_doc(r.error());
   json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date}};

@@ -19,6 +19,11 @@ struct OfferPlan {
   const Plan& plan() const { return rank.shapes[chosen().shape].plan.by_nodes[chosen().plan_index]; }
 };
 
+// What every single-offer verb ranks (plan, cost, recipe, calibrate): `s` reduced to offer `offer` (GPUs and
+// providers kept) and the query with its filters cleared but for max_nodes and must_fit, doubtful prices shown
+// (the offer was named) and target.nodes = `nodes`.
+void one_offer_query(const Query& q0, const Snapshot& s, int offer, int nodes, Snapshot* one, Query* q);
+
 // The best-ranked row of `offer_id` under `pricing` (any: either option) on `nodes` nodes (0: the planner's
 // choice). Errors name `field` (the query key the offer came from) or `nodes_field`.
 Result<OfferPlan> plan_one_offer(const Query& q, const Snapshot& s, const std::string& offer_id, PricingFilter pricing,

@@ -554,6 +554,19 @@ std::string skypilot_accelerator_name(const std::string& provider, const std::st
 
 namespace detail {
 
+void one_offer_query(const Query& q0, const Snapshot& s, int offer, int nodes, Snapshot* one, Query* q) {
+  one->id = s.id;
+  one->gpus = s.gpus;
+  one->providers = s.providers;
+  one->offers = {s.offers[offer]};
+  *q = q0;
+  q->filters = Filters{};
+  q->filters.max_nodes = q0.filters.max_nodes;
+  q->filters.must_fit = q0.filters.must_fit;  // a "tight" row only when asked
+  q->filters.show_doubtful = true;            // the offer named is planned whatever its flags (shown in `flags`)
+  q->target.nodes = nodes;
+}
+
 static const char* option_label(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }
 
 Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::string& offer_id, PricingFilter pricing,
@@ -562,18 +575,9 @@ Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::
   OfferPlan out;
   out.offer = s.find_offer(offer_id);
   if (out.offer < 0) return Error{field, "no offer \"" + offer_id + "\" in snapshot " + s.id};
-  // The same path as `plan` and `cost` (api.cpp offer_doc): rank the one offer with the filters cleared, so the
-  // plan, node count and checkpoint interval are the ones the ranking shows for this row.
-  out.one.id = s.id;
-  out.one.gpus = s.gpus;
-  out.one.providers = s.providers;
-  out.one.offers = {s.offers[out.offer]};
-  out.query = q0;
-  out.query.filters = Filters{};
-  out.query.filters.max_nodes = q0.filters.max_nodes;
-  out.query.filters.must_fit = q0.filters.must_fit;  // as `plan` and `cost`: a "tight" row only when asked
-  out.query.filters.show_doubtful = true;  // as `plan` and `cost`: the offer named is planned whatever its flags
-  out.query.target.nodes = nodes;
+  // The same path as `plan` and `cost` (api.cpp offer_doc), so the plan, node count and checkpoint interval are
+  // the ones the ranking shows for this row.
+  one_offer_query(q0, s, out.offer, nodes, &out.one, &out.query);
   Result<RankResult> rr = rank_offers(out.query, out.one);
   if (!rr) return rr.error();
   out.rank = std::move(rr).value();
