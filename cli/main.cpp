@@ -446,7 +446,7 @@ int main(int argc, char** argv) {
 
   CLI::App* snapshot = cli.add_subcommand("snapshot", "check, describe or build a price snapshot");
   snapshot->require_subcommand(1);
-  std::string snap_path, catalog_dir = "../shared/data/skypilot-catalog", inputs_dir = "data/inputs",
+  std::string snap_path, catalog_dir = "data/raw/skypilot-catalog", inputs_dir = "data/inputs",
                          out_path = "data/snapshot.json";
   CLI::App* sv = snapshot->add_subcommand("validate", "check a snapshot and list every problem (JSON pointer + reason)");
   sv->add_option("file", snap_path, "snapshot JSON")->required();

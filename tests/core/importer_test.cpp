@@ -207,10 +207,11 @@ TEST(Importer, RefusesRaggedCsvRows) {
   EXPECT_FALSE(import_snapshot(in).ok());
 }
 
-// The bundled data/snapshot.json must be exactly what the importer makes from the shared catalog extract.
-TEST(Importer, BundledSnapshotIsReproducibleFromTheSharedCatalog) {
-  const std::string cat = kRoot + "/../shared/data/skypilot-catalog";
-  if (read_text(cat + "/v9/aws/vms.csv").empty()) GTEST_SKIP() << "shared catalog extract not present";
+// The bundled data/snapshot.json must be exactly what the importer makes from the catalog extract kept in the
+// repository (data/raw/skypilot-catalog, SOURCE.md there).
+TEST(Importer, BundledSnapshotIsReproducibleFromTheRepositoryCatalog) {
+  const std::string cat = kRoot + "/data/raw/skypilot-catalog";
+  ASSERT_FALSE(read_text(cat + "/v9/aws/vms.csv").empty()) << "catalog extract missing under " << cat;
   ImportInputs in;
   in.gpus_json = read_text(kRoot + "/data/inputs/gpus.json");
   in.providers_json = read_text(kRoot + "/data/inputs/providers.json");
