@@ -390,7 +390,8 @@ int main(int argc, char** argv) {
                  "also rank offers whose price the snapshot doubts (unverified_price, spot_above_on_demand, "
                  "deep_spot_discount); held back by default");
   add_dev_cycle_options(rank, in);
-  rank->add_option("--provider", in.providers, "only these providers (repeatable)");
+  rank->add_option("--provider", in.providers,
+                   "only these providers (repeatable); a marketplace id also keeps the rows it sells");
   rank->add_flag("--spot", in.spot_only, "spot / interruptible prices only");
   rank->add_flag("--on-demand", in.on_demand_only, "on-demand prices only");
   rank->callback([&] { std::exit(run_verb("rank", in, true)); });

@@ -207,7 +207,10 @@ Table rank_table(const json& doc, const std::string& format) {
     if (r.value("nodes", 1) > 1) gpus = std::to_string(r.value("nodes", 1)) + " nodes x " + gpus;
     char head[32];
     std::snprintf(head, sizeof head, "%.0f%%", r.value("headroom", 0.0) * 100);
-    std::vector<std::string> row{std::to_string(i), r.value("provider", ""), r.value("instance_type", ""), r.value("region", ""),
+    // A marketplace row names both: the cloud that runs it and the marketplace that sells it.
+    std::string seller = r.value("provider", "");
+    if (r.contains("via")) seller += " via " + r.value("via", "");
+    std::vector<std::string> row{std::to_string(i), seller, r.value("instance_type", ""), r.value("region", ""),
                       r.value("option", ""), gpus, gib(r["cuda_memory_bytes"]),
                       ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
                       hours(r.value("wall_s", json())), usd(r.value("total_usd", json())),

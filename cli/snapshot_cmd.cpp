@@ -174,6 +174,11 @@ int snapshot_import_cmd(const std::string& catalog_dir, const std::string& input
     const std::string p = (fs::path(catalog_dir) / ref.path).string();
     CatalogText ct{ref, {}};
     if (!read_file(p, &ct.text)) {
+      if (ref.optional) {  // an extract not made yet: the provider is left out of the snapshot, not an error
+        std::fprintf(out, "note %s/* [optional_catalog_missing]: %s not found; no offers from it\n", ref.provider.c_str(),
+                     p.c_str());
+        continue;
+      }
       std::fprintf(out, "error: cannot read catalog file %s (provider %s)\n", p.c_str(), ref.provider.c_str());
       return 2;
     }

@@ -143,6 +143,7 @@ const RowText& App::Impl::row_texts(int i) const {
   const RankRow& r = rank->rows[i];
   const Offer& o = snapshot.offers[r.offer];
   std::snprintf(t.gpus, sizeof t.gpus, "%d x %s", o.gpu_count, snapshot.gpus[o.gpu].name.c_str());
+  std::snprintf(t.seller, sizeof t.seller, "%s", offer_seller_text(snapshot, o).c_str());
   if (const Plan* p = row_plan(r)) {
     const MemoryLayout& l = p->layout;
     std::snprintf(t.plan, sizeof t.plan, "%dx%d TP%d PP%d DP%d Z%d %s mb%lld%s", p->nodes, p->gpus_per_node, l.tp, l.pp,

@@ -33,6 +33,7 @@ enum Col : int {
 struct RowText {
   char gpus[48] = "";  // "8 x H100 SXM" (empty until formatted: App::Impl::row_texts)
   char plan[64] = "";  // "2x8 TP8 PP1 DP2 Z1 sel mb4"
+  char seller[64] = "";  // "massedcompute via shadeform" (a marketplace row), else the provider id
 };
 
 // One validation row for the Accuracy view (from api_call("validate")).
@@ -143,7 +144,7 @@ struct App::Impl {
   void recompute();                     // ranking + headline figures when stale
   void rebuild_view();
   void select_row(int row);             // sets target.offer / target.pricing (in the hash)
-  const RowText& row_texts(int row) const;// the row's "GPUs" and "Plan" cells, formatted on first use
+  const RowText& row_texts(int row) const;// the row's "GPUs", "Plan" and "Provider" cells, formatted on first use
   void update_detail();
   const RankRow* selected_row() const;
   const Plan* row_plan(const RankRow& r) const;

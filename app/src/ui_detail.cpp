@@ -388,7 +388,7 @@ void dev_cycle_section(App::Impl& s, const RankRow& row) {
   const Offer& o = s.snapshot.offers[r->offer];
   if (s.query.cost.dev_runs > 0 && s.query.cost.dev_run_minutes > 0) {
     heading("Development cycle");
-    const Provider& pr = s.snapshot.providers[o.provider];
+    const Provider& pr = seller_of(s.snapshot, o);  // the marketplace's billing for a resold row (billing.h)
     const DevCycleInput in = dev_cycle_input(s.query, pr, o, r->option, r->nodes);
     if (Result<DevCycleCost> dc = dev_cycle_cost(in, billing_rule_for(pr, o.instance_type))) {
       char a[32], b[32], c[32];
@@ -544,6 +544,10 @@ void draw_detail(App::Impl& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
                       net_kind_name(o.inter_net));
+  if (o.via >= 0)  // a marketplace row: who runs it, who sells it, whose billing applies
+    ImGui::TextWrapped("%s via %s: run by %s, sold and billed by %s (its billing rules apply).",
+                       s.snapshot.providers[o.provider].id.c_str(), s.snapshot.providers[o.via].id.c_str(),
+                       s.snapshot.providers[o.provider].name.c_str(), s.snapshot.providers[o.via].name.c_str());
   if (!r->why_not.empty()) ImGui::TextColored(warn_color(), "Why not: %s", r->why_not.c_str());
   if (o.flags) {
     ImGui::TextColored(warn_color(), "%s", held_back_flags(o, r->option) ? "! Doubtful price. Data-quality flags:"

@@ -137,7 +137,7 @@ void draw_card(App::Impl& s, int vi) {
   dl->AddText(ImVec2(right - cost_w, y), ranked ? ink : ImGui::GetColorU32(ImGuiCol_TextDisabled), cost);
   y += line_h;
   // Line 2: GPUs, provider, pricing; the wall-clock time on the right.
-  std::snprintf(b, sizeof b, "%s \xC2\xB7 %s \xC2\xB7 %s", s.row_texts(ri).gpus, s.snapshot.providers[o.provider].id.c_str(),
+  std::snprintf(b, sizeof b, "%s \xC2\xB7 %s \xC2\xB7 %s", s.row_texts(ri).gpus, s.row_texts(ri).seller,
                 option_label(r.option));
   const char* time = ranked ? fmt_duration(t, sizeof t, r.wall_s) : "";
   const float time_w = ImGui::CalcTextSize(time).x;
@@ -237,7 +237,7 @@ void draw_headline(App::Impl& s) {
   } else {
     const Offer& o = s.snapshot.offers[best->offer];
     ImGui::TextWrapped("Fits on %d of %zu offer x pricing rows. Best: %s (%s), %s, %s.", s.rank->ranked, s.rank->rows.size(),
-                       o.instance_type.c_str(), s.snapshot.providers[o.provider].id.c_str(),
+                       o.instance_type.c_str(), offer_seller_text(s.snapshot, o).c_str(),
                        fmt_duration(t, sizeof t, best->wall_s), fmt_usd(c, sizeof c, best->total_usd));
   }
   mark_last_item("headline");

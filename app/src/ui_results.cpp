@@ -42,7 +42,7 @@ const char* col_text(const App::Impl& s, int ri, int col) {
   const Offer& o = s.snapshot.offers[r.offer];
   switch (col) {
     case kColInstance: return o.instance_type.c_str();
-    case kColProvider: return s.snapshot.providers[o.provider].id.c_str();
+    case kColProvider: return s.row_texts(ri).seller;
     case kColRegion: return o.region.c_str();
     case kColOption: return option_label(r.option);
     case kColGpus: return s.row_texts(ri).gpus;
@@ -222,7 +222,7 @@ void draw_results_table(App::Impl& s, float height) {
         ImGui::TextUnformatted(text);
       };
       cell(kColInstance, o.instance_type.c_str());
-      cell(kColProvider, s.snapshot.providers[o.provider].id.c_str());
+      cell(kColProvider, s.row_texts(ri).seller);
       cell(kColRegion, o.region.c_str());
       cell(kColOption, option_label(r.option));
       if (o.flags) draw_flags_cell(o, r);
@@ -306,7 +306,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
     cell(std::to_string(vi + 1), false);
     cell(o.id, false);
     cell(o.instance_type, false);
-    cell(s.snapshot.providers[o.provider].id, false);
+    cell(s.row_texts(ri).seller, false);
     cell(o.region, false);
     cell(option_label(r.option), false);
     cell(s.row_texts(ri).gpus, false);

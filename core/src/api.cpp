@@ -319,6 +319,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
          {"price_usd_per_h", num(row.price_usd_per_h)},
          {"state", row_state_name(row.state)},
          {"flags", offer_flag_names(o.flags)}};
+  if (o.via >= 0) d["via"] = s.providers[o.via].id;  // the marketplace that sells it; absent = sold directly
   if (!row.why_not.empty()) d["why_not"] = row.why_not;
   if (row.nodes > 0 && row.shape >= 0 && row.plan_index >= 0) {
     const Plan& p = r.shapes[row.shape].plan.by_nodes[row.plan_index];
@@ -441,7 +442,7 @@ json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, c
   else c["error"] = cb.error().to_string();
   if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0) {
     const Offer& o = one.offers[row.offer];
-    const Provider& p = one.providers[o.provider];
+    const Provider& p = seller_of(one, o);
     Result<DevCycleCost> dc =
         dev_cycle_cost(dev_cycle_input(q, p, o, row.option, row.nodes), billing_rule_for(p, o.instance_type));
     if (dc)
@@ -496,7 +497,7 @@ json recipe_doc(const Query& q, const Snapshot& s) {
     if (!f.why.empty()) d["why"] = f.why;
     files.push_back(d);
   }
-  return json{{"ok", true},
+  json d{{"ok", true},
               {"matched", true},
               {"snapshot", s.id},
               {"offer", r->offer},
@@ -519,6 +520,8 @@ json recipe_doc(const Query& q, const Snapshot& s) {
               {"files", files},
               {"placeholders", r->placeholders},
               {"notes", r->notes}};
+  if (!r->via.empty()) d["via"] = r->via;  // the marketplace that sells it (and whose catalog is launched)
+  return d;
 }
 
 // calibrate: one measured run against the uncalibrated estimate, the fitted factors, and the calibrated query

@@ -413,6 +413,11 @@ const BillingRule& billing_rule_for(const Provider& provider, const std::string&
   return provider.billing;
 }
 
+const Provider& seller_of(const Snapshot& s, const Offer& o) {
+  if (o.via >= 0 && o.via < static_cast<int>(s.providers.size())) return s.providers[static_cast<size_t>(o.via)];
+  return s.providers[static_cast<size_t>(o.provider)];
+}
+
 double billed_seconds(double run_s, const BillingRule& rule) {
   if (!std::isfinite(run_s) || run_s <= 0) return 0;
   const double minimum = std::isfinite(rule.minimum_s) && rule.minimum_s > 0 ? rule.minimum_s : 0;

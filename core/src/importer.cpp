@@ -3,6 +3,8 @@
 // (load_snapshot_report), so an import can never publish something `snapshot validate` would refuse.
 #include "trainfit/importer.h"
 
+#include "snapshot_internal.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -86,6 +88,9 @@ struct Family {
   double intra_GBps = 0, inter_Gbps = 0;
   int max_nodes = 1;
   uint32_t flags = 0;
+  // Optional: the rule applies only when the catalog's per-GPU memory (GpuInfo, in the catalog's unit) lies in
+  // [min, max] GB; a row without that figure does not match. Vast.ai's "A100_SXM4" is 40 or 80 GB (SOURCE.md).
+  double catalog_gpu_GB_min = -1, catalog_gpu_GB_max = -1;
 };
 
 // A priced zone (or zone-less row) of one provider x instance type x region.
@@ -103,6 +108,10 @@ struct Table {
     for (size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return static_cast<int>(i);
     return -1;
+  }
+  std::string cell(const std::vector<std::string>& r, const char* name) const {
+    const int i = col(name);
+    return i < 0 ? std::string() : r[static_cast<size_t>(i)];
   }
 };
 
@@ -131,15 +140,139 @@ uint32_t fnv1a(std::string_view s) {
   return h;
 }
 
-// The catalog GpuInfo is a Python-dict string; only the first 'SizeInMiB' is needed for a plausibility check.
-std::optional<double> gpuinfo_mib(const std::string& info) {
-  const auto k = info.find("'SizeInMiB':");
+// The catalog GpuInfo is a Python-dict string ('SizeInMiB': 81920) or JSON ("SizeInMiB": 81920); only the first
+// 'SizeInMiB' is needed for a plausibility check. Its unit is the catalog's (see GpuInfoUnit).
+std::optional<double> gpuinfo_size(const std::string& info) {
+  size_t k = info.find("'SizeInMiB':");
+  if (k == std::string::npos) k = info.find("\"SizeInMiB\":");
   if (k == std::string::npos) return std::nullopt;
   size_t i = k + 12;
   while (i < info.size() && info[i] == ' ') ++i;
   size_t j = i;
   while (j < info.size() && (std::isdigit(static_cast<unsigned char>(info[j])) || info[j] == '.')) ++j;
   return parse_num(info.substr(i, j - i));
+}
+
+// What a catalog's GpuInfo 'SizeInMiB' means (providers.json catalog entry "gpuinfo_memory"): MiB per GPU (the
+// SkyPilot convention), MiB for the whole instance (Vast.ai: 2x RTX 4090 says 49128), or GB per GPU under the MiB
+// key (Shadeform: 48 for an A6000). SOURCE.md lists each catalog's quirk.
+enum class GpuInfoUnit { per_gpu_MiB, instance_MiB, per_gpu_GB };
+
+// Per-GPU memory in bytes from a row's GpuInfo, or nullopt.
+std::optional<double> catalog_gpu_bytes(const std::string& info, GpuInfoUnit unit, int gpu_count) {
+  const auto v = gpuinfo_size(info);
+  if (!v || *v <= 0) return std::nullopt;
+  switch (unit) {
+    case GpuInfoUnit::per_gpu_MiB: return *v * 1048576.0;
+    case GpuInfoUnit::instance_MiB: return gpu_count > 0 ? *v * 1048576.0 / gpu_count : std::optional<double>{};
+    case GpuInfoUnit::per_gpu_GB: return *v * 1e9;
+  }
+  return std::nullopt;
+}
+
+// A marketplace's catalog (providers.json "marketplace"): each row names the cloud that runs it, either as the
+// InstanceType's prefix "<cloud><separator><shape>" (Shadeform's "massedcompute_A6000x8", Prime Intellect's
+// "lambdalabs__8xA100_80GB__240__1800") or in a column (Spheron's "Provider"); the marketplace is the row's `via`.
+struct Marketplace {
+  std::string separator;  // "" when the cloud comes from `column`
+  std::string column;
+  std::map<std::string, std::string> clouds;  // catalog cloud name -> provider id
+};
+
+// Everything one vms catalog needs besides its rows.
+struct CatalogOptions {
+  GpuInfoUnit unit = GpuInfoUnit::per_gpu_MiB;
+  std::optional<Marketplace> market;
+  // Spot priced in rows of their own, named "<on-demand type><suffix>" (Prime Intellect's "__SPOT"): such a row is
+  // a spot zone of the on-demand instance type.
+  std::string spot_row_suffix;
+};
+
+Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::string, double>& gpu_mem) {
+  std::vector<Family> fams;
+  for (size_t i = 0; i < F["families"].size(); ++i) {
+    const auto& f = F["families"][i];
+    const std::string ptr = "instance_families.json/families/" + std::to_string(i);
+    if (!f.is_object()) return Error{ptr, "expected an object"};
+    Family x;
+    auto gs = [&](const char* k, std::string* out, bool req) -> bool {
+      if (!f.contains(k)) return !req;
+      if (!f[k].is_string()) return false;
+      *out = f[k].get<std::string>();
+      return true;
+    };
+    auto gn = [&](const char* k, double* out) -> bool {
+      if (!f.contains(k) || !f[k].is_number()) return false;
+      *out = f[k].get<double>();
+      return true;
+    };
+    double mn = 1, gc = 0;
+    if (!gs("provider", &x.provider, true) || !gs("match", &x.match, true) || !gs("gpu", &x.gpu, true) ||
+        !gs("intra_link", &x.intra_link, true) || !gs("inter_net", &x.inter_net, true) ||
+        !gs("source", &x.source, true) || !gs("gcp_accelerator", &x.gcp_accelerator, false) ||
+        !gn("intra_link_GBps", &x.intra_GBps) || !gn("inter_net_Gbps", &x.inter_Gbps) || !gn("max_nodes", &mn))
+      return Error{ptr, "needs provider, match, gpu, intra_link(+_GBps), inter_net(+_Gbps), max_nodes, source"};
+    x.max_nodes = static_cast<int>(mn);
+    if (f.contains("gpu_count") && gn("gpu_count", &gc)) x.gpu_count = static_cast<int>(gc);
+    if (!x.gcp_accelerator.empty() && x.gpu_count <= 0) return Error{ptr, "a GCP rule needs gpu_count"};
+    if (!gpu_mem.count(x.gpu)) return Error{ptr + "/gpu", "GPU \"" + x.gpu + "\" is not in gpus.json"};
+    for (const char* k : {"catalog_gpu_GB_min", "catalog_gpu_GB_max"})
+      if (f.contains(k) && !f[k].is_number()) return Error{ptr + "/" + k, "expected a number of GB"};
+    if (f.contains("catalog_gpu_GB_min")) x.catalog_gpu_GB_min = f["catalog_gpu_GB_min"].get<double>();
+    if (f.contains("catalog_gpu_GB_max")) x.catalog_gpu_GB_max = f["catalog_gpu_GB_max"].get<double>();
+    if (f.contains("flags") && f["flags"].is_array())
+      for (const auto& fl : f["flags"]) {
+        if (fl == "unverified_price") x.flags |= kFlagUnverifiedPrice;
+        else return Error{ptr + "/flags", "only \"unverified_price\" can be set by a family rule"};
+      }
+    fams.push_back(std::move(x));
+  }
+  return fams;
+}
+
+// The first rule of `prov` matching `type` (and, for a memory-conditioned rule, the row's per-GPU memory).
+const Family* find_family(const std::vector<Family>& fams, const std::string& prov, const std::string& type,
+                          std::optional<double> gpu_bytes) {
+  for (const auto& f : fams) {
+    if (f.provider != prov || !glob_match(f.match, type)) continue;
+    if (f.catalog_gpu_GB_min >= 0 && (!gpu_bytes || *gpu_bytes < f.catalog_gpu_GB_min * 1e9)) continue;
+    if (f.catalog_gpu_GB_max >= 0 && (!gpu_bytes || *gpu_bytes > f.catalog_gpu_GB_max * 1e9)) continue;
+    return &f;
+  }
+  return nullptr;
+}
+
+// A catalog entry's options (providers.json providers[i].catalog[j] and providers[i].marketplace).
+Result<CatalogOptions> catalog_options(const ojson& provider, const ojson& entry, const std::string& ptr) {
+  CatalogOptions o;
+  if (entry.contains("gpuinfo_memory")) {
+    const std::string u = entry["gpuinfo_memory"].is_string() ? entry["gpuinfo_memory"].get<std::string>() : "";
+    if (u == "per_gpu_MiB") o.unit = GpuInfoUnit::per_gpu_MiB;
+    else if (u == "instance_MiB") o.unit = GpuInfoUnit::instance_MiB;
+    else if (u == "per_gpu_GB") o.unit = GpuInfoUnit::per_gpu_GB;
+    else return Error{ptr + "/gpuinfo_memory", "expected \"per_gpu_MiB\", \"instance_MiB\" or \"per_gpu_GB\""};
+  }
+  if (entry.contains("spot_row_suffix")) {
+    if (!entry["spot_row_suffix"].is_string() || entry["spot_row_suffix"].get<std::string>().empty())
+      return Error{ptr + "/spot_row_suffix", "expected a non-empty string"};
+    o.spot_row_suffix = entry["spot_row_suffix"].get<std::string>();
+  }
+  if (provider.contains("marketplace")) {
+    const ojson& m = provider["marketplace"];
+    auto str = [&](const char* k) { return m.is_object() && m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : ""; };
+    Marketplace mk;
+    mk.separator = str("separator");
+    mk.column = str("column");
+    if (!m.is_object() || mk.separator.empty() == mk.column.empty() || !m.contains("clouds") || !m["clouds"].is_object())
+      return Error{ptr + "/marketplace",
+                   "needs either a separator or a column naming the cloud, and a clouds object (catalog name -> provider id)"};
+    for (const auto& [k, v] : m["clouds"].items()) {
+      if (!v.is_string()) return Error{ptr + "/marketplace/clouds/" + k, "expected a provider id"};
+      mk.clouds[k] = v.get<std::string>();
+    }
+    o.market = std::move(mk);
+  }
+  return o;
 }
 
 }  // namespace
@@ -164,7 +297,9 @@ Result<std::vector<CatalogRef>> list_catalog_files(std::string_view providers_js
           return Error{ptr + "/catalog", "role must be vms, gcp_host or gcp_accel"};
         if (path.empty() || path.find("..") != std::string::npos || path[0] == '/')
           return Error{ptr + "/catalog", "path must be relative to the catalog root, without .."};
-        out.push_back({p["id"].get<std::string>(), role, path});
+        if (c.contains("optional") && !c["optional"].is_boolean())
+          return Error{ptr + "/catalog/optional", "expected true or false"};
+        out.push_back({p["id"].get<std::string>(), role, path, c.value("optional", false)});
       }
     }
     return out;
@@ -172,6 +307,280 @@ Result<std::vector<CatalogRef>> list_catalog_files(std::string_view providers_js
     return Error{"providers.json", e.what()};
   }
 }
+
+namespace {
+
+// One offer in the making: the zones of one catalog provider x instance type x region, who runs it and who
+// sells it.
+struct Group {
+  const Family* fam = nullptr;
+  std::string runs_on;  // provider id of the cloud that runs it (the catalog's provider unless a marketplace's)
+  std::string via;      // the marketplace that sells it; "" = sold directly
+  std::vector<ZoneRow> zones;
+};
+// catalog provider -> (instance type, region) -> group. The offer id is "<catalog provider>/<type>/<region>", so
+// the same hardware sold directly and through a marketplace stays two offers.
+using Groups = std::map<std::string, std::map<std::pair<std::string, std::string>, Group>>;
+
+struct ImportCtx {
+  const std::vector<Family>& fams;
+  const std::map<std::string, double>& gpu_mem;
+  const std::set<std::string>& provider_ids;
+  Groups& groups;
+  Notes& notes;
+  ImportResult& res;
+};
+
+// Ordinary catalogs: one row = one priced instance in one zone. A marketplace's rows are run by the cloud its
+// InstanceType names (Marketplace) and sold by `prov`.
+Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, const CatalogOptions& opt) {
+  for (const char* need : {"InstanceType", "AcceleratorCount", "Price", "SpotPrice", "Region"})
+    if (t.col(need) < 0) return Error{prov + " vms", std::string("catalog lacks column ") + need};
+  for (const auto& r : t.rows) {
+    ++x.res.rows_read;
+    std::string type = t.cell(r, "InstanceType");
+    const std::string region = t.cell(r, "Region");
+    bool spot_row = false;
+    if (const std::string& sfx = opt.spot_row_suffix;
+        !sfx.empty() && type.size() > sfx.size() && type.compare(type.size() - sfx.size(), sfx.size(), sfx) == 0) {
+      type.resize(type.size() - sfx.size());
+      spot_row = true;
+    }
+    std::string runs_on = prov, via;
+    if (opt.market) {
+      if (!opt.market->column.empty() && t.col(opt.market->column.c_str()) < 0)
+        return Error{prov + " vms", "catalog lacks the marketplace's cloud column " + opt.market->column};
+      std::string cloud;
+      if (!opt.market->column.empty()) {
+        cloud = t.cell(r, opt.market->column.c_str());
+      } else {
+        const size_t k = type.find(opt.market->separator);
+        if (k != std::string::npos) cloud = type.substr(0, k);
+      }
+      const auto it = opt.market->clouds.find(cloud);
+      if (it == opt.market->clouds.end()) {
+        x.notes.add("unknown_marketplace_cloud", prov, cloud.empty() ? type : cloud,
+                    "the marketplace row's cloud \"" + cloud + "\" is not in providers.json's marketplace.clouds; skipped");
+        continue;
+      }
+      if (!x.provider_ids.count(it->second))
+        return Error{prov + " marketplace", "cloud \"" + cloud + "\" maps to provider \"" + it->second +
+                                                "\", which providers.json does not define"};
+      runs_on = it->second;
+      if (runs_on != prov) via = prov;
+    }
+    const auto cnt = parse_num(t.cell(r, "AcceleratorCount"));
+    if (!cnt || *cnt < 1 || *cnt != std::floor(*cnt)) {
+      x.notes.add("fractional_gpu", prov, type, "AcceleratorCount is not a whole number of GPUs; skipped");
+      continue;
+    }
+    const auto mem = catalog_gpu_bytes(t.cell(r, "GpuInfo"), opt.unit, static_cast<int>(*cnt));
+    const Family* fam = find_family(x.fams, prov, type, mem);
+    if (!fam) {
+      x.notes.add("unmapped_instance_type", prov, type,
+                  "no instance_families.json rule names the GPU of " + type + " (accelerator \"" +
+                      t.cell(r, "AcceleratorName") + "\"); skipped");
+      continue;
+    }
+    ZoneRow z;
+    z.zone = t.cell(r, "AvailabilityZone");
+    z.od = parse_num(t.cell(r, "Price")).value_or(-1);
+    z.spot = parse_num(t.cell(r, "SpotPrice")).value_or(-1);
+    if (spot_row && z.od >= 0) {
+      x.notes.add("spot_row_with_price", prov, type, "a spot row carries an on-demand Price; the row is read as spot only");
+      z.od = -1;
+    }
+    // Vast.ai writes SpotPrice 0.00 for "no interruptible price in this catalog" (SOURCE.md), never a free GPU:
+    // a zero spot price is read as no spot, with a note.
+    if (z.spot == 0) {
+      x.notes.add("zero_spot_price", prov, type, "SpotPrice 0 read as no spot price");
+      z.spot = -1;
+    }
+    if (z.od < 0 && z.spot < 0) {
+      x.notes.add("no_price", prov, type, "row has neither Price nor SpotPrice; skipped");
+      continue;
+    }
+    z.gpu_count = static_cast<int>(*cnt);
+    z.vcpus = parse_num(t.cell(r, "vCPUs")).value_or(-1);
+    z.ram_gib = parse_num(t.cell(r, "MemoryGiB")).value_or(-1);
+    const auto dsz = parse_num(t.cell(r, "LocalDiskSize")), dct = parse_num(t.cell(r, "LocalDiskCount"));
+    if (dsz && dct && *dsz > 0 && *dct > 0) z.disk_gb = *dsz * *dct;
+    // Plausibility of the catalog's per-GPU memory against the verified spec (RunPod writes 80 "MiB"; one Vast
+    // RTX 4090 row claims 48 GB): the spec is what every fit is judged with.
+    if (mem) {
+      const double spec = x.gpu_mem.at(fam->gpu);
+      if (std::fabs(*mem - spec) > 0.15 * spec)
+        x.notes.add("catalog_gpu_memory_mismatch", prov, type,
+                    "catalog GpuInfo says " + std::to_string(static_cast<long long>(std::llround(*mem / 1048576.0))) +
+                        " MiB per GPU, spec of " + fam->gpu + " says " +
+                        std::to_string(static_cast<long long>(spec / 1e9)) + " GB; the spec is used");
+    }
+    auto& g = x.groups[prov][{type, region}];
+    g.fam = fam;
+    g.runs_on = runs_on;
+    g.via = via;
+    g.zones.push_back(std::move(z));
+    ++x.res.rows_used;
+  }
+  return true;
+}
+
+// GCP: the VM price is the host row plus the accelerator row of the same zone.
+void read_gcp(ImportCtx& x, const std::string& prov, const Table& H, const Table& A) {
+  // (accelerator, count, zone) -> (price, spot)
+  std::map<std::tuple<std::string, int, std::string>, std::pair<double, double>> accel;
+  std::map<std::pair<std::string, int>, int> accel_rows;
+  for (const auto& r : A.rows) {
+    ++x.res.rows_read;
+    const auto cnt = parse_num(A.cell(r, "AcceleratorCount"));
+    if (!cnt) continue;
+    const std::string name = A.cell(r, "AcceleratorName");
+    accel[{name, static_cast<int>(*cnt), A.cell(r, "AvailabilityZone")}] = {
+        parse_num(A.cell(r, "Price")).value_or(-1), parse_num(A.cell(r, "SpotPrice")).value_or(-1)};
+    ++accel_rows[{name, static_cast<int>(*cnt)}];
+  }
+  std::set<std::pair<std::string, int>> joined;
+  for (const auto& r : H.rows) {
+    ++x.res.rows_read;
+    const std::string type = H.cell(r, "InstanceType"), region = H.cell(r, "Region"), zone = H.cell(r, "AvailabilityZone");
+    const Family* fam = find_family(x.fams, prov, type, std::nullopt);
+    if (!fam || fam->gcp_accelerator.empty()) {
+      x.notes.add("unmapped_instance_type", prov, type, "no GCP rule (gcp_accelerator + gpu_count) for host " + type + "; skipped");
+      continue;
+    }
+    auto a = accel.find({fam->gcp_accelerator, fam->gpu_count, zone});
+    if (a == accel.end()) {
+      x.notes.add("gcp_host_without_gpu_row", prov, type,
+                  "no " + fam->gcp_accelerator + " x" + std::to_string(fam->gpu_count) + " row in the host's zone; skipped");
+      continue;
+    }
+    joined.insert({fam->gcp_accelerator, fam->gpu_count});
+    ZoneRow z;
+    z.zone = zone;
+    z.host = parse_num(H.cell(r, "Price")).value_or(-1);
+    z.accel = a->second.first;
+    z.od = (z.host >= 0 && z.accel >= 0) ? z.host + z.accel : -1;
+    const double hs = parse_num(H.cell(r, "SpotPrice")).value_or(-1);
+    z.spot = (hs >= 0 && a->second.second >= 0) ? hs + a->second.second : -1;
+    if (z.od < 0) z.host = z.accel = -1;
+    if (z.od < 0 && z.spot < 0) {
+      x.notes.add("no_price", prov, type, "host or GPU row lacks a price; skipped");
+      continue;
+    }
+    z.gpu_count = fam->gpu_count;
+    z.vcpus = parse_num(H.cell(r, "vCPUs")).value_or(-1);
+    z.ram_gib = parse_num(H.cell(r, "MemoryGiB")).value_or(-1);
+    auto& g = x.groups[prov][{type, region}];
+    g.fam = fam;
+    g.runs_on = prov;
+    g.zones.push_back(std::move(z));
+    ++x.res.rows_used;
+  }
+  for (const auto& [key, n] : accel_rows)
+    if (!joined.count(key))
+      for (int k = 0; k < n; ++k)
+        x.notes.add("gcp_accelerator_without_host", prov, key.first + "x" + std::to_string(key.second),
+                    "GPU rows priced without a host VM row in the extract (n1/g2 hosts missing); not offered");
+}
+
+// One offer row from a group (the column order of offer_columns()).
+ojson offer_row(const std::string& prov, const std::pair<std::string, std::string>& key, const Group& g,
+                const std::string& capture) {
+  auto nn = [](double v) -> ojson { return v < 0 ? ojson(nullptr) : ojson(std::round(v * 1e6) / 1e6); };
+  const auto& zs = g.zones;
+  // Representative zone: cheapest on-demand (ties: smallest zone name); if none, cheapest spot.
+  const ZoneRow* rep = nullptr;
+  for (const auto& z : zs) {
+    auto better = [&](double a, double b) { return a < b - 1e-12 || (std::fabs(a - b) <= 1e-12 && z.zone < rep->zone); };
+    if (z.od >= 0 && (!rep || rep->od < 0 || better(z.od, rep->od))) rep = &z;
+  }
+  if (!rep)
+    for (const auto& z : zs) {
+      auto better = [&](double a, double b) { return a < b - 1e-12 || (std::fabs(a - b) <= 1e-12 && z.zone < rep->zone); };
+      if (z.spot >= 0 && (!rep || better(z.spot, rep->spot))) rep = &z;
+    }
+  double smin = -1, smax = -1;
+  std::set<std::string> zones;
+  for (const auto& z : zs) {
+    zones.insert(z.zone);
+    if (z.spot >= 0) {
+      smin = smin < 0 ? z.spot : std::min(smin, z.spot);
+      smax = std::max(smax, z.spot);
+    }
+  }
+  const Family& f = *g.fam;
+  ojson r = ojson::array();
+  r.push_back(prov + "/" + key.first + "/" + key.second);
+  r.push_back(g.runs_on);
+  r.push_back(g.via.empty() ? ojson(nullptr) : ojson(g.via));
+  r.push_back(key.first);
+  r.push_back(key.second);
+  r.push_back(rep->zone);
+  r.push_back(static_cast<int>(std::max<size_t>(1, zones.size())));
+  r.push_back(f.gpu);
+  r.push_back(rep->gpu_count);
+  r.push_back(nn(rep->vcpus));
+  r.push_back(nn(rep->ram_gib));
+  r.push_back(nn(rep->disk_gb));
+  // A single GPU has no intra-node link whatever its family says.
+  r.push_back(rep->gpu_count > 1 ? f.intra_link : std::string("none"));
+  r.push_back(rep->gpu_count > 1 ? f.intra_GBps : 0.0);
+  r.push_back(f.inter_net);
+  r.push_back(f.inter_Gbps);
+  r.push_back(f.max_nodes);
+  r.push_back(nn(rep->od));
+  r.push_back(nn(smin));
+  r.push_back(nn(smax));
+  r.push_back(nn(rep->host));
+  r.push_back(nn(rep->accel));
+  r.push_back(capture);
+  r.push_back(f.flags);
+  return r;
+}
+
+// The catalog files of the input, one table per provider x role (files of one provider x role concatenated
+// under one header).
+Result<std::map<std::string, Table>> read_tables(const ImportInputs& in) {
+  std::map<std::string, Table> tables;  // "provider|role" -> rows
+  for (const auto& c : in.catalogs) {
+    auto rows = parse_csv(c.text);
+    if (!rows) return Error{c.ref.path + ":" + rows.error().field, rows.error().message};
+    auto& rv = rows.value();
+    if (rv.empty()) continue;
+    Table& t = tables[c.ref.provider + "|" + c.ref.role];
+    if (t.header.empty()) t.header = rv[0];
+    else if (t.header != rv[0]) return Error{c.ref.path, "header differs from the provider's other " + c.ref.role + " file"};
+    for (size_t i = 1; i < rv.size(); ++i) {
+      if (rv[i].size() != t.header.size())
+        return Error{c.ref.path + ": row " + std::to_string(i + 1),
+                     "has " + std::to_string(rv[i].size()) + " fields, header has " + std::to_string(t.header.size())};
+      t.rows.push_back(std::move(rv[i]));
+    }
+  }
+  return tables;
+}
+
+// GPU specs: copy only the snapshot fields; the verification trail stays in the inputs.
+ojson snapshot_gpus(const ojson& G, std::map<std::string, double>* gpu_mem) {
+  static const char* kGpuKeys[] = {"id", "name", "vendor", "arch", "year", "memory_bytes", "mem_bandwidth_GBps",
+                                   "tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16", "tflops_fp8",
+                                   "nvlink_gen", "nvlink_GBps", "pcie_gen", "tdp_w", "source", "source_status",
+                                   "spec_incomplete", "spec_note", "cuda_memory_bytes", "cuda_memory_source",
+                                   "estimated_spec", "estimated_note"};
+  ojson gpus = ojson::array();
+  for (const auto& g : G["gpus"]) {
+    if (!g.is_object()) continue;
+    ojson o;
+    for (const char* k : kGpuKeys)
+      if (g.contains(k)) o[k] = g[k];
+    if (g.contains("id") && g["id"].is_string() && g.contains("memory_bytes") && g["memory_bytes"].is_number())
+      (*gpu_mem)[g["id"].get<std::string>()] = g["memory_bytes"].get<double>();
+    gpus.push_back(std::move(o));
+  }
+  return gpus;
+}
+
+}  // namespace
 
 Result<ImportResult> import_snapshot(const ImportInputs& in) {
   try {
@@ -189,276 +598,73 @@ Result<ImportResult> import_snapshot(const ImportInputs& in) {
     if (!F.contains("families") || !F["families"].is_array()) return Error{"instance_families.json/families", "expected an array"};
     if (!P.contains("snapshot") || !P["snapshot"].is_object() || !P["snapshot"].contains("created"))
       return Error{"providers.json/snapshot/created", "missing: the snapshot's creation date (kept in the inputs so the import is deterministic)"};
-
-    // GPU specs: copy only the snapshot fields; the verification trail stays in the inputs.
-    static const char* kGpuKeys[] = {"id", "name", "vendor", "arch", "year", "memory_bytes", "mem_bandwidth_GBps",
-                                     "tflops_fp32", "tflops_tf32", "tflops_bf16", "tflops_fp16", "tflops_fp8",
-                                     "nvlink_gen", "nvlink_GBps", "pcie_gen", "tdp_w", "source", "source_status",
-                                     "spec_incomplete", "spec_note", "cuda_memory_bytes", "cuda_memory_source",
-                                     "estimated_spec", "estimated_note"};
-    ojson gpus = ojson::array();
-    std::map<std::string, double> gpu_mem;
-    for (const auto& g : G["gpus"]) {
+    for (const auto& g : G["gpus"])
       if (!g.is_object()) return Error{"gpus.json/gpus", "each GPU must be an object"};
-      ojson o;
-      for (const char* k : kGpuKeys)
-        if (g.contains(k)) o[k] = g[k];
-      if (g.contains("id") && g["id"].is_string() && g.contains("memory_bytes") && g["memory_bytes"].is_number())
-        gpu_mem[g["id"].get<std::string>()] = g["memory_bytes"].get<double>();
-      gpus.push_back(std::move(o));
-    }
 
-    std::vector<Family> fams;
-    for (size_t i = 0; i < F["families"].size(); ++i) {
-      const auto& f = F["families"][i];
-      const std::string ptr = "instance_families.json/families/" + std::to_string(i);
-      if (!f.is_object()) return Error{ptr, "expected an object"};
-      Family x;
-      auto gs = [&](const char* k, std::string* out, bool req) -> bool {
-        if (!f.contains(k)) return !req;
-        if (!f[k].is_string()) return false;
-        *out = f[k].get<std::string>();
-        return true;
-      };
-      auto gn = [&](const char* k, double* out) -> bool {
-        if (!f.contains(k) || !f[k].is_number()) return false;
-        *out = f[k].get<double>();
-        return true;
-      };
-      double mn = 1, gc = 0;
-      if (!gs("provider", &x.provider, true) || !gs("match", &x.match, true) || !gs("gpu", &x.gpu, true) ||
-          !gs("intra_link", &x.intra_link, true) || !gs("inter_net", &x.inter_net, true) ||
-          !gs("source", &x.source, true) || !gs("gcp_accelerator", &x.gcp_accelerator, false) ||
-          !gn("intra_link_GBps", &x.intra_GBps) || !gn("inter_net_Gbps", &x.inter_Gbps) || !gn("max_nodes", &mn))
-        return Error{ptr, "needs provider, match, gpu, intra_link(+_GBps), inter_net(+_Gbps), max_nodes, source"};
-      x.max_nodes = static_cast<int>(mn);
-      if (f.contains("gpu_count") && gn("gpu_count", &gc)) x.gpu_count = static_cast<int>(gc);
-      if (!x.gcp_accelerator.empty() && x.gpu_count <= 0) return Error{ptr, "a GCP rule needs gpu_count"};
-      if (!gpu_mem.count(x.gpu)) return Error{ptr + "/gpu", "GPU \"" + x.gpu + "\" is not in gpus.json"};
-      if (f.contains("flags") && f["flags"].is_array())
-        for (const auto& fl : f["flags"]) {
-          if (fl == "unverified_price") x.flags |= kFlagUnverifiedPrice;
-          else return Error{ptr + "/flags", "only \"unverified_price\" can be set by a family rule"};
-        }
-      fams.push_back(std::move(x));
-    }
-    auto find_family = [&](const std::string& prov, const std::string& type) -> const Family* {
-      for (const auto& f : fams)
-        if (f.provider == prov && glob_match(f.match, type)) return &f;
-      return nullptr;
-    };
+    std::map<std::string, double> gpu_mem;
+    const ojson gpus = snapshot_gpus(G, &gpu_mem);
+    auto fams = read_families(F, gpu_mem);
+    if (!fams) return fams.error();
+    auto tables = read_tables(in);
+    if (!tables) return tables.error();
 
-    std::map<std::string, Table> tables;  // "provider|role" -> concatenated rows with one header
+    std::set<std::string> provider_ids;
+    for (const auto& p : P["providers"]) provider_ids.insert(p.value("id", ""));
     ImportResult res;
     Notes notes;
-    for (const auto& c : in.catalogs) {
-      auto rows = parse_csv(c.text);
-      if (!rows) return Error{c.ref.path + ":" + rows.error().field, rows.error().message};
-      auto& rv = rows.value();
-      if (rv.empty()) continue;
-      Table& t = tables[c.ref.provider + "|" + c.ref.role];
-      if (t.header.empty()) t.header = rv[0];
-      else if (t.header != rv[0]) return Error{c.ref.path, "header differs from the provider's other " + c.ref.role + " file"};
-      for (size_t i = 1; i < rv.size(); ++i) {
-        if (rv[i].size() != t.header.size())
-          return Error{c.ref.path + ": row " + std::to_string(i + 1),
-                       "has " + std::to_string(rv[i].size()) + " fields, header has " + std::to_string(t.header.size())};
-        t.rows.push_back(std::move(rv[i]));
-      }
-    }
-
-    // provider -> (instance type, region) -> zone rows, plus the family that named the GPU.
-    struct Group { const Family* fam = nullptr; std::vector<ZoneRow> zones; };
-    std::map<std::string, std::map<std::pair<std::string, std::string>, Group>> groups;
-    auto cell = [](const Table& t, const std::vector<std::string>& r, const char* name) -> std::string {
-      const int i = t.col(name);
-      return i < 0 ? std::string() : r[i];
-    };
-
-    for (const auto& p : P["providers"]) {
+    Groups groups;
+    ImportCtx x{fams.value(), gpu_mem, provider_ids, groups, notes, res};
+    for (size_t pi = 0; pi < P["providers"].size(); ++pi) {
+      const ojson& p = P["providers"][pi];
       const std::string prov = p.value("id", "");
-      // Ordinary catalogs: one row = one priced instance in one zone.
-      if (auto it = tables.find(prov + "|vms"); it != tables.end()) {
-        const Table& t = it->second;
-        for (const char* need : {"InstanceType", "AcceleratorCount", "Price", "SpotPrice", "Region"})
-          if (t.col(need) < 0) return Error{prov + " vms", std::string("catalog lacks column ") + need};
-        for (const auto& r : t.rows) {
-          ++res.rows_read;
-          const std::string type = cell(t, r, "InstanceType"), region = cell(t, r, "Region");
-          const Family* fam = find_family(prov, type);
-          if (!fam) {
-            notes.add("unmapped_instance_type", prov, type,
-                      "no instance_families.json rule names the GPU of " + type + " (accelerator \"" +
-                          cell(t, r, "AcceleratorName") + "\"); skipped");
-            continue;
-          }
-          const auto cnt = parse_num(cell(t, r, "AcceleratorCount"));
-          if (!cnt || *cnt < 1 || *cnt != std::floor(*cnt)) {
-            notes.add("fractional_gpu", prov, type, "AcceleratorCount is not a whole number of GPUs; skipped");
-            continue;
-          }
-          ZoneRow z;
-          z.zone = cell(t, r, "AvailabilityZone");
-          z.od = parse_num(cell(t, r, "Price")).value_or(-1);
-          z.spot = parse_num(cell(t, r, "SpotPrice")).value_or(-1);
-          if (z.od < 0 && z.spot < 0) {
-            notes.add("no_price", prov, type, "row has neither Price nor SpotPrice; skipped");
-            continue;
-          }
-          z.gpu_count = static_cast<int>(*cnt);
-          z.vcpus = parse_num(cell(t, r, "vCPUs")).value_or(-1);
-          z.ram_gib = parse_num(cell(t, r, "MemoryGiB")).value_or(-1);
-          const auto dsz = parse_num(cell(t, r, "LocalDiskSize")), dct = parse_num(cell(t, r, "LocalDiskCount"));
-          if (dsz && dct && *dsz > 0 && *dct > 0) z.disk_gb = *dsz * *dct;
-          // Plausibility of the catalog's per-GPU memory against the verified spec (RunPod writes 80 "MiB").
-          if (auto mib = gpuinfo_mib(cell(t, r, "GpuInfo")); mib && *mib > 0) {
-            const double cat = *mib * 1048576.0, spec = gpu_mem[fam->gpu];
-            if (std::fabs(cat - spec) > 0.15 * spec)
-              notes.add("catalog_gpu_memory_mismatch", prov, type,
-                        "catalog GpuInfo says " + std::to_string(static_cast<long long>(*mib)) + " MiB per GPU, spec of " +
-                            fam->gpu + " says " + std::to_string(static_cast<long long>(spec / 1e9)) +
-                            " GB; the spec is used");
-          }
-          auto& g = groups[prov][{type, region}];
-          g.fam = fam;
-          g.zones.push_back(std::move(z));
-          ++res.rows_used;
-        }
+      const std::string ptr = "providers.json/providers/" + std::to_string(pi);
+      if (auto it = tables.value().find(prov + "|vms"); it != tables.value().end()) {
+        ojson entry = ojson::object();
+        if (p.contains("catalog") && p["catalog"].is_array())
+          for (const auto& c : p["catalog"])
+            if (c.is_object() && c.value("role", "") == "vms") entry = c;
+        auto opt = catalog_options(p, entry, ptr);
+        if (!opt) return opt.error();
+        auto ok = read_vms(x, prov, it->second, opt.value());
+        if (!ok) return ok.error();
       }
-      // GCP: the VM price is the host row plus the accelerator row of the same zone.
-      auto ht = tables.find(prov + "|gcp_host");
-      auto at = tables.find(prov + "|gcp_accel");
-      if (ht != tables.end() || at != tables.end()) {
-        if (ht == tables.end() || at == tables.end())
+      auto ht = tables.value().find(prov + "|gcp_host");
+      auto at = tables.value().find(prov + "|gcp_accel");
+      if (ht != tables.value().end() || at != tables.value().end()) {
+        if (ht == tables.value().end() || at == tables.value().end())
           return Error{prov, "a GCP-style provider needs both gcp_host and gcp_accel catalog files"};
-        const Table& H = ht->second;
-        const Table& A = at->second;
-        // (accelerator, count, zone) -> (price, spot)
-        std::map<std::tuple<std::string, int, std::string>, std::pair<double, double>> accel;
-        std::map<std::pair<std::string, int>, int> accel_rows;
-        for (const auto& r : A.rows) {
-          ++res.rows_read;
-          const auto cnt = parse_num(cell(A, r, "AcceleratorCount"));
-          if (!cnt) continue;
-          const std::string name = cell(A, r, "AcceleratorName");
-          accel[{name, static_cast<int>(*cnt), cell(A, r, "AvailabilityZone")}] = {
-              parse_num(cell(A, r, "Price")).value_or(-1), parse_num(cell(A, r, "SpotPrice")).value_or(-1)};
-          ++accel_rows[{name, static_cast<int>(*cnt)}];
-        }
-        std::set<std::pair<std::string, int>> joined;
-        for (const auto& r : H.rows) {
-          ++res.rows_read;
-          const std::string type = cell(H, r, "InstanceType"), region = cell(H, r, "Region"),
-                            zone = cell(H, r, "AvailabilityZone");
-          const Family* fam = find_family(prov, type);
-          if (!fam || fam->gcp_accelerator.empty()) {
-            notes.add("unmapped_instance_type", prov, type, "no GCP rule (gcp_accelerator + gpu_count) for host " + type + "; skipped");
-            continue;
-          }
-          auto a = accel.find({fam->gcp_accelerator, fam->gpu_count, zone});
-          if (a == accel.end()) {
-            notes.add("gcp_host_without_gpu_row", prov, type,
-                      "no " + fam->gcp_accelerator + " x" + std::to_string(fam->gpu_count) + " row in the host's zone; skipped");
-            continue;
-          }
-          joined.insert({fam->gcp_accelerator, fam->gpu_count});
-          ZoneRow z;
-          z.zone = zone;
-          z.host = parse_num(cell(H, r, "Price")).value_or(-1);
-          z.accel = a->second.first;
-          z.od = (z.host >= 0 && z.accel >= 0) ? z.host + z.accel : -1;
-          const double hs = parse_num(cell(H, r, "SpotPrice")).value_or(-1);
-          z.spot = (hs >= 0 && a->second.second >= 0) ? hs + a->second.second : -1;
-          if (z.od < 0) z.host = z.accel = -1;
-          if (z.od < 0 && z.spot < 0) {
-            notes.add("no_price", prov, type, "host or GPU row lacks a price; skipped");
-            continue;
-          }
-          z.gpu_count = fam->gpu_count;
-          z.vcpus = parse_num(cell(H, r, "vCPUs")).value_or(-1);
-          z.ram_gib = parse_num(cell(H, r, "MemoryGiB")).value_or(-1);
-          auto& g = groups[prov][{type, region}];
-          g.fam = fam;
-          g.zones.push_back(std::move(z));
-          ++res.rows_used;
-        }
-        for (const auto& [key, n] : accel_rows)
-          if (!joined.count(key))
-            for (int k = 0; k < n; ++k)
-              notes.add("gcp_accelerator_without_host", prov, key.first + "x" + std::to_string(key.second),
-                        "GPU rows priced without a host VM row in the extract (n1/g2 hosts missing); not offered");
+        read_gcp(x, prov, ht->second, at->second);
       }
     }
 
-    // Build the snapshot document.
+    // Providers no offer names (a catalog file that was optional and absent, a cloud no marketplace row
+    // reached) are left out, with a note, so the snapshot lists only providers it has offers for.
+    std::set<std::string> used;
+    for (const auto& [prov, byname] : groups)
+      for (const auto& [key, g] : byname) {
+        used.insert(g.runs_on);
+        if (!g.via.empty()) used.insert(g.via);
+      }
     ojson providers = ojson::array();
     std::map<std::string, std::string> capture;
     for (const auto& p : P["providers"]) {
+      const std::string id = p.value("id", "");
+      capture[id] = p.value("capture_date", "");
+      if (!used.count(id)) {
+        notes.add("provider_without_offers", id, "*", "no catalog row of this provider was imported; provider left out");
+        continue;
+      }
       ojson o = p;
       o.erase("catalog");
-      capture[p.value("id", "")] = p.value("capture_date", "");
+      o.erase("marketplace");
       providers.push_back(std::move(o));
     }
     ojson cols = ojson::array();
-    for (const char* c : {"id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count",
-                          "vcpus", "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net",
-                          "inter_net_Gbps", "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h",
-                          "host_usd_per_h", "accel_usd_per_h", "capture_date", "flags"})
-      cols.push_back(c);
-    auto nn = [](double v) -> ojson { return v < 0 ? ojson(nullptr) : ojson(std::round(v * 1e6) / 1e6); };
+    for (const char* c : detail::kColNames) cols.push_back(c);
     ojson rows = ojson::array();
-    for (const auto& [prov, byname] : groups) {
-      for (const auto& [key, g] : byname) {
-        const auto& zs = g.zones;
-        // Representative zone: cheapest on-demand (ties: smallest zone name); if none, cheapest spot.
-        const ZoneRow* rep = nullptr;
-        for (const auto& z : zs) {
-          auto better = [&](double a, double b) { return a < b - 1e-12 || (std::fabs(a - b) <= 1e-12 && z.zone < rep->zone); };
-          if (z.od >= 0 && (!rep || rep->od < 0 || better(z.od, rep->od))) rep = &z;
-        }
-        if (!rep)
-          for (const auto& z : zs) {
-            auto better = [&](double a, double b) { return a < b - 1e-12 || (std::fabs(a - b) <= 1e-12 && z.zone < rep->zone); };
-            if (z.spot >= 0 && (!rep || better(z.spot, rep->spot))) rep = &z;
-          }
-        double smin = -1, smax = -1;
-        std::set<std::string> zones;
-        for (const auto& z : zs) {
-          zones.insert(z.zone);
-          if (z.spot >= 0) {
-            smin = smin < 0 ? z.spot : std::min(smin, z.spot);
-            smax = std::max(smax, z.spot);
-          }
-        }
-        const Family& f = *g.fam;
-        ojson r = ojson::array();
-        r.push_back(prov + "/" + key.first + "/" + key.second);
-        r.push_back(prov);
-        r.push_back(key.first);
-        r.push_back(key.second);
-        r.push_back(rep->zone);
-        r.push_back(static_cast<int>(std::max<size_t>(1, zones.size())));
-        r.push_back(f.gpu);
-        r.push_back(rep->gpu_count);
-        r.push_back(nn(rep->vcpus));
-        r.push_back(nn(rep->ram_gib));
-        r.push_back(nn(rep->disk_gb));
-        // A single GPU has no intra-node link whatever its family says.
-        r.push_back(rep->gpu_count > 1 ? f.intra_link : std::string("none"));
-        r.push_back(rep->gpu_count > 1 ? f.intra_GBps : 0.0);
-        r.push_back(f.inter_net);
-        r.push_back(f.inter_Gbps);
-        r.push_back(f.max_nodes);
-        r.push_back(nn(rep->od));
-        r.push_back(nn(smin));
-        r.push_back(nn(smax));
-        r.push_back(nn(rep->host));
-        r.push_back(nn(rep->accel));
-        r.push_back(capture[prov]);
-        r.push_back(f.flags);
-        rows.push_back(std::move(r));
-      }
-    }
+    // A marketplace row's capture date is its catalog's (the marketplace's), not the running cloud's.
+    for (const auto& [prov, byname] : groups)
+      for (const auto& [key, g] : byname) rows.push_back(offer_row(prov, key, g, capture[prov]));
     ojson doc;
     doc["schema_version"] = kSnapshotSchemaVersion;
     doc["id"] = "pending";

@@ -33,7 +33,11 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 std::string offer_filter(const Filters& f, const Snapshot& s, const Offer& o) {
   const Provider& p = s.providers[o.provider];
   const GpuSpec& g = s.gpus[o.gpu];
-  if (!f.providers.empty() && !contains(f.providers, p.id)) return "provider " + p.id + " not selected";
+  // A provider filter selects the offers a provider runs and the offers it sells as a marketplace: "shadeform"
+  // keeps every row sold through Shadeform, "lambda" Lambda's own rows and those resold (docs/snapshot.md).
+  if (!f.providers.empty() && !contains(f.providers, p.id) &&
+      !(o.via >= 0 && contains(f.providers, s.providers[o.via].id)))
+    return "provider " + offer_seller_text(s, o) + " not selected";
   if (!f.regions.empty()) {
     bool any = false;
     for (const auto& r : f.regions) any = any || has_prefix(o.region, r);
@@ -314,7 +318,7 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
 // Both pricing options of offer i: filters, its shape's plan, the node count, the row.
 void Ranker::offer(int i) {
   const Offer& o = s.offers[i];
-  const Provider& p = s.providers[o.provider];
+  const Provider& p = seller_of(s, o);  // whose terms bill it (billing.h)
   const std::string offer_reason = offer_filter(f, s, o);
   for (PricingOption option : {PricingOption::on_demand, PricingOption::spot}) {
     const double price = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
@@ -350,7 +354,7 @@ void Ranker::offer(int i) {
 // snapshot's costed rows) instead of costing every node count again.
 void Ranker::place(RankRow& row, const ShapePlan& shape, const Provider& p, const Offer& o) {
   const BillingRule& rule = billing_rule_for(p, o.instance_type);
-  const ChoiceKey key{row.shape, o.provider, &rule, row.option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
+  const ChoiceKey key{row.shape, o.via >= 0 ? o.via : o.provider, &rule, row.option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
   Choice* choice = nullptr;
   for (int c = 0; c < 2; ++c)
     if (recent[c].key == key) {
@@ -652,7 +656,7 @@ Result<CostBreakdown> cost_for(const Query& q, const Snapshot& s, const RankResu
   for (const Plan& plan : by_nodes) {
     if (plan.nodes != nodes || !plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
     const Offer& o = s.offers[row.offer];
-    const Provider& p = s.providers[o.provider];
+    const Provider& p = seller_of(s, o);
     return compute_job_cost(job_input(q, r, p, o, row.option, nodes, r.processed_tokens / plan.tokens_per_s),
                             billing_rule_for(p, o.instance_type));
   }

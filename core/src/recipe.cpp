@@ -624,6 +624,9 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   const Offer& o = s.offers[oi];
   const GpuSpec& g = s.gpus[o.gpu];
   const Provider& pr = s.providers[o.provider];
+  // The catalog the instance type belongs to, which SkyPilot / dstack launch it through: the marketplace for a
+  // resold row (cloud: shadeform, instance_type: massedcompute_A6000x8), else the provider.
+  const Provider& launcher = seller_of(s, o);
   Recipe r;
   r.plan = rr->shapes[row->shape].plan.by_nodes[row->plan_index];
   const Plan& p = r.plan;
@@ -638,6 +641,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   if (!cost) return cost.error();
   r.offer = o.id;
   r.provider = pr.id;
+  if (o.via >= 0) r.via = launcher.id;
   r.instance_type = o.instance_type;
   r.region = o.region;
   r.gpu = g.id;
@@ -679,7 +683,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   r.disk_size_GB = std::max(kSkyPilotDefaultDiskGB, std::ceil(need_GB / 10) * 10);
 
   Ctx c{q, s, r, o, g};
-  c.provider_id = pr.id;
+  c.provider_id = launcher.id;
   c.spot = r.option == PricingOption::spot;
   c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params);
   c.job_name = "trainfit-" + safe_token(q.model_id, "custom");

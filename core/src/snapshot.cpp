@@ -112,6 +112,13 @@ double price_per_gpu_usd_per_h(const Offer& o, bool spot) {
   return p / o.gpu_count;
 }
 
+std::string offer_seller_text(const Snapshot& s, const Offer& o) {
+  const int np = static_cast<int>(s.providers.size());
+  std::string t = o.provider >= 0 && o.provider < np ? s.providers[static_cast<size_t>(o.provider)].id : std::string("?");
+  if (o.via >= 0 && o.via < np) t += " via " + s.providers[static_cast<size_t>(o.via)].id;
+  return t;
+}
+
 int Snapshot::find_gpu(const std::string& id) const {
   for (size_t i = 0; i < gpus.size(); ++i)
     if (gpus[i].id == id) return static_cast<int>(i);
@@ -452,9 +459,10 @@ void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b,
     if (c.object(*s, sp)) {
       c.boolean(*s, "available", sp, &pr->spot.available);
       c.str(*s, "pricing", sp, &pr->spot.pricing, true);
-      if (pr->spot.available && pr->spot.pricing != "market" && pr->spot.pricing != "fixed_discount" &&
-          pr->spot.pricing != "bid")
-        c.error(sp + "/pricing", "expected \"market\", \"fixed_discount\" or \"bid\"");
+      // "" = how the spot price is set is not published (Crusoe, Prime Intellect): the source says so.
+      if (pr->spot.available && !pr->spot.pricing.empty() && pr->spot.pricing != "market" &&
+          pr->spot.pricing != "fixed_discount" && pr->spot.pricing != "bid")
+        c.error(sp + "/pricing", "expected \"market\", \"fixed_discount\", \"bid\" or \"\" (not published)");
       c.num(*s, "interruption_rate_per_h", sp, &pr->spot.interruption_rate_per_h, 0, 100, true, true);
       c.num(*s, "notice_s", sp, &pr->spot.notice_s, 0, 86400, true, true);
       c.boolean(*s, "early_preemption_free", sp, &pr->spot.early_preemption_free);
@@ -530,9 +538,10 @@ std::string row_pointer(size_t i) { return idx("/offers/rows", i); }
     return true;
   };
 
-  std::string prov, gpu, link, net;
+  std::string prov, via, gpu, link, net;
   s(cId, &o->id, true);
   s(cProvider, &prov, true);
+  if (const JValue* v = cell(cVia); v && !v->IsNull()) s(cVia, &via, true);  // null = sold directly
   s(cInstance, &o->instance_type, true);
   s(cRegion, &o->region, false);
   s(cZone, &o->zone, false);
@@ -573,6 +582,12 @@ std::string row_pointer(size_t i) { return idx("/offers/rows", i); }
     auto it = prov_ix.find(std::string_view(prov));
     if (it == prov_ix.end()) { c.error(cptr(cProvider), "unknown provider \"" + prov.substr(0, 60) + "\""); ok = false; }
     else o->provider = it->second;
+  }
+  if (!via.empty()) {
+    auto it = prov_ix.find(std::string_view(via));
+    if (it == prov_ix.end()) { c.error(cptr(cVia), "via: unknown provider \"" + via.substr(0, 60) + "\""); ok = false; }
+    else if (it->second == o->provider) { c.error(cptr(cVia), "via names the offer's own provider \"" + via.substr(0, 60) + "\""); ok = false; }
+    else o->via = it->second;
   }
   if (!gpu.empty()) {
     auto it = gpu_ix.find(std::string_view(gpu));

@@ -120,6 +120,7 @@ void payload_fields(IO& io, Snapshot& s, std::vector<size_t>& row_of, std::vecto
   io.list(s.offers, 130, "offers", [&](Offer& o) {
     io.str(o.id);
     io.i32(o.provider);
+    io.i32(o.via);
     io.str(o.instance_type);
     io.str(o.region);
     io.str(o.zone);
@@ -283,6 +284,8 @@ void check_payload(Reader& r, const Snapshot& s, const std::vector<size_t>& row_
   for (const Offer& o : s.offers) {
     if (o.provider < 0 || o.provider >= n_providers || o.gpu < 0 || o.gpu >= n_gpus)
       r.fail("offer " + o.id + ": provider or GPU index out of range");
+    if (o.via < -1 || o.via >= n_providers || (o.via >= 0 && o.via == o.provider))
+      r.fail("offer " + o.id + ": via index out of range or the offer's own provider");
     if (o.gpu_count < 1 || o.max_nodes < 1 || o.zone_count < 1) r.fail("offer " + o.id + ": a count below 1");
     if (o.flags & ~detail::kAllOfferFlags) r.fail("offer " + o.id + ": unknown flag bits");
   }

@@ -15,12 +15,12 @@ namespace trainfit::detail {
 // Offer columns in the order the serializer writes them (snapshot_writer.cpp). The loader accepts any order (it
 // maps by name).
 enum Col {
-  cId, cProvider, cInstance, cRegion, cZone, cZoneCount, cGpu, cGpuCount, cVcpus, cRamGiB, cDiskGB,
+  cId, cProvider, cVia, cInstance, cRegion, cZone, cZoneCount, cGpu, cGpuCount, cVcpus, cRamGiB, cDiskGB,
   cIntraLink, cIntraGBps, cInterNet, cInterGbps, cMaxNodes, cPrice, cSpot, cSpotMax, cHost, cAccel,
   cCapture, cFlags, kColCount
 };
 inline constexpr const char* kColNames[kColCount] = {
-    "id", "provider", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count", "vcpus",
+    "id", "provider", "via", "instance_type", "region", "zone", "zone_count", "gpu", "gpu_count", "vcpus",
     "host_ram_GiB", "local_disk_GB", "intra_link", "intra_link_GBps", "inter_net", "inter_net_Gbps",
     "max_nodes", "price_usd_per_h", "spot_usd_per_h", "spot_max_usd_per_h", "host_usd_per_h",
     "accel_usd_per_h", "capture_date", "flags"};

@@ -114,6 +114,8 @@ std::string snapshot_to_json(const Snapshot& s) {
       ojson r = ojson::array();
       r.push_back(o.id);
       r.push_back(pv ? s.providers[o.provider].id : std::string());
+      const bool vv = o.via >= 0 && o.via < static_cast<int>(s.providers.size());
+      r.push_back(vv ? ojson(s.providers[o.via].id) : ojson(nullptr));
       r.push_back(o.instance_type);
       r.push_back(o.region);
       r.push_back(o.zone);

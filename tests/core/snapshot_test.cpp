@@ -462,6 +462,7 @@ TEST(SnapshotBinary, EveryFieldTheReaderFillsSurvivesThePacking) {
     p["bills_provisioning"] = false;
   }
   d["offers"]["columns"].push_back("extra_column");
+  d["offers"]["columns"].push_back("via");  // the marketplace that sells the offer: the second row, through aws
   for (json& r : d["offers"]["rows"]) {
     r[2] = "BM.GPU.H100.8";  // instance type: takes the billing exception
     r[5] = 2;                // zone_count
@@ -470,6 +471,7 @@ TEST(SnapshotBinary, EveryFieldTheReaderFillsSurvivesThePacking) {
     r[20] = r[16].get<double>() - 10.0;  // accel_usd_per_h: host + accel = the price
     r[22] = 32;              // flags: unverified_price, from the file
     r.push_back("ignored");
+    r.push_back(r[1] == "lambda" ? json("aws") : json(nullptr));
   }
   SnapshotLoadOptions opt;
   opt.today = "2026-11-29";
@@ -478,6 +480,7 @@ TEST(SnapshotBinary, EveryFieldTheReaderFillsSurvivesThePacking) {
   ASSERT_FALSE(s->warnings.empty());
   EXPECT_EQ(s->offers[0].local_disk_bytes, 30000 * 1e9);
   EXPECT_EQ(s->offers[0].flags & kFlagUnverifiedPrice, kFlagUnverifiedPrice);
+  EXPECT_EQ(s->offers[1].via, 0);
   expect_binary_loads_like_json(d.dump(), opt);
 }
 
@@ -522,8 +525,8 @@ TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
   EXPECT_NE(refusal(std::string(embedded_snapshot_json())).find("not a trainfit binary snapshot"), std::string::npos);
   EXPECT_NE(refusal("").find("not a trainfit binary snapshot"), std::string::npos);
   std::string v2 = good;
-  v2[4] = 3;  // format version 3 (this build reads 2)
-  EXPECT_NE(refusal(v2).find("format version 3"), std::string::npos);
+  v2[4] = static_cast<char>(kSnapshotBinaryVersion + 1);  // a format version this build does not read
+  EXPECT_NE(refusal(v2).find("format version " + std::to_string(kSnapshotBinaryVersion + 1)), std::string::npos);
   std::string schema = good;
   schema[8] = 9;
   EXPECT_NE(refusal(schema).find("schema_version 9"), std::string::npos);

@@ -20,6 +20,14 @@ namespace trainfit {
 // prefix of instance_type (OCI bare metal "BM." -> 1 h minimum), else provider.billing. Never allocates.
 const BillingRule& billing_rule_for(const Provider& provider, const std::string& instance_type);
 
+// The provider whose terms the user is billed under for offer `o`: the marketplace that sells it (o.via) when
+// it is sold through one, else the provider that runs it. Every cost reads this record: billing increment and
+// minimum (billing_rule_for(seller_of(s, o), o.instance_type)), spot rules, provisioning, storage and egress.
+// Why the marketplace: it is the one that bills the user (Shadeform meters Shade Cloud instances per second
+// from its own wallet, docs.shadeform.ai/guides/spotinstances; docs/snapshot.md, "Marketplaces"). An index out
+// of range (never in a loaded snapshot) falls back to the provider.
+const Provider& seller_of(const Snapshot& s, const Offer& o);
+
 // Seconds billed for one billing segment (one start of one instance) that ran `run_s` seconds: the minimum
 // charge first, then rounding up to the increment. run_s <= 0 (or not finite) bills nothing; a rule with a
 // non-positive or non-finite increment is treated as continuous (no rounding) and a negative minimum as 0, so

@@ -6,7 +6,9 @@
 //  - GPU identity comes from (provider, instance-type pattern) in instance_families.json, never from the
 //    catalog's AcceleratorName alone (H100 SXM vs PCIe, A100 40 vs 80 GB, Quadro RTX 6000 vs RTX 6000 Ada).
 //  - GCP prices the host VM and the GPUs in separate rows: an offer is host row + GPU row of the same zone.
-//  - One offer per provider x instance type x region; see Offer::zone / spot_max_usd_per_h for the zones.
+//  - One offer per catalog provider x instance type x region; see Offer::zone / spot_max_usd_per_h for the zones.
+//  - A marketplace's catalog (providers.json "marketplace": Shadeform's "<cloud>_<shape>" instance types) gives
+//    rows run by the named cloud and sold by the marketplace (Offer::via); their id keeps the marketplace's name.
 #pragma once
 #include <string>
 #include <string_view>
@@ -23,6 +25,9 @@ struct CatalogRef {
   std::string provider;
   std::string role;
   std::string path;
+  // A file that may be absent (a provider whose extract has not been made yet): the caller skips it with a note
+  // instead of failing, and the provider is left out of the snapshot when no offer names it.
+  bool optional = false;
 };
 // The catalog files listed in providers.json, in file order.
 Result<std::vector<CatalogRef>> list_catalog_files(std::string_view providers_json);

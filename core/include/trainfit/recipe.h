@@ -39,6 +39,7 @@ struct RecipeFile {
 
 struct Recipe {
   std::string offer, provider, instance_type, region, gpu;
+  std::string via;               // the marketplace that sells the offer (its catalog is the one launched); "" = direct
   std::string accelerators;      // SkyPilot form "H100:8" (the provider catalog's accelerator name : GPUs per node)
   PricingOption option = PricingOption::on_demand;
   int nodes = 1;

@@ -124,7 +124,11 @@ enum OfferFlag : uint32_t {
 
 struct Offer {
   std::string id;              // unique: provider/instance_type/region[/zone]
-  int provider = -1;           // index into Snapshot::providers
+  int provider = -1;           // index into Snapshot::providers: the cloud that runs the hardware
+  // The marketplace that sells it, when it is sold through one ("massedcompute via shadeform"): an index into
+  // Snapshot::providers (the marketplace is a provider record with its own billing rules), -1 = sold directly.
+  // Never the provider itself. The same hardware sold directly and through a marketplace is two offers.
+  int via = -1;
   std::string instance_type;
   std::string region;
   std::string zone;
@@ -199,6 +203,10 @@ struct Snapshot {
   int find_offer(const std::string& id) const;
 };
 
+// "massedcompute via shadeform", or the provider id alone when sold directly. The provider whose terms bill the
+// offer is seller_of (billing.h).
+std::string offer_seller_text(const Snapshot& s, const Offer& o);
+
 // ---- loading, validation, serialisation (core/src/snapshot.cpp) ----
 inline constexpr int kSnapshotSchemaVersion = 1;
 
@@ -234,7 +242,7 @@ std::string snapshot_to_json(const Snapshot& s);
 // `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
 // load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
 // and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
-inline constexpr uint32_t kSnapshotBinaryVersion = 2;
+inline constexpr uint32_t kSnapshotBinaryVersion = 3;  // 3: Offer::via
 // Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
 Result<std::string> pack_snapshot(std::string_view json_text);
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
