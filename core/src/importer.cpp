@@ -393,7 +393,7 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
     // Vast.ai writes SpotPrice 0.00 for "no interruptible price in this catalog" (SOURCE.md), never a free GPU:
     // a zero spot price is read as no spot, with a note.
     if (z.spot == 0) {
-      x.notes.add("zero_spot_price", prov, type, "SpotPrice 0 read as no spot price");
+      x.notes.add("zero_spot_price", prov, "*", "SpotPrice 0 read as no spot price");
       z.spot = -1;
     }
     if (z.od < 0 && z.spot < 0) {
@@ -659,6 +659,16 @@ Result<ImportResult> import_snapshot(const ImportInputs& in) {
       o.erase("marketplace");
       providers.push_back(std::move(o));
     }
+    // GPUs no offer runs on are left out too (gpus.json keeps every checked spec; the snapshot, which the web
+    // page downloads, only those it needs).
+    std::set<std::string> used_gpus;
+    for (const auto& [prov, byname] : groups)
+      for (const auto& [key, g] : byname) used_gpus.insert(g.fam->gpu);
+    ojson kept_gpus = ojson::array();
+    for (const auto& g : gpus) {
+      if (used_gpus.count(g.value("id", ""))) kept_gpus.push_back(g);
+      else notes.add("gpu_without_offers", "gpus.json", g.value("id", ""), "no offer runs on this GPU; left out of the snapshot");
+    }
     ojson cols = ojson::array();
     for (const char* c : detail::kColNames) cols.push_back(c);
     ojson rows = ojson::array();
@@ -671,7 +681,7 @@ Result<ImportResult> import_snapshot(const ImportInputs& in) {
     doc["created"] = P["snapshot"]["created"];
     doc["currency"] = "USD";
     doc["sources"] = P.contains("sources") ? P["sources"] : ojson::array();
-    doc["gpus"] = gpus;
+    doc["gpus"] = kept_gpus;
     doc["providers"] = providers;
     doc["offers"] = {{"columns", cols}, {"rows", rows}};
 

@@ -174,6 +174,41 @@ TEST_F(ImporterFixture, OciBareMetalKeepsItsHourMinimumRule) {
   EXPECT_GE(s.find_offer("oci/BM.GPU.H100.8/eu-amsterdam-1"), 0);
 }
 
+// Vast.ai (tests/fixtures/catalog/v8/vast): AcceleratorName "H100" covers SXM and NVL, "A100" 40 and 80 GB; the
+// instance type and GpuInfo's memory tell them apart. GpuInfo's SizeInMiB is the whole instance's here.
+TEST_F(ImporterFixture, VastH100SxmAndNvlAreTwoGpusByInstanceType) {
+  EXPECT_EQ(gpu_of("vast/1x-H100_SXM-32-65536/Texas, US, NA"), "h100-sxm");
+  EXPECT_EQ(gpu_of("vast/1x-H100_NVL-32-65536/Bulgaria, BG, EU"), "h100-nvl");
+}
+
+TEST_F(ImporterFixture, VastA100FortyAndEightyGigabyteComeFromTheCatalogMemory) {
+  // Same instance type, 40,960 vs 81,920 MiB per GPU (the second row is made up: the real extract has no 80 GB SXM4).
+  EXPECT_EQ(gpu_of("vast/1x-A100_SXM4-32-65536/Georgia, US, NA"), "a100-sxm-40gb");
+  EXPECT_EQ(gpu_of("vast/1x-A100_SXM4-32-65536/Texas, US, NA"), "a100-sxm-80gb");
+  EXPECT_EQ(gpu_of("vast/1x-A100_PCIE-32-65536/Oklahoma, US, NA"), "a100-pcie-80gb");
+}
+
+TEST_F(ImporterFixture, VastRtx4090ClaimingFortyEightGigabytesIsJudgedWithItsTwentyFourGigabyteSpec) {
+  const Offer& hk = offer("vast/1x-RTX_4090-32-65536/Hong Kong, HK, AS");
+  const GpuSpec& g = result_->snapshot.gpus[hk.gpu];
+  EXPECT_EQ(g.id, "rtx-4090");
+  EXPECT_EQ(g.memory_bytes, 24e9);
+  EXPECT_LT(gpu_capacity_bytes(g), 30e9);  // 24,564 MiB reported by the driver, not 48 GB
+  EXPECT_TRUE(has_note("catalog_gpu_memory_mismatch", "vast/1x-RTX_4090"));
+  // 2x RTX 4090 says 49,128 MiB for the instance: 24,564 per GPU, no mismatch.
+  EXPECT_FALSE(has_note("catalog_gpu_memory_mismatch", "vast/2x-RTX_4090"));
+}
+
+TEST_F(ImporterFixture, VastZeroSpotPriceMeansNoSpotAndVastSellsDirectly) {
+  const Offer& o = offer("vast/1x-H100_SXM-32-65536/Texas, US, NA");
+  EXPECT_LT(o.spot_usd_per_h, 0);
+  EXPECT_EQ(o.price_usd_per_h, 1.87);
+  EXPECT_EQ(o.via, -1);
+  EXPECT_EQ(result_->snapshot.providers[o.provider].id, "vast");
+  EXPECT_TRUE(has_note("zero_spot_price", "vast/"));
+  EXPECT_TRUE(has_note("unmapped_instance_type", "8x-Tesla_V100"));  // SXM2 or PCIe not stated
+}
+
 TEST_F(ImporterFixture, OutputValidatesAndReserializesToTheSameBytes) {
   SnapshotReport r;
   auto s = load_snapshot_report(result_->json, SnapshotLoadOptions{}, &r);

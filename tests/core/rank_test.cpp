@@ -144,8 +144,8 @@ TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
   Result<RankResult> r = rank_offers(default_query(), s);
   ASSERT_TRUE(r.ok());
   // A shape includes host RAM and vCPUs (the planner reads them for CPU offload): 138 shapes in the bundled
-  // snapshot of 1,015 offers.
-  EXPECT_LT(r->shapes_planned, 200) << "~1,000 offers share far fewer shapes";
+  // snapshot of 1,015 offers, 215 of 1,124 once Vast.ai's 66 offers (each its own host) joined.
+  EXPECT_LT(r->shapes_planned * 4, static_cast<int>(s.offers.size())) << "offers share far fewer shapes";
   EXPECT_GT(r->ranked, 100);
 }
 
