@@ -91,7 +91,7 @@ std::string safe_token(std::string_view s, std::string_view fallback) {
 }
 
 // The accelerator names SkyPilot's catalogs use (AcceleratorName column of the v9 vms.csv files of aws, gcp,
-// lambda, oci, nebius, cudo, fluidstack and v8 runpod, checked against the bundled snapshot's offers). First
+// lambda, oci, nebius, cudo, fluidstack and v8 runpod, vast, checked against the bundled snapshot's offers). First
 // match wins; provider "" matches any provider, instance prefix "" any instance type.
 struct AccelName {
   const char* provider;
@@ -106,6 +106,23 @@ constexpr AccelName kAccelNames[] = {
     {"cudo", "", "a100-pcie-80gb", "A100"},
     {"cudo", "", "rtx-a6000", "RTXA6000"},
     {"cudo", "", "rtx-a5000", "RTXA5000"},
+    // Vast.ai's v8 AcceleratorName column (data/raw/skypilot-catalog/v8/vast/vms.csv): "A100" for 40 and 80 GB.
+    {"vast", "", "a100-sxm-80gb", "A100"},
+    {"vast", "", "a100-pcie-80gb", "A100"},
+    {"vast", "", "rtx-a6000", "RTXA6000"},
+    {"vast", "", "rtx-6000-ada", "RTX6000-Ada"},
+    {"vast", "", "rtx-pro-6000-blackwell-server", "RTXPRO6000S"},
+    {"vast", "", "rtx-a2000", "RTXA2000"},
+    {"vast", "", "rtx-3060-ti", "RTX3060"},
+    {"vast", "", "rtx-4070-ti-super", "RTX4070"},
+    {"vast", "", "rtx-4060-ti-16gb", "RTX4060"},
+    {"", "", "rtx-5090", "RTX5090"},
+    {"", "", "rtx-4090", "RTX4090"},
+    {"", "", "rtx-3090", "RTX3090"},
+    {"", "", "rtx-3080", "RTX3080"},
+    {"", "", "rtx-3070", "RTX3070"},
+    {"", "", "rtx-3060", "RTX3060"},
+    {"", "", "h100-nvl", "H100"},
     {"", "", "h100-sxm", "H100"},
     {"", "", "h100-pcie", "H100"},
     {"", "", "h200-sxm", "H200"},
