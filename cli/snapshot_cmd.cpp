@@ -123,19 +123,24 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out) {
   std::fprintf(out, "snapshot %s\ncreated %s (%d days ago), schema %d, %s\n", s->id.c_str(), s->created.c_str(),
                age.value_or(0), s->schema_version, s->currency.c_str());
   std::fprintf(out, "%zu GPUs, %zu providers, %zu offers\n\n", s->gpus.size(), s->providers.size(), s->offers.size());
-  std::fprintf(out, "%-11s %-12s %5s %7s %8s  %s\n", "provider", "captured", "age_d", "offers", "regions", "flagged");
+  // offers: the offers a provider runs (sold directly or through a marketplace); sells: the offers of other
+  // providers it sells as a marketplace (Offer::via).
+  std::fprintf(out, "%-14s %-12s %5s %7s %6s %8s  %s\n", "provider", "captured", "age_d", "offers", "sells", "regions",
+               "flagged");
   for (size_t p = 0; p < s->providers.size(); ++p) {
     const auto& pr = s->providers[p];
-    int n = 0, flagged = 0;
+    int n = 0, sells = 0, flagged = 0;
     std::set<std::string> regions;
-    for (const auto& o : s->offers)
+    for (const auto& o : s->offers) {
+      if (o.via == static_cast<int>(p)) ++sells;
       if (o.provider == static_cast<int>(p)) {
         ++n;
         regions.insert(o.region);
         if (o.flags) ++flagged;
       }
-    std::fprintf(out, "%-11s %-12s %5d %7d %8zu  %d\n", pr.id.c_str(), pr.capture_date.c_str(),
-                 days_between(pr.capture_date, opt.today).value_or(0), n, regions.size(), flagged);
+    }
+    std::fprintf(out, "%-14s %-12s %5d %7d %6d %8zu  %d\n", pr.id.c_str(), pr.capture_date.c_str(),
+                 days_between(pr.capture_date, opt.today).value_or(0), n, sells, regions.size(), flagged);
   }
   std::map<std::string, int> flags;
   for (const auto& o : s->offers)

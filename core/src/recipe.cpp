@@ -91,7 +91,7 @@ std::string safe_token(std::string_view s, std::string_view fallback) {
 }
 
 // The accelerator names SkyPilot's catalogs use (AcceleratorName column of the v9 vms.csv files of aws, gcp,
-// lambda, oci, nebius, cudo, fluidstack and v8 runpod, vast, checked against the bundled snapshot's offers). First
+// lambda, oci, nebius, cudo, fluidstack and v8 runpod, vast, shadeform, checked against the bundled snapshot's offers). First
 // match wins; provider "" matches any provider, instance prefix "" any instance type.
 struct AccelName {
   const char* provider;
@@ -116,6 +116,13 @@ constexpr AccelName kAccelNames[] = {
     {"vast", "", "rtx-3060-ti", "RTX3060"},
     {"vast", "", "rtx-4070-ti-super", "RTX4070"},
     {"vast", "", "rtx-4060-ti-16gb", "RTX4060"},
+    // Shadeform's v8 AcceleratorName column (v8/shadeform/vms.csv); its generic names (A6000, A100-80GB, L40S...)
+    // are the defaults below.
+    {"shadeform", "", "rtx-6000-ada", "RTX6000Ada"},
+    {"shadeform", "", "rtx-a4000", "A4000"},
+    {"shadeform", "", "rtx-a5000", "A5000"},
+    {"", "", "a16", "A16"},
+    {"", "", "l40", "L40"},
     {"", "", "rtx-5090", "RTX5090"},
     {"", "", "rtx-4090", "RTX4090"},
     {"", "", "rtx-3090", "RTX3090"},
@@ -670,7 +677,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   if (used != r.nodes * o.gpu_count)
     r.notes.push_back("the layout uses " + itext(used) + " of the " + itext(r.nodes * o.gpu_count) +
                       " GPUs billed; torchrun starts " + itext(r.nproc_per_node) + " processes per node");
-  const std::string sky = skypilot_accelerator_name(pr.id, o.instance_type, g.id);
+  const std::string sky = skypilot_accelerator_name(launcher.id, o.instance_type, g.id);
   if (!sky.empty()) r.accelerators = sky + ":" + itext(o.gpu_count);
   else r.notes.push_back("SkyPilot's accelerator name for " + g.id + " is not known to trainfit: the recipe pins instance_type only");
   r.precision = resolve_precision(q, g);

@@ -13,7 +13,9 @@ PriceDates price_dates(const Snapshot& s) {
     auto it = std::find_if(d.dates.begin(), d.dates.end(), [&](const CaptureDate& c) { return c.date == o.capture_date; });
     if (it == d.dates.end()) it = d.dates.insert(d.dates.end(), CaptureDate{o.capture_date, {}, 0});
     ++it->offers;
-    const std::string& pid = o.provider >= 0 && o.provider < static_cast<int>(s.providers.size()) ? s.providers[o.provider].id : "";
+    // A marketplace row's price comes from the marketplace's catalog: it is named, not the cloud that runs it.
+    const int seller = o.via >= 0 ? o.via : o.provider;
+    const std::string& pid = seller >= 0 && seller < static_cast<int>(s.providers.size()) ? s.providers[seller].id : "";
     if (std::find(it->providers.begin(), it->providers.end(), pid) == it->providers.end()) it->providers.push_back(pid);
   }
   // ISO dates sort as text; providers in snapshot order.

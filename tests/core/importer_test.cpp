@@ -209,6 +209,41 @@ TEST_F(ImporterFixture, VastZeroSpotPriceMeansNoSpotAndVastSellsDirectly) {
   EXPECT_TRUE(has_note("unmapped_instance_type", "8x-Tesla_V100"));  // SXM2 or PCIe not stated
 }
 
+// Shadeform (tests/fixtures/catalog/v8/shadeform): InstanceType "<cloud>_<shape>"; the cloud runs the row, Shadeform
+// sells it (via). GpuInfo's SizeInMiB is in GB there.
+TEST_F(ImporterFixture, ShadeformRowIsRunByItsCloudAndSoldViaShadeform) {
+  const auto& s = result_->snapshot;
+  const Offer& o = offer("shadeform/massedcompute_A6000x8/kansascity-usa-1");
+  EXPECT_EQ(s.providers[o.provider].id, "massedcompute");
+  ASSERT_GE(o.via, 0);
+  EXPECT_EQ(s.providers[o.via].id, "shadeform");
+  EXPECT_EQ(offer_seller_text(s, o), "massedcompute via shadeform");
+  EXPECT_EQ(gpu_of("shadeform/massedcompute_A6000x8/kansascity-usa-1"), "rtx-a6000");
+  EXPECT_EQ(o.capture_date, s.providers[o.via].capture_date) << "the row's date is its catalog's";
+}
+
+TEST_F(ImporterFixture, TheSameHardwareSoldDirectlyAndThroughShadeformStaysTwoOffers) {
+  const Offer& direct = offer("lambda/gpu_1x_h100_pcie/us-east-1");
+  const Offer& resold = offer("shadeform/lambdalabs_H100/saltlakecity-usa-1");
+  EXPECT_EQ(direct.provider, resold.provider);
+  EXPECT_EQ(direct.gpu, resold.gpu);
+  EXPECT_EQ(direct.via, -1);
+  EXPECT_GE(resold.via, 0);
+  EXPECT_NE(direct.price_usd_per_h, resold.price_usd_per_h);
+}
+
+TEST_F(ImporterFixture, ShadeformGigabytesUnderTheMebibyteKeyAreReadAsGigabytes) {
+  // "SizeInMiB: 48" for an A6000, "40" / "80" for A100 SXM4: per-GPU GB, no mismatch, and enough to tell 40 from 80.
+  EXPECT_FALSE(has_note("catalog_gpu_memory_mismatch", "shadeform/"));
+  EXPECT_EQ(gpu_of("shadeform/denvr_A100-sxm4/calgary-canada-1"), "a100-sxm-40gb");
+  EXPECT_EQ(gpu_of("shadeform/denvr_A100-sxm4-80GB/houston-usa-1"), "a100-sxm-80gb");
+}
+
+TEST_F(ImporterFixture, ShadeformGaudiRowIsLeftOut) {
+  EXPECT_LT(result_->snapshot.find_offer("shadeform/denvr_Gaudi2x8/houston-usa-1"), 0);
+  EXPECT_TRUE(has_note("unmapped_instance_type", "denvr_Gaudi2x8"));
+}
+
 TEST_F(ImporterFixture, OutputValidatesAndReserializesToTheSameBytes) {
   SnapshotReport r;
   auto s = load_snapshot_report(result_->json, SnapshotLoadOptions{}, &r);
