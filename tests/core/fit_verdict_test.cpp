@@ -115,8 +115,9 @@ TEST(FitVerdict, DefaultQueryLeavesNoOfferUnsupported) {
   ASSERT_TRUE(r["ok"].get<bool>());
   EXPECT_EQ(r["counts"]["unsupported"], 0);
   const int ranked = r["counts"]["ranked"].get<int>(), no_fit = r["counts"]["does_not_fit"].get<int>();
-  // 96%: issue 19 added Hyperstack's 16 GB RTX A4000 (1x too small, 10x has no layout for 32 heads and batch 64).
-  EXPECT_GE(ranked, 0.96 * (ranked + no_fit)) << ranked << " ranked, " << no_fit << " do not fit";
+  // 95%: issue 19 added Hyperstack's 16 GB RTX A4000 (1x too small, 10x has no layout for 32 heads and batch 64)
+  // and the 8-12 GB GeForce cards of the marketplaces (Vast.ai RTX 3060/3070/3080, RTX A2000 6 GB).
+  EXPECT_GE(ranked, 0.95 * (ranked + no_fit)) << ranked << " ranked, " << no_fit << " do not fit";
   bool saw_estimated = false;
   for (const json& row : r["rows"])
     for (const json& f : row["flags"]) saw_estimated = saw_estimated || f == "estimated_spec";

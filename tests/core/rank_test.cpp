@@ -1,6 +1,9 @@
 // Tests of the ranking engine: the seed's central claim, filters with reasons, determinism, Pareto frontier.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "trainfit/api.h"
@@ -143,9 +146,15 @@ TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
   const Snapshot s = bundled();
   Result<RankResult> r = rank_offers(default_query(), s);
   ASSERT_TRUE(r.ok());
-  // A shape includes host RAM and vCPUs (the planner reads them for CPU offload): 138 shapes in the bundled
-  // snapshot of 1,015 offers, 215 of 1,124 once Vast.ai's 66 offers (each its own host) joined.
-  EXPECT_LT(r->shapes_planned * 4, static_cast<int>(s.offers.size())) << "offers share far fewer shapes";
+  // A shape includes host RAM and vCPUs (the planner reads them for CPU offload; rank.cpp same_shape): one plan
+  // per distinct shape at most, never one per region or per offer. Marketplace catalogs (Vast.ai, Lium) give most
+  // of their offers a host of their own, so the ratio to offers is not fixed; the bound is the distinct shapes.
+  std::set<std::tuple<int, int, int, double, int, double, int, double, double, double>> shapes;
+  for (const Offer& o : s.offers)
+    shapes.insert({o.gpu, o.gpu_count, static_cast<int>(o.intra_link), o.intra_link_GBps, static_cast<int>(o.inter_net),
+                   o.inter_net_Gbps, o.max_nodes, seller_of(s, o).storage_read_MBps, o.vcpus, o.host_ram_bytes});
+  EXPECT_LE(r->shapes_planned, static_cast<int>(shapes.size()));
+  EXPECT_LT(shapes.size() * 2, s.offers.size()) << "offers in many regions share a shape";
   EXPECT_GT(r->ranked, 100);
 }
 
