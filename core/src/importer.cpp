@@ -91,6 +91,9 @@ struct Family {
   // Optional: the rule applies only when the catalog's per-GPU memory (GpuInfo, in the catalog's unit) lies in
   // [min, max] GB; a row without that figure does not match. Vast.ai's "A100_SXM4" is 40 or 80 GB (SOURCE.md).
   double catalog_gpu_GB_min = -1, catalog_gpu_GB_max = -1;
+  // Optional: the catalog column `match` is matched against instead of InstanceType ("UpstreamCloudId" for Prime
+  // Intellect, whose own type names omit the form factor; "AcceleratorName" for Spheron, whose names carry it).
+  std::string match_column;
 };
 
 // A priced zone (or zone-less row) of one provider x instance type x region.
@@ -210,6 +213,7 @@ Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::st
     if (!gs("provider", &x.provider, true) || !gs("match", &x.match, true) || !gs("gpu", &x.gpu, true) ||
         !gs("intra_link", &x.intra_link, true) || !gs("inter_net", &x.inter_net, true) ||
         !gs("source", &x.source, true) || !gs("gcp_accelerator", &x.gcp_accelerator, false) ||
+        !gs("match_column", &x.match_column, false) ||
         !gn("intra_link_GBps", &x.intra_GBps) || !gn("inter_net_Gbps", &x.inter_Gbps) || !gn("max_nodes", &mn))
       return Error{ptr, "needs provider, match, gpu, intra_link(+_GBps), inter_net(+_Gbps), max_nodes, source"};
     x.max_nodes = static_cast<int>(mn);
@@ -230,11 +234,14 @@ Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::st
   return fams;
 }
 
-// The first rule of `prov` matching `type` (and, for a memory-conditioned rule, the row's per-GPU memory).
+// The first rule of `prov` matching `type` (or the column the rule names, read through `column`; a rule naming a
+// column matches nothing without it) and, for a memory-conditioned rule, the row's per-GPU memory.
+template <class Column>
 const Family* find_family(const std::vector<Family>& fams, const std::string& prov, const std::string& type,
-                          std::optional<double> gpu_bytes) {
+                          std::optional<double> gpu_bytes, const Column& column) {
   for (const auto& f : fams) {
-    if (f.provider != prov || !glob_match(f.match, type)) continue;
+    if (f.provider != prov) continue;
+    if (f.match_column.empty() ? !glob_match(f.match, type) : !glob_match(f.match, column(f.match_column))) continue;
     if (f.catalog_gpu_GB_min >= 0 && (!gpu_bytes || *gpu_bytes < f.catalog_gpu_GB_min * 1e9)) continue;
     if (f.catalog_gpu_GB_max >= 0 && (!gpu_bytes || *gpu_bytes > f.catalog_gpu_GB_max * 1e9)) continue;
     return &f;
@@ -375,7 +382,9 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
       continue;
     }
     const auto mem = catalog_gpu_bytes(t.cell(r, "GpuInfo"), opt.unit, static_cast<int>(*cnt));
-    const Family* fam = find_family(x.fams, prov, type, mem);
+    // Rules naming another column match its raw value (a spot row's UpstreamCloudId ends "_SPOT": patterns end in *).
+    auto column = [&](const std::string& name) { return t.cell(r, name.c_str()); };
+    const Family* fam = find_family(x.fams, prov, type, mem, column);
     if (!fam) {
       x.notes.add("unmapped_instance_type", prov, type,
                   "no instance_families.json rule names the GPU of " + type + " (accelerator \"" +
@@ -443,7 +452,7 @@ void read_gcp(ImportCtx& x, const std::string& prov, const Table& H, const Table
   for (const auto& r : H.rows) {
     ++x.res.rows_read;
     const std::string type = H.cell(r, "InstanceType"), region = H.cell(r, "Region"), zone = H.cell(r, "AvailabilityZone");
-    const Family* fam = find_family(x.fams, prov, type, std::nullopt);
+    const Family* fam = find_family(x.fams, prov, type, std::nullopt, [](const std::string&) { return std::string(); });
     if (!fam || fam->gcp_accelerator.empty()) {
       x.notes.add("unmapped_instance_type", prov, type, "no GCP rule (gcp_accelerator + gpu_count) for host " + type + "; skipped");
       continue;

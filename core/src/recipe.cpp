@@ -91,7 +91,7 @@ std::string safe_token(std::string_view s, std::string_view fallback) {
 }
 
 // The accelerator names SkyPilot's catalogs use (AcceleratorName column of the v9 vms.csv files of aws, gcp,
-// lambda, oci, nebius, cudo, fluidstack and v8 runpod, vast, shadeform, checked against the bundled snapshot's offers). First
+// lambda, oci, nebius, cudo, fluidstack and v8 runpod, vast, shadeform, primeintellect, spheron, lium, seeweb, checked against the bundled snapshot's offers). First
 // match wins; provider "" matches any provider, instance prefix "" any instance type.
 struct AccelName {
   const char* provider;
@@ -121,6 +121,27 @@ constexpr AccelName kAccelNames[] = {
     {"shadeform", "", "rtx-6000-ada", "RTX6000Ada"},
     {"shadeform", "", "rtx-a4000", "A4000"},
     {"shadeform", "", "rtx-a5000", "A5000"},
+    // Prime Intellect, Spheron, Lium and Seeweb (their v8 AcceleratorName columns).
+    {"primeintellect", "", "rtx-6000-ada", "RTX6000Ada"},
+    {"primeintellect", "", "rtx-a4000", "A4000"},
+    {"spheron", "", "h100-sxm", "H100_SXM5"},
+    {"spheron", "", "h100-pcie", "H100_PCIE"},
+    {"spheron", "", "h100-nvl", "H100_NVL"},
+    {"spheron", "", "a100-sxm-80gb", "A100_80G_SXM4"},
+    {"spheron", "", "a100-pcie-80gb", "A100_80G_PCIE"},
+    {"spheron", "", "l40s", "L40S_PCIE"},
+    {"spheron", "", "l40", "L40_PCIE"},
+    {"spheron", "", "l4", "L4_PCIE"},
+    {"spheron", "", "rtx-6000-ada", "RTX6000ADA_PCIE"},
+    {"spheron", "", "rtx-5090", "RTX5090_PCIE"},
+    {"spheron", "", "rtx-a5000", "A5000_PCIE"},
+    {"spheron", "", "rtx-a4000", "A4000_PCIE"},
+    {"spheron", "", "a16", "A16_PCIE"},
+    {"spheron", "", "v100-pcie-32gb", "V100_32G_PCIE"},
+    {"lium", "", "rtx-6000-ada", "RTX6000-Ada"},
+    {"lium", "", "h100-sxm", "H100-SXM"},
+    {"lium", "", "rtx-pro-6000-blackwell-workstation", "RTXPRO6000-WK"},
+    {"seeweb", "", "rtx-a6000", "RTXA6000"},
     {"", "", "a16", "A16"},
     {"", "", "l40", "L40"},
     {"", "", "rtx-5090", "RTX5090"},

@@ -244,6 +244,42 @@ TEST_F(ImporterFixture, ShadeformGaudiRowIsLeftOut) {
   EXPECT_TRUE(has_note("unmapped_instance_type", "denvr_Gaudi2x8"));
 }
 
+// Prime Intellect (v8/primeintellect): "<cloud>__<shape>" types, the GPU read from UpstreamCloudId (the cloud's own
+// shape name), spot priced in a row of its own ("__SPOT"), partner data centres that name no known cloud.
+TEST_F(ImporterFixture, PrimeIntellectSpotRowJoinsItsOnDemandTypeAndTheCloudComesFromThePrefix) {
+  const auto& s = result_->snapshot;
+  const Offer& o = offer("primeintellect/datacrunch__1xH200_141GB__44__182/IS");
+  EXPECT_EQ(s.providers[o.provider].id, "verda");
+  EXPECT_EQ(s.providers[o.via].id, "primeintellect");
+  EXPECT_EQ(s.gpus[o.gpu].id, "h200-sxm");
+  EXPECT_GT(o.price_usd_per_h, 0);
+  EXPECT_GT(o.spot_usd_per_h, 0) << "the __SPOT row is the spot price of the same instance type";
+  EXPECT_LT(s.find_offer("primeintellect/datacrunch__1xH200_141GB__44__182__SPOT/IS"), 0);
+  // Hyperstack's plain n3-H100x1 is PCIe, as Hyperstack's own rule says; the type name does not tell.
+  EXPECT_EQ(gpu_of("primeintellect/hyperstack__1xH100_80GB__28__180/CA"), "h100-pcie");
+  const Offer& roan = offer("primeintellect/dc_roan__8xH100_80GB__104__1024/US");
+  EXPECT_EQ(s.providers[roan.provider].id, "primeintellect");
+  EXPECT_EQ(roan.via, -1) << "a partner data centre with no provider record is Prime Intellect's own row";
+}
+
+// Spheron (v8/spheron): the Provider column names the cloud; AcceleratorName carries the form factor, except where
+// the instance type contradicts it.
+TEST_F(ImporterFixture, SpheronCloudComesFromItsProviderColumnAndTheFormFactorFromItsNames) {
+  const auto& s = result_->snapshot;
+  const Offer& dc = offer("spheron/1H100.80S.32V_FIN-03_500/Finland 3");
+  EXPECT_EQ(s.providers[dc.provider].id, "verda");
+  EXPECT_EQ(s.providers[dc.via].id, "spheron");
+  EXPECT_EQ(s.gpus[dc.gpu].id, "h100-sxm");
+  EXPECT_GT(dc.spot_usd_per_h, 0);
+  // "H100_NVL" at 80 GB per GPU is Hyperstack's bridged H100 PCIe, not the 94 GB H100 NVL; Spheron runs it itself.
+  const Offer& nvl = offer("spheron/n3-H100x8-NVLink__CANADA-1/CANADA-1");
+  EXPECT_EQ(s.gpus[nvl.gpu].id, "h100-pcie");
+  EXPECT_EQ(nvl.intra_link, LinkClass::nvlink_bridge);
+  EXPECT_EQ(nvl.via, -1);
+  // Massed Compute's SXM4 labelled A100_80G_PCIE: the instance type wins.
+  EXPECT_EQ(gpu_of("spheron/gpu_1x_a100_SXM4_us-central-3/us-central-3"), "a100-sxm-80gb");
+}
+
 TEST_F(ImporterFixture, OutputValidatesAndReserializesToTheSameBytes) {
   SnapshotReport r;
   auto s = load_snapshot_report(result_->json, SnapshotLoadOptions{}, &r);
