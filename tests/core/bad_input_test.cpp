@@ -650,6 +650,23 @@ TEST(BadSnapshot, UnknownGpuAndProviderReferencesAreNamed) {
   expect_snapshot_error(r, "/offers/rows/7/" + std::to_string(column("provider")), "unknown provider");
 }
 
+// The marketplace column (Offer::via): a provider id other than the offer's own, or null.
+TEST(BadSnapshot, AViaNamingNoProviderTheOffersOwnOrNotAStringIsNamed) {
+  const int via = column("via");
+  ASSERT_GE(via, 0);
+  const std::string cell = "/offers/rows/4/" + std::to_string(via);
+  json d = bundled_doc();
+  d["offers"]["rows"][4][via] = "nocloud";
+  expect_snapshot_error(load_timed(d.dump()), cell, "via: unknown provider \"nocloud\"");
+  d["offers"]["rows"][4][via] = d["offers"]["rows"][4][column("provider")];
+  expect_snapshot_error(load_timed(d.dump()), cell, "own provider");
+  for (const json& bad : {json(3), json(""), json(true), json::array()}) {
+    d["offers"]["rows"][4][via] = bad;
+    SCOPED_TRACE(bad.dump());
+    expect_snapshot_error(load_timed(d.dump()), cell, "via");
+  }
+}
+
 TEST(BadSnapshot, NegativeMissingAndNonFinitePricesAreNamed) {
   const int price = column("price_usd_per_h"), spot = column("spot_usd_per_h");
   const std::string cell = "/offers/rows/2/" + std::to_string(price);

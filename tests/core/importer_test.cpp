@@ -280,6 +280,34 @@ TEST_F(ImporterFixture, SpheronCloudComesFromItsProviderColumnAndTheFormFactorFr
   EXPECT_EQ(gpu_of("spheron/gpu_1x_a100_SXM4_us-central-3/us-central-3"), "a100-sxm-80gb");
 }
 
+// The fixture catalog has no Lium or Yotta file and no offer on an RTX 3070: their records stay in the inputs, out
+// of the snapshot, each with a note.
+TEST_F(ImporterFixture, ProvidersAndGpusWithoutOffersAreLeftOutWithANote) {
+  const auto& s = result_->snapshot;
+  EXPECT_LT(s.find_provider("lium"), 0);
+  EXPECT_LT(s.find_provider("yotta"), 0);
+  EXPECT_TRUE(has_note("provider_without_offers", "lium/"));
+  EXPECT_LT(s.find_gpu("rtx-3070"), 0);
+  EXPECT_TRUE(has_note("gpu_without_offers", "rtx-3070"));
+  EXPECT_GE(s.find_provider("shadeform"), 0) << "a marketplace that sells offers stays";
+  EXPECT_GE(s.find_provider("massedcompute"), 0) << "a cloud that runs resold offers stays";
+}
+
+TEST(Importer, CatalogEntriesSayWhetherTheirFileMayBeAbsent) {
+  auto refs = list_catalog_files(read_text(kRoot + "/data/inputs/providers.json"));
+  ASSERT_TRUE(refs.ok());
+  bool aws_required = false, lium_optional = false;
+  for (const auto& r : refs.value()) {
+    if (r.provider == "aws") aws_required = !r.optional;
+    if (r.provider == "lium") lium_optional = r.optional;
+  }
+  EXPECT_TRUE(aws_required);
+  EXPECT_TRUE(lium_optional);
+  auto bad = list_catalog_files(R"({"providers":[{"id":"x","catalog":[{"role":"vms","path":"a.csv","optional":"yes"}]}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().field.find("optional"), std::string::npos);
+}
+
 TEST_F(ImporterFixture, OutputValidatesAndReserializesToTheSameBytes) {
   SnapshotReport r;
   auto s = load_snapshot_report(result_->json, SnapshotLoadOptions{}, &r);
