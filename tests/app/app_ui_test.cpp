@@ -407,11 +407,17 @@ TEST_F(Ui, FrameWithFiveThousandRowsStaysWellUnderAFrame) {
   ASSERT_TRUE(base.ok());
   trainfit::Snapshot big = base.value();
   const size_t n0 = big.offers.size();
-  for (int copy = 1; big.offers.size() < 3400; ++copy)
-    for (size_t i = 0; i < n0 && big.offers.size() < 3400; ++i) {
+  // Copies until there are 5,000 offer x pricing rows (each offer gives one row per price it has; fewer of the
+  // marketplace offers have a spot price, so the offer count alone does not say).
+  auto options = [](const trainfit::Offer& o) { return (o.price_usd_per_h >= 0 ? 1 : 0) + (o.spot_usd_per_h >= 0 ? 1 : 0); };
+  int rows = 0;
+  for (const trainfit::Offer& o : big.offers) rows += options(o);
+  for (int copy = 1; rows < 5000; ++copy)
+    for (size_t i = 0; i < n0 && rows < 5000; ++i) {
       trainfit::Offer o = big.offers[i];
       o.region += "-synthetic" + std::to_string(copy);
       o.id += "-synthetic" + std::to_string(copy);
+      rows += options(o);
       big.offers.push_back(o);
     }
   App& a = make();
