@@ -155,8 +155,13 @@ void draw_snapshot_info(App::Impl& s) {
                   p.billing_exceptions.empty() ? "" : " (+ exceptions)");
       if (ImGui::IsItemHovered() && !p.billing.source.empty()) ImGui::SetTooltip("%s", p.billing.source.c_str());
       ImGui::TableSetColumnIndex(4);
-      if (p.spot.available) ImGui::Text("%s, %.0f s notice", p.spot.pricing.c_str(), p.spot.notice_s);
+      // Unknowns say so (null in the snapshot): a pricing kind or a notice that is not published.
+      if (p.spot.available && p.spot.notice_s >= 0)
+        ImGui::Text("%s, %.0f s notice", p.spot.pricing.empty() ? "kind unknown" : p.spot.pricing.c_str(), p.spot.notice_s);
+      else if (p.spot.available)
+        ImGui::Text("%s, notice unknown", p.spot.pricing.empty() ? "kind unknown" : p.spot.pricing.c_str());
       else ImGui::TextDisabled("none");
+      if (ImGui::IsItemHovered() && !p.spot.source.empty()) ImGui::SetTooltip("%s", p.spot.source.c_str());
       ImGui::TableSetColumnIndex(5);
       ImGui::TextUnformatted(p.catalog_source.c_str());
     }
