@@ -85,6 +85,10 @@ Result<ojson> parse_json_input(const std::string& text, const char* what) {
 struct Family {
   std::string provider, match, gpu, gcp_accelerator, intra_link, inter_net, source;
   int gpu_count = 0;  // required for GCP rules (the host row does not carry it)
+  // GCP N1: the GPU is attached to a general-purpose host, so one host type can carry several accelerators; the
+  // offer is named "<host>+<ACCEL>:<count>" (SkyPilot's instance_type + accelerators pair) and a host row joins
+  // every attached rule that matches it (a fixed-GPU rule such as g2 / a3: the first match only).
+  bool attached = false;
   double intra_GBps = 0, inter_Gbps = 0;
   int max_nodes = 1;
   uint32_t flags = 0;
@@ -219,6 +223,11 @@ Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::st
     x.max_nodes = static_cast<int>(mn);
     if (f.contains("gpu_count") && gn("gpu_count", &gc)) x.gpu_count = static_cast<int>(gc);
     if (!x.gcp_accelerator.empty() && x.gpu_count <= 0) return Error{ptr, "a GCP rule needs gpu_count"};
+    if (f.contains("attached")) {
+      if (!f["attached"].is_boolean()) return Error{ptr + "/attached", "expected true or false"};
+      x.attached = f["attached"].get<bool>();
+      if (x.attached && x.gcp_accelerator.empty()) return Error{ptr + "/attached", "only a GCP rule (gcp_accelerator) can be attached"};
+    }
     if (!gpu_mem.count(x.gpu)) return Error{ptr + "/gpu", "GPU \"" + x.gpu + "\" is not in gpus.json"};
     for (const char* k : {"catalog_gpu_GB_min", "catalog_gpu_GB_max"})
       if (f.contains(k) && !f[k].is_number()) return Error{ptr + "/" + k, "expected a number of GB"};
@@ -434,10 +443,61 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
   return true;
 }
 
+// The GCP rules a host row joins: the first fixed-GPU rule that matches, plus every attached rule that matches.
+std::vector<const Family*> gcp_rules(const std::vector<Family>& fams, const std::string& prov, const std::string& type) {
+  std::vector<const Family*> out;
+  bool fixed = false;
+  for (const auto& f : fams) {
+    if (f.provider != prov || f.gcp_accelerator.empty() || !glob_match(f.match, type)) continue;
+    if (f.attached) out.push_back(&f);
+    else if (!fixed) { out.push_back(&f); fixed = true; }
+  }
+  return out;
+}
+
+// GCP accelerator rows: (accelerator, count, zone) -> (price, spot).
+using AccelPrices = std::map<std::tuple<std::string, int, std::string>, std::pair<double, double>>;
+
+// One GCP host row joined with the accelerator row `fam` names in the same zone; the VM price is host + GPU
+// (SkyPilot's list_accelerators adds them the same way). The zone row joins the offer group only when priced.
+enum class Join { no_gpu_row, no_price, used };
+Join join_gcp_host(ImportCtx& x, const std::string& prov, const Table& H, const std::vector<std::string>& r,
+                   const Family& fam, const AccelPrices& accel) {
+  const std::string host = H.cell(r, "InstanceType"), zone = H.cell(r, "AvailabilityZone");
+  const std::string count = std::to_string(fam.gpu_count);
+  const std::string type = fam.attached ? host + "+" + fam.gcp_accelerator + ":" + count : host;
+  auto a = accel.find({fam.gcp_accelerator, fam.gpu_count, zone});
+  if (a == accel.end()) {
+    x.notes.add("gcp_host_without_gpu_row", prov, type,
+                "no " + fam.gcp_accelerator + " x" + count + " row in the host's zone" +
+                    (fam.attached ? " (the N1 host is sold in more zones than this GPU)" : "") + "; skipped");
+    return Join::no_gpu_row;
+  }
+  ZoneRow z;
+  z.zone = zone;
+  z.host = parse_num(H.cell(r, "Price")).value_or(-1);
+  z.accel = a->second.first;
+  z.od = (z.host >= 0 && z.accel >= 0) ? z.host + z.accel : -1;
+  const double hs = parse_num(H.cell(r, "SpotPrice")).value_or(-1);
+  z.spot = (hs >= 0 && a->second.second >= 0) ? hs + a->second.second : -1;
+  if (z.od < 0) z.host = z.accel = -1;
+  if (z.od < 0 && z.spot < 0) {
+    x.notes.add("no_price", prov, type, "host or GPU row lacks a price; skipped");
+    return Join::no_price;
+  }
+  z.gpu_count = fam.gpu_count;
+  z.vcpus = parse_num(H.cell(r, "vCPUs")).value_or(-1);
+  z.ram_gib = parse_num(H.cell(r, "MemoryGiB")).value_or(-1);
+  auto& g = x.groups[prov][{type, H.cell(r, "Region")}];
+  g.fam = &fam;
+  g.runs_on = prov;
+  g.zones.push_back(std::move(z));
+  return Join::used;
+}
+
 // GCP: the VM price is the host row plus the accelerator row of the same zone.
 void read_gcp(ImportCtx& x, const std::string& prov, const Table& H, const Table& A) {
-  // (accelerator, count, zone) -> (price, spot)
-  std::map<std::tuple<std::string, int, std::string>, std::pair<double, double>> accel;
+  AccelPrices accel;
   std::map<std::pair<std::string, int>, int> accel_rows;
   for (const auto& r : A.rows) {
     ++x.res.rows_read;
@@ -451,45 +511,25 @@ void read_gcp(ImportCtx& x, const std::string& prov, const Table& H, const Table
   std::set<std::pair<std::string, int>> joined;
   for (const auto& r : H.rows) {
     ++x.res.rows_read;
-    const std::string type = H.cell(r, "InstanceType"), region = H.cell(r, "Region"), zone = H.cell(r, "AvailabilityZone");
-    const Family* fam = find_family(x.fams, prov, type, std::nullopt, [](const std::string&) { return std::string(); });
-    if (!fam || fam->gcp_accelerator.empty()) {
+    const std::string type = H.cell(r, "InstanceType");
+    const auto rules = gcp_rules(x.fams, prov, type);
+    if (rules.empty()) {
       x.notes.add("unmapped_instance_type", prov, type, "no GCP rule (gcp_accelerator + gpu_count) for host " + type + "; skipped");
       continue;
     }
-    auto a = accel.find({fam->gcp_accelerator, fam->gpu_count, zone});
-    if (a == accel.end()) {
-      x.notes.add("gcp_host_without_gpu_row", prov, type,
-                  "no " + fam->gcp_accelerator + " x" + std::to_string(fam->gpu_count) + " row in the host's zone; skipped");
-      continue;
+    bool used = false;
+    for (const Family* fam : rules) {
+      const Join j = join_gcp_host(x, prov, H, r, *fam, accel);
+      if (j != Join::no_gpu_row) joined.insert({fam->gcp_accelerator, fam->gpu_count});
+      used = used || j == Join::used;
     }
-    joined.insert({fam->gcp_accelerator, fam->gpu_count});
-    ZoneRow z;
-    z.zone = zone;
-    z.host = parse_num(H.cell(r, "Price")).value_or(-1);
-    z.accel = a->second.first;
-    z.od = (z.host >= 0 && z.accel >= 0) ? z.host + z.accel : -1;
-    const double hs = parse_num(H.cell(r, "SpotPrice")).value_or(-1);
-    z.spot = (hs >= 0 && a->second.second >= 0) ? hs + a->second.second : -1;
-    if (z.od < 0) z.host = z.accel = -1;
-    if (z.od < 0 && z.spot < 0) {
-      x.notes.add("no_price", prov, type, "host or GPU row lacks a price; skipped");
-      continue;
-    }
-    z.gpu_count = fam->gpu_count;
-    z.vcpus = parse_num(H.cell(r, "vCPUs")).value_or(-1);
-    z.ram_gib = parse_num(H.cell(r, "MemoryGiB")).value_or(-1);
-    auto& g = x.groups[prov][{type, region}];
-    g.fam = fam;
-    g.runs_on = prov;
-    g.zones.push_back(std::move(z));
-    ++x.res.rows_used;
+    if (used) ++x.res.rows_used;
   }
   for (const auto& [key, n] : accel_rows)
     if (!joined.count(key))
       for (int k = 0; k < n; ++k)
         x.notes.add("gcp_accelerator_without_host", prov, key.first + "x" + std::to_string(key.second),
-                    "GPU rows priced without a host VM row in the extract (n1/g2 hosts missing); not offered");
+                    "GPU rows that no instance_families.json rule pairs with a host VM row of the extract; not offered");
 }
 
 // One offer row from a group (the column order of offer_columns()).

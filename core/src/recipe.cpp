@@ -80,12 +80,13 @@ std::string yq(std::string_view s) {
   return out + "\"";
 }
 
-// Only [A-Za-z0-9._/-] survive: for names that go into comments, shell commands and job names.
-std::string safe_token(std::string_view s, std::string_view fallback) {
+// Only [A-Za-z0-9._/-] (and the characters in `extra`) survive: for names that go into comments, shell commands
+// and job names.
+std::string safe_token(std::string_view s, std::string_view fallback, std::string_view extra = "") {
   std::string out;
   for (char c : s)
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
-        c == '/')
+        c == '/' || (c != '\0' && extra.find(c) != std::string_view::npos))
       out += c;
   return out.empty() || out.size() != s.size() ? std::string(fallback) : out;
 }
@@ -459,7 +460,8 @@ std::string pre_commands(Ctx& c) {
 
 std::string header_comment(Ctx& c, const char* launch) {
   std::string t = "# trainfit recipe: " + plan_summary(c.r.plan) + "\n";
-  t += "# Offer " + safe_token(c.r.offer, "(offer)") + " of snapshot " + safe_token(c.s.id, "(snapshot)") + ", " +
+  // '+' and ':' are literal in a comment line: a GCP N1 offer id is gcp/<host>+<ACCEL>:<count>/<region>.
+  t += "# Offer " + safe_token(c.r.offer, "(offer)", "+:") + " of snapshot " + safe_token(c.s.id, "(snapshot)") + ", " +
        (c.spot ? "spot" : "on-demand") + ", " + itext(c.r.nodes) + " node" + (c.r.nodes == 1 ? "" : "s") + ".\n";
   t += std::string("# Launch: ") + launch + "\n";
   t += "# Replace every FILL placeholder before launching.\n";
@@ -474,7 +476,7 @@ std::string skypilot_yaml(Ctx& c) {
   t += "resources:\n";
   t += "  cloud: " + yq(c.provider_id) + "\n";
   t += "  region: " + yq(c.offer.region) + "\n";
-  t += "  instance_type: " + yq(c.offer.instance_type) + "\n";
+  t += "  instance_type: " + yq(c.r.instance_type) + "\n";
   if (!c.r.accelerators.empty()) t += "  accelerators: " + yq(c.r.accelerators) + "\n";
   t += std::string("  use_spot: ") + (c.spot ? "true" : "false") + "\n";
   t += "  disk_size: " + num_text(c.r.disk_size_GB) + "\n";
@@ -501,7 +503,7 @@ std::string dstack_yaml(Ctx& c) {
   t += "nodes: " + itext(c.r.nodes) + "\n";
   t += "backends: [" + yq(c.provider_id) + "]\n";
   t += "regions: [" + yq(c.offer.region) + "]\n";
-  t += "instance_types: [" + yq(c.offer.instance_type) + "]\n";
+  t += "instance_types: [" + yq(c.r.instance_type) + "]\n";
   t += std::string("spot_policy: ") + (c.spot ? "spot" : "on-demand") + "\n";
   t += "resources:\n";
   const std::string sky = skypilot_accelerator_name(c.provider_id, c.offer.instance_type, c.gpu.id);
@@ -597,6 +599,10 @@ std::string skypilot_accelerator_name(const std::string& provider, const std::st
   return "";
 }
 
+std::string launch_instance_type(const std::string& instance_type) {
+  return instance_type.substr(0, instance_type.find('+'));
+}
+
 namespace detail {
 
 void one_offer_query(const Query& q0, const Snapshot& s, int offer, int nodes, Snapshot* one, Query* q) {
@@ -687,7 +693,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   r.offer = o.id;
   r.provider = pr.id;
   if (o.via >= 0) r.via = launcher.id;
-  r.instance_type = o.instance_type;
+  r.instance_type = launch_instance_type(o.instance_type);
   r.region = o.region;
   r.gpu = g.id;
   r.option = row->option;

@@ -116,9 +116,49 @@ TEST_F(ImporterFixture, ZeroHostComponentIsFlaggedButTotalKept) {
 }
 
 TEST_F(ImporterFixture, GcpGpuRowsWithoutHostRowAreNotOffered) {
-  for (const auto& o : result_->snapshot.offers) EXPECT_NE(result_->snapshot.gpus[o.gpu].id, "t4") << o.id;
-  EXPECT_TRUE(has_note("gcp_accelerator_without_host", "T4x1"));
+  // P4 has no GPU spec and no rule pairing it with a host.
+  for (const auto& o : result_->snapshot.offers) EXPECT_EQ(o.instance_type.find("P4"), std::string::npos) << o.id;
+  EXPECT_TRUE(has_note("gcp_accelerator_without_host", "P4x1"));
   EXPECT_TRUE(has_note("gcp_host_without_gpu_row", "a2-highgpu-1g"));
+}
+
+// Fixture rows: SkyPilot catalog v9 gcp/vms.csv, us-central1-a (g2-standard-4 host 0.14679 / spot 0.07502, L4 x1
+// 0.56004 / 0.2862); GCP's G2 table (cloud.google.com/compute/docs/gpus#l4-gpus) gives g2-standard-4 one L4.
+TEST_F(ImporterFixture, GcpG2HostJoinsItsFixedL4Count) {
+  const Offer& o = offer("gcp/g2-standard-4/us-central1");
+  EXPECT_EQ(gpu_of("gcp/g2-standard-4/us-central1"), "l4");
+  EXPECT_EQ(o.gpu_count, 1);
+  EXPECT_NEAR(o.host_usd_per_h, 0.14679, 1e-9);
+  EXPECT_NEAR(o.accel_usd_per_h, 0.56004, 1e-9);
+  EXPECT_NEAR(o.price_usd_per_h, 0.70683, 1e-9);
+  EXPECT_NEAR(o.spot_usd_per_h, 0.36122, 1e-9);
+}
+
+TEST_F(ImporterFixture, GcpHostWhoseGpuCountHasNoRowIsSkippedWithANote) {
+  // g2-standard-24 carries 2 L4 and the fixture has no L4 x2 row; n1-highmem-8 + T4:2 likewise.
+  EXPECT_LT(result_->snapshot.find_offer("gcp/g2-standard-24/us-central1"), 0);
+  EXPECT_TRUE(has_note("gcp_host_without_gpu_row", "g2-standard-24"));
+  EXPECT_LT(result_->snapshot.find_offer("gcp/n1-highmem-8+T4:2/us-central1"), 0);
+  EXPECT_TRUE(has_note("gcp_host_without_gpu_row", "n1-highmem-8+T4:2"));
+  // An N1 size no rule pairs with a GPU.
+  EXPECT_TRUE(has_note("unmapped_instance_type", "n1-standard-1"));
+}
+
+// One N1 host type carries different GPUs (SkyPilot's default host: n1-highmem-4 for T4 x1, n1-highmem-8 for T4 x2
+// and V100 x1); each pair is its own offer named host+ACCEL:count. Rows: catalog v9 us-central1-a.
+TEST_F(ImporterFixture, GcpN1HostJoinsEveryAttachedGpuRuleAsItsOwnOffer) {
+  const Offer& t4 = offer("gcp/n1-highmem-4+T4:1/us-central1");
+  EXPECT_EQ(gpu_of("gcp/n1-highmem-4+T4:1/us-central1"), "t4");
+  EXPECT_EQ(t4.instance_type, "n1-highmem-4+T4:1");
+  EXPECT_NEAR(t4.host_usd_per_h, 0.23661, 1e-9);
+  EXPECT_NEAR(t4.accel_usd_per_h, 0.35, 1e-9);
+  EXPECT_NEAR(t4.price_usd_per_h, 0.58661, 1e-9);
+  const Offer& v = offer("gcp/n1-highmem-8+V100:1/us-central1");
+  EXPECT_EQ(gpu_of("gcp/n1-highmem-8+V100:1/us-central1"), "v100-sxm2-16gb");
+  EXPECT_EQ(v.gpu_count, 1);
+  EXPECT_NEAR(v.price_usd_per_h, 0.47321 + 2.48, 1e-9);
+  EXPECT_NEAR(v.spot_usd_per_h, 0.15896 + 1.2338, 1e-9);
+  EXPECT_NEAR(v.host_ram_bytes, 52 * kGiB, 1);
 }
 
 TEST_F(ImporterFixture, CheapestZoneRepresentsRegionAndSpotRangeIsKept) {
@@ -333,6 +373,21 @@ TEST(Importer, RefusesAFamilyRuleNamingAnUnknownGpu) {
   auto r = import_snapshot(in);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("h100-imaginary"), std::string::npos);
+}
+
+TEST(Importer, RefusesAnAttachedRuleThatIsNotAGcpRuleOrNotABoolean) {
+  ImportInputs in = fixture_inputs();
+  auto fam = nlohmann::json::parse(in.families_json);
+  fam["families"][0]["attached"] = true;  // the Lambda fixture rule: no gcp_accelerator
+  in.families_json = fam.dump();
+  auto r = import_snapshot(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().field.find("/attached"), std::string::npos) << r.error().to_string();
+  fam["families"][0]["attached"] = "yes";
+  in.families_json = fam.dump();
+  r = import_snapshot(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("true or false"), std::string::npos) << r.error().to_string();
 }
 
 TEST(Importer, RefusesRaggedCsvRows) {

@@ -182,6 +182,24 @@ TEST(Recipe, BadTargetsAreRefusedNamingTheField) {
   EXPECT_NE(doc.find("\"field\":\"target.offer\""), std::string::npos) << doc;
 }
 
+// A GCP N1 offer is a host VM plus attached GPUs, named "<host>+<ACCEL>:<count>" by the importer: SkyPilot launches
+// it as instance_type = the host and accelerators = the GPU (sky/catalog/gcp_catalog.py pairs them the same way),
+// dstack as the host machine type with the GPU in `gpu`.
+TEST(Recipe, GcpN1OfferLaunchesItsHostMachineWithTheGpuAsAccelerators) {
+  EXPECT_EQ(launch_instance_type("n1-highmem-4+T4:1"), "n1-highmem-4");
+  EXPECT_EQ(launch_instance_type("p5.48xlarge"), "p5.48xlarge");
+  Result<Recipe> r = make_recipe(target(default_query(), "gcp/n1-highmem-4+T4:1/us-central1", PricingFilter::on_demand),
+                                 bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->instance_type, "n1-highmem-4");
+  EXPECT_EQ(r->accelerators, "T4:1");
+  const std::string& sky = file_of(*r, "skypilot").text;
+  EXPECT_NE(sky.find("  instance_type: \"n1-highmem-4\"\n  accelerators: \"T4:1\"\n"), std::string::npos) << sky;
+  const std::string& dstack = file_of(*r, "dstack").text;
+  EXPECT_NE(dstack.find("instance_types: [\"n1-highmem-4\"]\n"), std::string::npos) << dstack;
+  EXPECT_NE(dstack.find("gpu: \"T4:16GB:1\""), std::string::npos) << dstack;
+}
+
 TEST(Recipe, SkyPilotAcceleratorNamesFollowEachProvidersCatalog) {
   // AcceleratorName of the SkyPilot catalogs (v9 gcp/vms.csv, cudo/vms.csv, fluidstack/vms.csv, aws/vms.csv).
   EXPECT_EQ(skypilot_accelerator_name("gcp", "a3-megagpu-8g", "h100-sxm"), "H100-MEGA");

@@ -158,7 +158,10 @@ def check_case(case, query_path):
     res = sky["resources"]
     check(sky["num_nodes"] == doc["nodes"], case, "skypilot num_nodes")
     check(res["cloud"] == offer["provider"] and res["region"] == offer["region"], case, "skypilot cloud/region")
-    check(res["instance_type"] == offer["instance_type"], case, "skypilot instance_type")
+    # A GCP N1 offer is "<host>+<ACCEL>:<count>": SkyPilot launches the host with the GPU in `accelerators`.
+    host, plus, attached = offer["instance_type"].partition("+")
+    check(res["instance_type"] == host, case, "skypilot instance_type")
+    check(not plus or res["accelerators"] == attached, case, f"skypilot accelerators vs the offer's {attached}")
     name, _, count = res["accelerators"].partition(":")
     check(int(count) == offer["gpu_count"] == doc["gpus_per_node"], case, f"skypilot accelerators {res['accelerators']}")
     check(res["accelerators"] == doc["accelerators"], case, "skypilot accelerators vs document")

@@ -66,4 +66,8 @@ Result<Recipe> make_recipe(const Query& q, const Snapshot& snapshot);
 std::string skypilot_accelerator_name(const std::string& provider, const std::string& instance_type,
                                       const std::string& gpu_id);
 
+// The machine type to launch for an offer's instance type: the host VM of a GCP N1 offer named "<host>+<ACCEL>:<count>"
+// by the importer (the GPU goes in `accelerators`, as SkyPilot pairs them), else the instance type itself.
+std::string launch_instance_type(const std::string& instance_type);
+
 }  // namespace trainfit
