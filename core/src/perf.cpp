@@ -1,6 +1,8 @@
 // trainfit core — compute-time model: FLOPs per token, achievable throughput, alpha-beta communication.
 #include "trainfit/perf.h"
 
+#include "trainfit/framework.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -206,8 +208,13 @@ GenerationCeiling generation_ceiling(const GpuSpec& g, Precision p) {
     return {0.74, true,
             "MosaicML llm-foundry A100 benchmarks; Narayanan et al. 2021 Table 1; Llama 2 (Touvron et al. 2023) "
             "GPU-hours"};
-  if (contains_ci(g.arch, "blackwell"))
+  if (contains_ci(g.arch, "blackwell")) {
+    // FP8: the Hopper FP8 / BF16 ceiling ratio (0.36 / 0.54) applied to Blackwell's, not fitted to the B200 rows
+    // of perf_validation.cpp (which check it).
+    if (p == Precision::fp8_mixed)
+      return {0.55 * 0.36 / 0.54, false, "assumption: Hopper's FP8 / BF16 ceiling ratio on the Blackwell fraction"};
     return {0.55, false, "assumption: Hopper-like fraction until published Blackwell training runs are added"};
+  }
   if (contains_ci(g.arch, "ada"))
     return {0.60, false, "assumption: Ada GEMMs like Ampere data-centre parts, PCIe-class memory system"};
   if (contains_ci(g.arch, "volta"))
@@ -237,13 +244,14 @@ Efficiency compute_efficiency(const GpuSpec& g, const ModelSpec& m, const TrainC
   // Adapter matmuls are small and unfused (PEFT); QLoRA adds bitsandbytes kernels (dequantisation memory
   // traffic is modelled separately in the planner). Assumption, not calibrated.
   e.method = t.method == Method::full ? 1.0 : (t.method == Method::lora ? 0.90 : 0.80);
+  if (resolve_precision(t.precision, g) == Precision::fp8_mixed) e.framework = framework_profile(t.framework).fp8_efficiency;
   if (t.compute_efficiency > 0 && t.compute_efficiency <= 1 && std::isfinite(t.compute_efficiency)) {
     e.value = t.compute_efficiency;
     e.overridden = true;
   } else {
     // A calibration from a measured run (calibrate.cpp) scales the modelled value.
     if (t.efficiency_scale > 0 && std::isfinite(t.efficiency_scale)) e.scale = t.efficiency_scale;
-    e.value = e.generation * e.width * e.tokens * e.method * e.scale;
+    e.value = e.generation * e.width * e.tokens * e.method * e.framework * e.scale;
   }
   e.value = std::clamp(e.value, 1e-3, 1.0);
   return e;

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <algorithm>
+
+#include "trainfit/framework.h"
+#include "trainfit/model.h"
 #include "trainfit/planner.h"
 
 namespace trainfit {
@@ -47,6 +51,35 @@ GpuSpec h100_sxm() {
   g.nvlink_gen = 4;
   g.nvlink_GBps = 900;
   g.pcie_gen = 5;
+  return g;
+}
+
+// H200 SXM and HGX B200 (1000 W) as in data/inputs/gpus.json (h200-sxm, b200).
+GpuSpec h200_sxm() {
+  GpuSpec g = h100_sxm();
+  g.id = "h200-sxm";
+  g.name = "H200 SXM 141GB";
+  g.memory_bytes = 141e9;
+  g.mem_bandwidth_GBps = 4800;
+  return g;
+}
+
+GpuSpec b200() {
+  GpuSpec g;
+  g.id = "b200";
+  g.name = "B200 (HGX B200, 1000 W)";
+  g.vendor = "NVIDIA";
+  g.arch = "Blackwell";
+  g.memory_bytes = 180e9;
+  g.mem_bandwidth_GBps = 8000;
+  g.tflops_fp32 = 80;
+  g.tflops_tf32 = 1100;
+  g.tflops_bf16 = 2250;
+  g.tflops_fp16 = 2250;
+  g.tflops_fp8 = 4500;
+  g.nvlink_gen = 5;
+  g.nvlink_GBps = 1800;
+  g.pcie_gen = 6;
   return g;
 }
 
@@ -123,7 +156,10 @@ double fixed_tokens_per_s(const ModelSpec& m, const TrainConfig& t, const GpuSpe
   l.tp = t.parallel.tp;
   l.pp = t.parallel.pp;
   l.dp = t.parallel.dp;
+  l.cp = std::max(1, t.parallel.cp);
+  l.vp = std::max(1, t.parallel.vp);
   l.zero = t.parallel.zero;
+  l.sequence_parallel = t.parallel.sequence_parallel;
   l.recompute = t.recompute;
   l.micro_batch = t.micro_batch;
   l.num_microbatches = t.global_batch / (t.micro_batch * l.dp);
@@ -167,6 +203,68 @@ struct MosaicRow {
   double tok_s_gpu;  // Throughput (T/s/GPU) column
   bool calibration;
 };
+
+
+// A published framework benchmark run with its exact layout (issue 17 §5): evaluated as a FIXED layout under the
+// matching framework profile. dp = gpus / (tp x pp x cp) (Megatron's order, CP ranks share a sequence);
+// gradient-accumulation steps = global batch / (micro-batch x dp).
+struct FrameworkRun {
+  const char* name;
+  const char* model;     // preset id (trainfit models)
+  Framework framework;
+  int gpu;               // 0 H100 SXM, 1 H200 SXM, 2 B200, 3 torchtitan's 500 W H100 96GB HBM2e
+  int gpus, tp, pp, vp, cp, zero;
+  int64_t mb, gb, seq;
+  Recompute rc;
+  Precision prec;
+  double tok_s_gpu;      // published tokens/s per GPU
+  bool calibration;      // used to derive a profile's efficiency (the others are held out)
+  const char* source;
+  // false: the GPU ran under a power limit whose clocks are unpublished (torchtitan's 500 W H100 HBM2e):
+  // informative, outside the 20% bar and the time band.
+  bool fully_specified = true;
+};
+
+TimeReference framework_row(const FrameworkRun& r) {
+  const ModelSpec* base = find_model(r.model);
+  GpuSpec g = r.gpu == 1 ? h200_sxm() : r.gpu == 2 ? b200() : h100_sxm();
+  if (r.gpu == 3) {  // torchtitan's Grand Teton H100: "96GB HBM2e with 2.4 TB/sec", "the default 500W power limit"
+    g.id = "h100-hbm2e-96gb-500w";
+    g.name = "H100 96GB HBM2e (500 W)";
+    g.memory_bytes = 96e9;
+    g.mem_bandwidth_GBps = 2400;
+  }
+  // DGX H100 / DGX B200 / the torchtitan clusters: 8 GPUs per node, 8 x 400 Gb/s NICs (InfiniBand or RoCE).
+  const Offer o = hgx_node(g, 3200, NetKind::infiniband, 256);
+  TrainConfig t = fixed_layout(r.gpus, r.tp, r.pp, r.zero, r.rc, r.mb, r.gb, r.seq, r.prec);
+  t.framework = r.framework;
+  t.parallel.cp = r.cp;
+  t.parallel.vp = r.vp;
+  t.parallel.dp = r.gpus / (r.tp * r.pp * r.cp);
+  t.parallel.sequence_parallel = r.tp > 1;  // Megatron recipes and torchtitan TP both shard norms/dropout (SP)
+  double tok_s = 0;
+  if (base) {
+    ModelSpec m = *base;
+    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
+    tok_s = fixed_tokens_per_s(m, t, g, o);
+  }
+  TimeReference row = rate_row(r.name, r.source, r.tok_s_gpu, tok_s, r.gpus, r.calibration);
+  row.fully_specified = r.fully_specified;
+  row.tolerance = 0.20;  // issue 17 §5: framework rows within 20%
+  return row;
+}
+
+constexpr const char* kNemo2407 =
+    "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb (NeMo 24.07, DGX-H100, FP8 pre-training)";
+constexpr const char* kBridge2511 =
+    "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @00b7660 (25.11 NeMo container, FP8-CS pre-training)";
+constexpr const char* kBridge2602 =
+    "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @0a25f91 (26.02 NeMo container, DGX-H100 FP8)";
+constexpr const char* kTitan2412 =
+    "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf (H100 96GB HBM2e at 500 W, tps per GPU)";
+constexpr const char* kTitanH200 =
+    "pytorch/torchtitan benchmarks/llama3_8b_h200_2025-06_torchtitan.md @bcdeaa3 (4 and 8 H200 nodes, float8 "
+    "tensorwise, llama3_8b.toml: seq 8192, selective op AC)";
 
 }  // namespace
 
@@ -235,9 +333,13 @@ std::vector<TimeReference> time_validation_rows() {
     Result<PlanResult> p = plan_job(m, t, d, g, hgx_node(g, 1600, NetKind::infiniband, 256), 256, safe);
     double tok_s = 0;
     if (p && p->fits && !p->by_nodes.empty() && p->by_nodes.back().nodes == 256) tok_s = p->by_nodes.back().tokens_per_s;
-    rows.push_back(rate_row("LLaMA 65B pre-training, 2048 A100-80GB",
-                            "Touvron et al. 2023a (LLaMA) §2.4: 380 tokens/s/GPU; layout chosen by the planner", 380,
-                            tok_s, 2048, false));
+    TimeReference row = rate_row("LLaMA 65B pre-training, 2048 A100-80GB",
+                                 "Touvron et al. 2023a (LLaMA) §2.4: 380 tokens/s/GPU; layout chosen by the planner",
+                                 380, tok_s, 2048, false);
+    // The layout is unpublished: the row checks the planner's choice, not the time of a known layout (like the
+    // Llama 2 rows above), so it is informative and outside the time band.
+    row.fully_specified = false;
+    rows.push_back(row);
   }
 
   // --- Megatron-LM (Narayanan et al. 2021). Table 1 gives TFLOP/s per GPU by the eq. 3 count (full recompute),
@@ -314,6 +416,86 @@ std::vector<TimeReference> time_validation_rows() {
           fixed_layout(r.gpus, 1, 1, 3, r.ckpt ? Recompute::full : Recompute::none, r.mb, r.gb, r.seq, r.prec);
       rows.push_back(rate_row(r.name, kMosaic, r.tok_s_gpu, fixed_tokens_per_s(m, t, g, o), r.gpus, r.calibration));
     }
+  }
+
+  // --- Framework benchmark tables (issue 17 §5): Megatron-Core / NeMo, torchtitan. Each is the published layout
+  // evaluated as a fixed layout under its framework profile. Megatron rows: DGX nodes (8 x 400 Gb/s IB),
+  // distributed optimizer (ZeRO-1 over DP x CP, the NeMo / Megatron-Bridge recipe default), sequence parallel
+  // with TP, no recomputation (the H100 presets of scripts/performance/configs/llama/llama3_workload_base_configs.py
+  // @00919dc set none for 70B). torchtitan rows: FSDP2 (ZeRO-3) as published, activation checkpointing as stated.
+  {
+    using F = Framework;
+    const Precision fp8 = Precision::fp8_mixed, bf16 = Precision::bf16_mixed;
+    const Recompute none = Recompute::none, sel = Recompute::selective, full = Recompute::full;
+    const FrameworkRun runs[] = {
+        {"NeMo Llama 2 7B, 8x H100 FP8 (TP 1, DP 8)", "llama-2-7b", F::megatron_core, 0, 8, 1, 1, 1, 1, 1, 1, 128,
+         4096, none, fp8, 16847, true, kNemo2407},
+        {"NeMo Llama 3 8B, 8x H100 FP8 (CP 2, DP 4)", "llama-3-8b", F::megatron_core, 0, 8, 1, 1, 1, 2, 1, 1, 128,
+         8192, none, fp8, 12036, false, kNemo2407},
+        {"NeMo Llama 2 70B, 64x H100 FP8 (TP 4, PP 4, VP 20)", "llama-2-70b", F::megatron_core, 0, 64, 4, 4, 20, 1, 1,
+         1, 128, 4096, none, fp8, 1707, false, kNemo2407},
+        {"NeMo Llama 3 70B, 64x H100 FP8 (TP 4, PP 4, VP 5, CP 2)", "llama-3-70b", F::megatron_core, 0, 64, 4, 4, 5,
+         2, 1, 1, 128, 8192, none, fp8, 1533, false, kNemo2407},
+        {"Megatron-Bridge Llama 3 70B, 64x H100 FP8-CS (TP 4, PP 8, VP 5)", "llama-3-70b", F::megatron_core, 0, 64, 4,
+         8, 5, 1, 1, 1, 128, 8192, none, fp8, 1602, true, kBridge2511},
+        {"Megatron-Bridge Llama 3 70B, 64x H100 FP8, GBS 256 (TP 4, PP 8, VP 5)", "llama-3-70b", F::megatron_core, 0,
+         64, 4, 8, 5, 1, 1, 1, 256, 8192, none, fp8, 1621, false, kBridge2602},
+        {"Megatron-Bridge Llama 3.1 405B, 1024x H100 FP8-CS (TP 8, PP 8, VP 8, CP 2)", "llama-3.1-405b",
+         F::megatron_core, 0, 1024, 8, 8, 8, 2, 1, 1, 512, 8192, none, fp8, 292, false, kBridge2511},
+        {"Megatron-Bridge Llama 3 8B, 8x B200 FP8-CS (DP 8)", "llama-3-8b", F::megatron_core, 2, 8, 1, 1, 1, 1, 1, 2,
+         128, 8192, none, fp8, 30624, false, kBridge2511},
+        {"Megatron-Bridge Llama 3.1 405B, 128x B200 FP8-CS (TP 4, PP 8, VP 8, CP 2)", "llama-3.1-405b",
+         F::megatron_core, 2, 128, 4, 8, 8, 2, 1, 1, 64, 8192, none, fp8, 661, false, kBridge2511},
+        {"torchtitan Llama 3.1 8B, 8x H100, FSDP, bf16, compile", "llama-3.1-8b", F::torchtitan, 3, 8, 1, 1, 1, 1, 3,
+         2, 16, 8192, sel, bf16, 6667, false, kTitan2412, false},
+        {"torchtitan Llama 3.1 8B, 8x H100, FSDP, float8, compile", "llama-3.1-8b", F::torchtitan, 3, 8, 1, 1, 1, 1, 3,
+         2, 16, 8192, sel, fp8, 8532, false, kTitan2412, false},
+        {"torchtitan Llama 3.1 8B, 128x H100, FSDP, bf16, compile", "llama-3.1-8b", F::torchtitan, 3, 128, 1, 1, 1, 1,
+         3, 2, 256, 8192, sel, bf16, 6514, false, kTitan2412, false},
+        {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, float8, compile", "llama-3.1-70b", F::torchtitan, 3,
+         256, 8, 1, 1, 1, 3, 16, 512, 8192, full, fp8, 829, false, kTitan2412, false},
+        {"torchtitan Llama 3.1 8B, 64x H200, FSDP, float8, compile", "llama-3.1-8b", F::torchtitan, 1, 64, 1, 1, 1, 1,
+         3, 2, 128, 8192, sel, fp8, 10753, false, kTitanH200},
+        {"torchtitan Llama 3.1 8B, 32x H200, FSDP, float8, compile", "llama-3.1-8b", F::torchtitan, 1, 32, 1, 1, 1, 1,
+         3, 2, 64, 8192, sel, fp8, 10938, false, kTitanH200},
+    };
+    for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+  }
+
+  // --- nanotron: SmolLM3 3B pre-training, 11.2T tokens at seq 4096 on 384 H100 in 24 days ("The pre-training used
+  // 384 H100 GPUs over 24 days (~220,000 GPU hours)", summary of huggingface.co/blog/smollm3; 11.2T tokens in three
+  // 4k stages: HuggingFaceTB/smollm3-configs README). Layout from the stage-1 nanotron config
+  // (huggingface/smollm text/pretraining/smollm3/stage1_8T.yaml): tp 2 (tp_mode REDUCE_SCATTER = sequence
+  // parallel), dp 192, pp 1, micro_batch_size 3, batch_accumulation_per_replica 1, sequence_length 4096,
+  // zero_stage 0, recompute_layer false, bfloat16, accumulate_grad_in_fp32. Model: hidden 2048, 36 layers, 16 heads,
+  // 4 KV heads, intermediate 11008, vocab 128256, tied embeddings (NoPE every 4th layer changes no FLOPs). The
+  // 24 days include evaluations, checkpoints and restarts: informative, like the Llama 2 GPU-hours.
+  {
+    ModelSpec m;
+    m.id = "custom";
+    apply_family(m, Arch::llama);
+    m.hidden_size = 2048;
+    m.num_layers = 36;
+    m.num_heads = 16;
+    m.num_kv_heads = 4;
+    m.intermediate_size = 11008;
+    m.vocab_size = 128256;
+    m.max_position_embeddings = 4096;
+    m.tie_embeddings = true;
+    const GpuSpec g = h100_sxm();
+    TrainConfig t = fixed_layout(384, 2, 1, 0, Recompute::none, 3, 576, 4096, Precision::bf16_mixed);
+    t.framework = Framework::nanotron;
+    t.parallel.sequence_parallel = true;
+    const double tok_s = fixed_tokens_per_s(m, t, g, hgx_node(g, 3200, NetKind::infiniband, 48));
+    TimeReference row;
+    row.name = "nanotron SmolLM3 3B, 11.2T tokens, 384x H100 (TP 2, DP 192)";
+    row.source = "huggingface.co/blog/smollm3 (384 H100, 24 days) and smollm3 stage1_8T.yaml (nanotron layout)";
+    row.quantity = "days";
+    row.published = 24;
+    row.estimate = tok_s > 0 ? 11.2e12 / tok_s / 86400.0 : 0;
+    row.relative_error = row.estimate / 24.0 - 1.0;
+    row.fully_specified = false;
+    rows.push_back(row);
   }
   return rows;
 }

@@ -314,7 +314,7 @@ struct Searcher {
     ++evaluated;
     return step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
                      L.global_batch / (L.dp * mb), nullptr, nullptr, bubble, terms_at(L.mb_begin + k), &L.dp_terms,
-                     L.cp, L.vp);
+                     L.cp, L.vp, L.tp > 1);  // sequence parallel with TP, as memory_layout sets it
   }
 
   double exact_time(const Group& gr, int k) { return group_step(gr, k); }
@@ -379,7 +379,7 @@ struct Searcher {
     p.global_batch = L.global_batch;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
-              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp, L.vp);
+              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp, L.vp, L.tp > 1);
     p.efficiency = eff;
     p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
     const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
@@ -484,7 +484,7 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
     double eff = 0;
     step_time(c, links, layout.tp, layout.pp, layout.dp, layout.zero, layout.recompute, layout.offload_optimizer,
               layout.offload_params, layout.micro_batch, layout.num_microbatches, &out.step, &eff, nullptr, nullptr,
-              nullptr, layout.cp, layout.vp);
+              nullptr, layout.cp, layout.vp, layout.sequence_parallel);
     const int64_t gb = global_batch > 0 ? global_batch : layout.micro_batch * layout.num_microbatches * layout.dp;
     out.efficiency = eff;
     out.tokens_per_s = static_cast<double>(gb) * c.seq / out.step.total_s;
@@ -637,7 +637,7 @@ Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_lis
   int cps[4] = {1, 0, 0, 0}, n_cp = 1;
   if (fixed) {
     cps[0] = std::max(1, train.parallel.cp);
-  } else if (train.seq_len >= kCpMinSeq) {
+  } else if (train.seq_len >= std::min(kCpMinSeq, framework_profile(train.framework).cp_search_min_seq)) {
     for (int cp = 2; cp <= 8 && cp <= total; cp *= 2)
       if (train.seq_len % cp == 0) cps[n_cp++] = cp;
   }

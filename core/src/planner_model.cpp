@@ -71,8 +71,9 @@ Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp, int cp) {
 
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp, int vp) {
+                 MbTerms* mbt, DpTerms* dpt, int cp, int vp, bool sp) {
   const TrainConfig& t = *c.train;
+  const FrameworkProfile& fw = framework_profile(t.framework);
   const FlopsPerToken& f = c.flops[rc_index(rc)];
   const double shard = static_cast<double>(tp) * static_cast<double>(pp);
   // Context parallelism splits each sequence over cp ranks: a GPU computes mb x seq / cp tokens per micro-batch
@@ -83,10 +84,16 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   MbTerms local;
   MbTerms& mt = mbt ? *mbt : local;
   if (!mt.filled) {
+    // The width factor stands for the non-GEMM (memory-bound) share of a layer, which grows as h shrinks: GEMM
+    // FLOPs per token go as h^2, norms, activations and residual adds as h. TP divides the GEMMs by tp; without
+    // sequence parallelism the norms and dropout stay replicated on every TP rank, so the share is that of a
+    // model of width h / tp. Sequence parallelism splits them along the sequence too (Korthikanti et al. 2022
+    // §4.2.2), so every part of the layer is divided by tp and the share is that of the full width h.
+    const double gemm_width = sp && tp > 1 ? c.width : c.width / tp;
     double e = c.base_eff.overridden
                    ? c.base_eff.value
-                   : c.base_eff.generation * gemm_width_factor(c.width / tp) * microbatch_factor(tok) * c.base_eff.method *
-                         c.base_eff.scale;
+                   : c.base_eff.generation * gemm_width_factor(gemm_width) * microbatch_factor(tok) * c.base_eff.method *
+                         c.base_eff.framework * c.base_eff.scale;
     mt.eff = std::clamp(e, 1e-3, 1.0);
     if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
     if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
@@ -133,6 +140,14 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   if (pp > 1) t_pp = 2.0 * mt.pp_p2p * static_cast<double>(std::max(1, vp));  // p2p of tok x width / tp activations
 
   const double t_work = t_model + t_rc;
+  // Frameworks that overlap the TP collectives with the GEMMs that produce or consume them (framework.h
+  // tp_comm_overlap: Megatron-Core's --tp-comm-overlap, Transformer Engine userbuffers, which pipeline the
+  // sequence-parallel all-gather / reduce-scatter in chunks behind the column / row GEMMs; Wang et al. 2022,
+  // "Overlap communication with dependent computation via decomposition") hide up to kOverlap of the
+  // micro-batch's compute window; at least (1 - kOverlap) of the traffic stays exposed (the first and last chunk,
+  // SM contention). Without it the TP traffic is synchronous: all of it on the critical path.
+  const double t_tp_exposed =
+      fw.tp_comm_overlap ? std::max((1.0 - kOverlap) * t_tp, t_tp - kOverlap * t_work) : t_tp;
   // Context parallel (ring attention, Liu et al. 2023; Megatron-Core CP): every layer passes its K/V block
   // around the ring, cp - 1 steps in forward and twice that in backward (K/V and their gradients), overlapped
   // with the attention blocks; the part beyond kOverlap of the micro-batch's compute is exposed (assumption).
@@ -144,12 +159,17 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
   const double fwd_win = t_work * fwd_frac;
   const double bwd_win = t_work - fwd_win;
-  const double t_stage = t_work + t_tp + t_pp + t_cp_exposed;
+  // Megatron's interleaved schedule posts the next chunk's isend / irecv before computing the current one
+  // (schedules.py with overlap_p2p_comm): hidden like the TP traffic above, at most kOverlap of it.
+  const double t_pp_exposed = vp > 1 && fw.pp_p2p_overlap_interleaved
+                                  ? std::max((1.0 - kOverlap) * t_pp, t_pp - kOverlap * t_work)
+                                  : t_pp;
+  const double t_stage = t_work + t_tp_exposed + t_pp_exposed + t_cp_exposed;
 
   const double compute_s = mm * t_model;
   const double recompute_s = mm * t_rc;
-  const double tp_s = mm * t_tp;  // TP and PP traffic is synchronous: all of it is exposed
-  const double pp_s = mm * t_pp;
+  const double tp_s = mm * t_tp_exposed;
+  const double pp_s = mm * t_pp_exposed;
   const double cp_s = mm * t_cp_exposed;
   // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
   // (Narayanan et al. 2021 §2.2.1).
@@ -239,8 +259,10 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     out->optimizer_s = optimizer_s;
     out->offload_s = offload_s;
     out->total_s = total_s;
-    out->tp_comm_s = out->tp_exposed_s = tp_s;
-    out->pp_comm_s = out->pp_exposed_s = pp_s;
+    out->tp_comm_s = mm * t_tp;
+    out->tp_exposed_s = tp_s;
+    out->pp_comm_s = mm * t_pp;
+    out->pp_exposed_s = pp_s;
     out->dp_comm_s = dp_comm_s;
     out->dp_exposed_s = dp_exposed_s;
     out->cp_comm_s = mm * t_cp;

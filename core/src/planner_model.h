@@ -73,11 +73,12 @@ struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO 
 
 // The step time of one fully specified layout: returns its total seconds and the pipeline-bubble part in
 // `bubble_out`; `out` (may be null: the search needs only the two) gets the whole breakdown, `eff_out` the
-// compute efficiency. `mbt` and `dpt` (may be null) cache the layout's terms above. The parts are locals,
-// written to `out` once at the end (no zeroed StepTime per evaluation).
+// compute efficiency. `mbt` and `dpt` (may be null) cache the layout's terms above; `sp`: sequence parallel with
+// tp > 1, which shards the norms and dropout over the TP ranks too (the efficiency's width factor). The parts are
+// locals, written to `out` once at the end (no zeroed StepTime per evaluation).
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp = 1, int vp = 1);
+                 MbTerms* mbt, DpTerms* dpt, int cp = 1, int vp = 1, bool sp = false);
 
 // The half of a Ctx that depends only on the job (model and training setup), with its errors split by where
 // make_ctx reports them: `early` before the instance's figures are checked, `late` after them (so a plan

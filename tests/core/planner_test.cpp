@@ -1,6 +1,9 @@
 // Topology picker: dataset tokens, layout timing, the search, and validation against published runs.
 #include "trainfit/planner.h"
 
+#include "trainfit/framework.h"
+#include "trainfit/model.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -386,7 +389,7 @@ TEST(TimeValidation, PublishedRunsArePredictedWithinTwentyFivePercent) {
                 r.calibration ? " (calibration)" : "", r.fully_specified ? "" : " (not fully specified)");
     // Issue 4: fully specified runs within 25%. Llama 2's GPU-hours (GPU count unpublished; the figure includes
     // evaluation, checkpointing and failures) are held to 40%.
-    EXPECT_LT(std::fabs(r.relative_error), r.fully_specified ? 0.25 : 0.40) << r.name << " — " << r.source;
+    EXPECT_LT(std::fabs(r.relative_error), r.fully_specified ? r.tolerance : 0.40) << r.name << " — " << r.source;
   }
 }
 
@@ -397,6 +400,96 @@ TEST(TimeValidation, TheTimeBandCoversEveryFullySpecifiedValidationError) {
     EXPECT_GE(actual_over_predicted, 1.0 - kTimeBandLow) << r.name;
     EXPECT_LE(actual_over_predicted, 1.0 + kTimeBandHigh) << r.name;
   }
+}
+
+// Issue 17's "done when": a Megatron-profile plan of Llama 3 70B pre-training (seq 8192, global batch 128, FP8) on
+// 8 DGX H100 nodes (8 x 400 Gb/s InfiniBand) uses tensor x pipeline parallelism with sequence parallelism and runs
+// within 20% of the published 1,602 tokens/s per GPU (NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md
+// @00b7660, 25.11 NeMo container, DGX-H100: "LLAMA3_70B | 64 | FP8-CS | 128 | 1 | 8192 | 0 | 4 | 8 | 1 | 5 | 1 |
+// 64 | 1602 | 719"). Before the framework terms it found 886 tokens/s per GPU (full recompute, TP 2 x PP 8).
+TEST(Planner, MegatronPlansLlama3SeventyBOnSixtyFourH100sWithTpPpSpNearThePublishedThroughput) {
+  const ModelSpec* m = find_model("llama-3-70b");
+  ASSERT_NE(m, nullptr);
+  ModelSpec model = *m;
+  model.max_position_embeddings = 8192;
+  TrainConfig t;
+  t.method = Method::full;
+  t.framework = Framework::megatron_core;
+  t.precision = Precision::fp8_mixed;
+  t.seq_len = 8192;
+  t.global_batch = 128;
+  const Offer dgx = node(8, LinkClass::nvswitch, 900, NetKind::infiniband, 3200, 8);
+  auto r = plan_job(model, t, tokens(1e10), h100(), dgx, 8);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits);
+  const Plan& p = r->best;
+  EXPECT_EQ(p.gpus, 64) << plan_summary(p);
+  EXPECT_GT(p.layout.tp, 1) << plan_summary(p);
+  EXPECT_GT(p.layout.pp, 1) << plan_summary(p);
+  EXPECT_TRUE(p.layout.sequence_parallel) << plan_summary(p);
+  const double per_gpu = p.tokens_per_s / p.gpus;
+  std::printf("%s: %.0f tokens/s per GPU (published 1602)\n", plan_summary(p).c_str(), per_gpu);
+  EXPECT_LT(std::fabs(1602.0 / per_gpu - 1.0), 0.20) << plan_summary(p);
+}
+
+// Megatron-Core's --tp-comm-overlap and interleaved p2p overlap (framework.h): the same fixed layout exposes less
+// TP and PP traffic under megatron-core than under the synchronous generic model, and never more time.
+TEST(LayoutTiming, MegatronOverlapsTensorAndPipelineTrafficThatGenericExposes) {
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.seq_len = 4096;
+  MemoryLayout l = layout(4, 4, 4, 1, Recompute::none, 1, 32);
+  l.vp = 5;
+  l.sequence_parallel = true;
+  const Offer dgx = node(8, LinkClass::nvswitch, 900, NetKind::infiniband, 3200, 8);
+  auto generic = time_layout(llama2_70b(), t, h100(), dgx, 8, l, 128);
+  t.framework = Framework::megatron_core;
+  auto megatron = time_layout(llama2_70b(), t, h100(), dgx, 8, l, 128);
+  ASSERT_TRUE(generic.ok() && megatron.ok());
+  EXPECT_GT(generic->step.tp_exposed_s, 0);
+  EXPECT_LT(megatron->step.tp_exposed_s, 0.5 * generic->step.tp_exposed_s);
+  EXPECT_GE(megatron->step.tp_exposed_s, (1 - 0.8) * megatron->step.tp_comm_s * 0.999);  // at most kOverlap hidden
+  EXPECT_LT(megatron->step.pp_exposed_s, generic->step.pp_exposed_s);
+  EXPECT_DOUBLE_EQ(megatron->step.tp_comm_s, generic->step.tp_comm_s);  // same traffic, less of it exposed
+  EXPECT_LT(megatron->step.total_s, generic->step.total_s);
+}
+
+// Sequence parallelism shards the norms and dropout over the TP ranks (Korthikanti et al. 2022 §4.2.2), so the
+// efficiency's width factor is that of the full hidden size, not hidden / tp.
+TEST(LayoutTiming, SequenceParallelKeepsTheFullWidthEfficiency) {
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.seq_len = 4096;
+  MemoryLayout l = layout(8, 1, 1, 0, Recompute::full, 1, 8);
+  auto plain = time_layout(llama2_70b(), t, h100(), p5(), 1, l, 8);
+  l.sequence_parallel = true;
+  auto sp = time_layout(llama2_70b(), t, h100(), p5(), 1, l, 8);
+  ASSERT_TRUE(plain.ok() && sp.ok());
+  EXPECT_NEAR(sp->efficiency / plain->efficiency, gemm_width_factor(8192) / gemm_width_factor(1024), 1e-9);
+}
+
+// The megatron-core FP8 factor (framework.h fp8_efficiency) is the one its calibration rows give: over them, the
+// geometric mean of published / estimated tokens/s is 1 (within 1%). The other Megatron rows are held out.
+TEST(TimeValidation, MegatronFp8FactorIsTheGeometricMeanOfItsCalibrationRows) {
+  double log_sum = 0;
+  int n = 0, held_out = 0;
+  for (const TimeReference& r : time_validation_rows()) {
+    const bool megatron = r.source.find("Megatron-Bridge") != std::string::npos || r.source.find("NeMo") != std::string::npos;
+    if (!megatron) continue;
+    if (!r.calibration) {
+      ++held_out;
+      continue;
+    }
+    log_sum += std::log(r.published / r.estimate);
+    ++n;
+  }
+  ASSERT_GE(n, 2);
+  EXPECT_GE(held_out, 5);
+  EXPECT_NEAR(std::exp(log_sum / n), 1.0, 0.01);
+  EXPECT_GT(framework_profile(Framework::megatron_core).fp8_efficiency, 1.0);
+  EXPECT_EQ(framework_profile(Framework::generic).fp8_efficiency, 1.0);
 }
 
 // The ranking prepares the job-level half of planning once (PlanJob) and plans every instance shape from it:

@@ -3,6 +3,7 @@
 // searches only what the profile supports and says "not supported by <framework>" for what it skipped, and the
 // memory estimator adds the buffers the profile keeps. `generic` is the framework-free model of before.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "trainfit/job.h"
@@ -34,6 +35,21 @@ struct FrameworkProfile {
   // frameworks that name it (generic accepts a fixed vp but does not search it).
   bool interleaved_pp = false;
   bool search_interleaved = false;
+  // Time model (planner_model.cpp step_time). TP collectives overlapped with the GEMMs by default
+  // (Megatron-Core --tp-comm-overlap with Transformer Engine userbuffers); false: synchronous.
+  bool tp_comm_overlap = false;
+  const char* tp_comm_overlap_source = "";
+  // Pipeline sends and receives of the interleaved schedule overlapped with the chunks' compute (Megatron-LM
+  // --overlap-p2p-communication, on by default with virtual stages); false: synchronous.
+  bool pp_p2p_overlap_interleaved = false;
+  // Factor on the FP8 compute efficiency (perf.cpp compute_efficiency): the framework's FP8 layers against the
+  // generic ceiling (calibrated on llm-foundry's FP8 rows). Derived from the profile's calibration rows in
+  // perf_validation.cpp (their time-equivalent errors' geometric mean is 1; a test checks it); 1 = generic.
+  double fp8_efficiency = 1.0;
+  const char* fp8_efficiency_source = "";
+  // The shortest sequence at which the search also tries context parallelism (CP 2/4/8).
+  int64_t cp_search_min_seq = 16384;
+  const char* cp_search_source = "";
   const char* source = "";       // the framework's documentation
   const MethodSupport& method(Method m) const { return m == Method::full ? full : m == Method::lora ? lora : qlora; }
 };
