@@ -570,6 +570,12 @@ json validate_doc() {
     const bool pass = !t.fully_specified || std::fabs(t.relative_error) <= tol;
     std::string note = t.calibration ? "used to calibrate the efficiency defaults" : "held out";
     if (!t.fully_specified) note += "; not fully specified (informative)";
+    if (!t.planner_plan.empty()) {
+      char buf[48];
+      buf[0] = '\0';
+      if (t.planner_tok_s_gpu > 0) std::snprintf(buf, sizeof buf, ": %.0f tokens/s per GPU", t.planner_tok_s_gpu);
+      note += "; the planner's own plan for this job: " + t.planner_plan + buf;
+    }
     rows.push_back({{"kind", "time"}, {"name", t.name}, {"source", t.source}, {"metric", t.quantity},
                     {"published", num(t.published)}, {"estimate", num(t.estimate)},
                     {"rel_error", num(t.relative_error)}, {"tolerance", tol}, {"pass", pass}, {"note", note}});

@@ -250,6 +250,30 @@ TimeReference framework_row(const FrameworkRun& r) {
   }
   TimeReference row = rate_row(r.name, r.source, r.tok_s_gpu, tok_s, r.gpus, r.calibration);
   row.fully_specified = r.fully_specified;
+  // The planner's own choice for the same job (framework, precision, sequence, global batch) on the same nodes.
+  if (base) {
+    ModelSpec m = *base;
+    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
+    TrainConfig a;
+    a.method = Method::full;
+    a.framework = r.framework;
+    a.precision = r.prec;
+    a.seq_len = r.seq;
+    a.global_batch = r.gb;
+    Dataset d;
+    d.tokens = 1e9;
+    const int nodes = r.gpus / o.gpu_count;
+    Result<PlanResult> p = plan_job(m, a, d, g, o, nodes);
+    if (p && p->fits) {
+      for (const Plan& b : p->by_nodes)
+        if (b.nodes == nodes && b.why.empty()) {
+          row.planner_plan = plan_summary(b);
+          row.planner_tok_s_gpu = b.tokens_per_s / b.gpus;
+        }
+    } else if (p) {
+      row.planner_plan = "none fits: " + p->why_not;
+    }
+  }
   row.tolerance = 0.20;  // issue 17 §5: framework rows within 20%
   return row;
 }

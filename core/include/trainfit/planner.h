@@ -175,6 +175,10 @@ struct TimeReference {
   // reported but held to a looser bound and left out of the time band.
   bool fully_specified = true;
   double tolerance = 0.25;     // the bar for a fully specified row (issue 4: 25%; issue 17's framework rows: 20%)
+  // Framework rows: the planner's own best plan for the same job on the same GPU count ("" when none), and its
+  // tokens/s per GPU (0 when none).
+  std::string planner_plan;
+  double planner_tok_s_gpu = 0;
 };
 std::vector<TimeReference> time_validation_rows();
 
