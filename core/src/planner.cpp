@@ -506,8 +506,88 @@ struct NodeCounts {
   int count = 0;
 };
 
+// The micro-batch candidates of a layout with `per_replica` sequences per DP replica, appended to s.mbs from
+// `begin`: the query's for a fixed layout (an error when it does not divide), else every divisor micro_batches
+// gives, less those a pipeline cannot schedule.
+Result<bool> add_micro_batches(Searcher& s, int64_t per_replica, int pp, int vp, size_t begin, bool fixed) {
+  const TrainConfig& train = s.train;
+  if (fixed) {
+    s.mbs.push_back(train.micro_batch);
+    if (per_replica % train.micro_batch) return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
+    return true;
+  }
+  micro_batches(per_replica, s.mbs);
+  if (pp > 1) {
+    // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
+    while (s.mbs.size() > begin && per_replica / s.mbs.back() < pp) s.mbs.pop_back();
+    // Interleaving needs the micro-batch count to be a multiple of p (Megatron-LM's interleaved schedule).
+    if (vp > 1) {
+      size_t w = begin;
+      for (size_t i = w; i < s.mbs.size(); ++i)
+        if ((per_replica / s.mbs[i]) % pp == 0) s.mbs[w++] = s.mbs[i];
+      s.mbs.resize(w);
+    }
+  }
+  return true;
+}
+
+// The ZeRO stages a layout tries, into `zeros` (returns how many): the query's for a fixed layout; else ZeRO-1
+// dominates stage 0 (same traffic, sharded optimizer: less memory, faster update) and DeepSpeed refuses stages 2-3
+// with pipeline parallelism. Then only the stages the framework runs are kept (when none of the candidates is one,
+// its own: DDP, FSDP, ...), and a dropped one is named in the why-not.
+int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4]) {
+  const TrainConfig& train = s.train;
+  int n_z = 0;
+  if (fixed) {
+    zeros[n_z++] = train.parallel.zero;
+  } else if (dp * cp == 1) {
+    zeros[n_z++] = 0;
+  } else if (pp > 1 || cp > 1) {  // Megatron's distributed optimizer (ZeRO-1) with PP or CP
+    zeros[n_z++] = 1;
+  } else {
+    zeros[n_z++] = 1;
+    zeros[n_z++] = 2;
+    // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
+    if (train.method != Method::qlora) zeros[n_z++] = 3;
+  }
+  const unsigned allowed = framework_profile(train.framework).method(train.method).zero_stages;
+  int kept = 0, dropped = -1;
+  for (int i = 0; i < n_z; ++i) {
+    if (allowed & (1u << zeros[i])) zeros[kept++] = zeros[i];
+    else if (dropped < 0) dropped = zeros[i];
+  }
+  if (kept == 0 && !fixed) {
+    for (int z = 0; z <= 3; ++z)
+      if ((allowed & (1u << z)) && !(z == 3 && train.method == Method::qlora) && (z == 0 || dp * cp > 1))
+        zeros[kept++] = z;
+  }
+  if (dropped >= 0) {
+    if (s.skipped.empty()) s.skipped = framework_layout_error(train.framework, train.method, 1, 1, 1, 1, dropped, false);
+    ++s.skipped_count;
+  }
+  return kept;
+}
+
+// One (ZeRO, recompute) group per pair for layout `li`, each pushed as a lazy candidate; groups go from ZeRO low to
+// high and recompute none to full, so the last one is the layout's leanest.
+void push_groups(Searcher& s, int li, const int* zeros, int n_z, const Recompute* rc_list, int n_rc, bool fixed) {
+  const TrainConfig& train = s.train;
+  for (int zi = 0; zi < n_z; ++zi) {
+    for (int ri = 0; ri < n_rc; ++ri) {
+      const int gi = static_cast<int>(s.groups.size());
+      Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
+               fixed && train.parallel.offload_params, -2, zi, ri};
+      if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
+      ++s.layouts[li].group_count;
+      s.groups.push_back(gr);
+      s.layouts[li].lean_group = gi;
+      s.push_group(gi);
+    }
+  }
+}
+
 // One (TP, PP, CP) layout on `nodes` nodes: its DP degree, micro-batch candidates and (ZeRO, recompute) groups,
-// each pushed as a lazy candidate; nothing when the global batch or the links rule it out.
+// each pushed as a lazy candidate; nothing when the global batch, the framework or the links rule it out.
 Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, int vp, const Recompute* rc_list,
                         int n_rc, bool fixed) {
   const Ctx& c = s.c;
@@ -528,129 +608,87 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp, vp};
   L.links = layout_links(c, nodes, tp, pp, dp, cp);
   if (L.links.excluded) return true;
-  if (fixed) {
-    s.mbs.push_back(train.micro_batch);
-    if ((gb / dp) % train.micro_batch)
-      return Error{"micro_batch", "global_batch / dp must be a multiple of micro_batch"};
-  } else {
-    micro_batches(gb / dp, s.mbs);
-    if (pp > 1) {
-      // 1F1B needs at least p micro-batches to fill the pipeline (Narayanan et al. 2021 §2.2.1).
-      while (static_cast<int>(s.mbs.size()) > L.mb_begin && (gb / dp) / s.mbs.back() < pp) s.mbs.pop_back();
-      // Interleaving needs the micro-batch count to be a multiple of p (Megatron-LM's interleaved schedule).
-      if (vp > 1) {
-        size_t w = static_cast<size_t>(L.mb_begin);
-        for (size_t i = w; i < s.mbs.size(); ++i)
-          if (((gb / dp) / s.mbs[i]) % pp == 0) s.mbs[w++] = s.mbs[i];
-        s.mbs.resize(w);
-      }
-    }
-  }
+  Result<bool> mb = add_micro_batches(s, gb / dp, pp, vp, static_cast<size_t>(L.mb_begin), fixed);
+  if (!mb) return mb.error();
   L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
   if (L.mb_count <= 0) return true;
   s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
   const int li = static_cast<int>(s.layouts.size());
   s.layouts.push_back(L);
-
-  // ZeRO stages: ZeRO-1 dominates stage 0 (same traffic, sharded optimizer: less memory, faster update);
-  // DeepSpeed refuses stages 2-3 with pipeline parallelism.
-  int zeros[4], n_z = 0;
-  if (fixed) {
-    zeros[n_z++] = train.parallel.zero;
-  } else if (dp * cp == 1) {
-    zeros[n_z++] = 0;
-  } else if (pp > 1 || cp > 1) {  // Megatron's distributed optimizer (ZeRO-1) with PP or CP
-    zeros[n_z++] = 1;
-  } else {
-    zeros[n_z++] = 1;
-    zeros[n_z++] = 2;
-    // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
-    if (train.method != Method::qlora) zeros[n_z++] = 3;
-  }
-  // Keep the stages the framework runs; when none of the candidates is one, its own (DDP, FSDP, ...).
-  {
-    const unsigned allowed = framework_profile(train.framework).method(train.method).zero_stages;
-    int kept = 0, dropped = -1;
-    for (int i = 0; i < n_z; ++i) {
-      if (allowed & (1u << zeros[i])) zeros[kept++] = zeros[i];
-      else if (dropped < 0) dropped = zeros[i];
-    }
-    if (kept == 0 && !fixed) {
-      for (int z = 0; z <= 3; ++z)
-        if ((allowed & (1u << z)) && !(z == 3 && train.method == Method::qlora) && (z == 0 || dp * cp > 1))
-          zeros[kept++] = z;
-    }
-    if (dropped >= 0) {
-      if (s.skipped.empty()) s.skipped = framework_layout_error(train.framework, train.method, 1, 1, 1, 1, dropped, false);
-      ++s.skipped_count;
-    }
-    n_z = kept;
-  }
-  for (int zi = 0; zi < n_z; ++zi) {
-    for (int ri = 0; ri < n_rc; ++ri) {
-      const int gi = static_cast<int>(s.groups.size());
-      Group gr{li, zeros[zi], rc_list[ri], fixed && train.parallel.offload_optimizer,
-               fixed && train.parallel.offload_params, -2, zi, ri};
-      if (s.layouts[li].group_count == 0) s.layouts[li].group_begin = gi;
-      ++s.layouts[li].group_count;
-      s.groups.push_back(gr);
-      s.layouts[li].lean_group = gi;  // groups go from ZeRO low to high, recompute none to full
-      s.push_group(gi);
-    }
-  }
+  int zeros[4];
+  const int n_z = zero_candidates(s, dp, pp, cp, fixed, zeros);
+  push_groups(s, li, zeros, n_z, rc_list, n_rc, fixed);
   return true;
 }
 
-// Sequences at least this long also try context parallelism in the search.
+// Sequences at least this long also try context parallelism in the search (a framework's profile can lower it:
+// framework.h cp_search_min_seq).
 constexpr int64_t kCpMinSeq = 16384;
 
-// Phase 1: every (TP, PP, DP) layout on `nodes` nodes that the model's heads and layers and the global batch
-// allow, with its micro-batch candidates and its (ZeRO, recompute) groups, each pushed as a lazy candidate.
-Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_list, int n_rc, bool fixed) {
-  const Ctx& c = s.c;
-  const ModelSpec& model = s.model;
-  const TrainConfig& train = s.train;
-  const int g = c.g;
-  const int64_t heads = model.num_heads, kv = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_heads;
-  const int64_t layers = model.num_layers;
-  const int total = nodes * g;
+// The TP and PP degrees a search on `total` GPUs (g per node) tries: TP inside a node, dividing the query and
+// key/value heads; PP dividing the layers and the GPU count. A fixed layout: the query's.
+struct TpPpCandidates {
   int tps[16], n_tp = 0;
   int pps[64], n_pp = 0;
+};
+TpPpCandidates tp_pp_candidates(const Searcher& s, int total, bool fixed) {
+  const ModelSpec& model = s.model;
+  const TrainConfig& train = s.train;
+  const int g = s.c.g;
+  const int64_t heads = model.num_heads, kv = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_heads;
+  const int64_t layers = model.num_layers;
+  TpPpCandidates out;
   if (fixed) {
-    tps[n_tp++] = train.parallel.tp;
-    pps[n_pp++] = train.parallel.pp;
-  } else {
-    for (int tp = 1; tp <= g && n_tp < 16; ++tp) {
-      if (g % tp) continue;
-      if (heads > 0 && (heads % tp || kv % tp)) continue;
-      if (heads <= 0 && tp > 1) continue;  // params_only: no head count to split
-      tps[n_tp++] = tp;
-    }
-    for (int pp = 1; pp <= total && n_pp < 64; ++pp) {
-      if (total % pp) continue;
-      if (pp > 1 && (layers <= 0 || layers % pp)) continue;
-      pps[n_pp++] = pp;
-    }
+    out.tps[out.n_tp++] = train.parallel.tp;
+    out.pps[out.n_pp++] = train.parallel.pp;
+    return out;
   }
-  // Context parallel (fixed layouts: the query's cp). The search adds CP 2/4/8 for long sequences (>= 16k
-  // tokens), where one sequence's activations are what does not fit (Megatron-Core's context parallelism).
-  int cps[4] = {1, 0, 0, 0}, n_cp = 1;
-  if (fixed) {
-    cps[0] = std::max(1, train.parallel.cp);
-  } else if (train.seq_len >= std::min(kCpMinSeq, framework_profile(train.framework).cp_search_min_seq)) {
+  for (int tp = 1; tp <= g && out.n_tp < 16; ++tp) {
+    if (g % tp) continue;
+    if (heads > 0 && (heads % tp || kv % tp)) continue;
+    if (heads <= 0 && tp > 1) continue;  // params_only: no head count to split
+    out.tps[out.n_tp++] = tp;
+  }
+  for (int pp = 1; pp <= total && out.n_pp < 64; ++pp) {
+    if (total % pp) continue;
+    if (pp > 1 && (layers <= 0 || layers % pp)) continue;
+    out.pps[out.n_pp++] = pp;
+  }
+  return out;
+}
+
+// Context parallel degrees, into `cps` (returns how many): the query's for a fixed layout; the search adds CP
+// 2/4/8 for long sequences, where one sequence's activations are what does not fit (Megatron-Core's context
+// parallelism), from kCpMinSeq tokens or the framework's own threshold.
+int cp_candidates(const Searcher& s, int total, bool fixed, int cps[4]) {
+  const TrainConfig& train = s.train;
+  int n_cp = 0;
+  cps[n_cp++] = fixed ? std::max(1, train.parallel.cp) : 1;
+  if (!fixed && train.seq_len >= std::min(kCpMinSeq, framework_profile(train.framework).cp_search_min_seq)) {
     for (int cp = 2; cp <= 8 && cp <= total; cp *= 2)
       if (train.seq_len % cp == 0) cps[n_cp++] = cp;
   }
+  return n_cp;
+}
+
+// Phase 1: every (TP, PP, CP, VP) layout on `nodes` nodes that the model's heads and layers and the global batch
+// allow, with its micro-batch candidates and its (ZeRO, recompute) groups, each pushed as a lazy candidate.
+Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_list, int n_rc, bool fixed) {
+  const TrainConfig& train = s.train;
+  const int total = nodes * s.c.g;
+  const TpPpCandidates tpp = tp_pp_candidates(s, total, fixed);
+  int cps[4];
+  const int n_cp = cp_candidates(s, total, fixed, cps);
   // Virtual pipeline stages: the query's vp for a fixed layout; the search tries 2 and 4 with pipelines for the
   // frameworks that run interleaved 1F1B (framework.h search_interleaved).
   const bool interleave = !fixed && framework_profile(train.framework).search_interleaved;
-  for (int a = 0; a < n_tp; ++a)
-    for (int b = 0; b < n_pp; ++b)
+  for (int a = 0; a < tpp.n_tp; ++a)
+    for (int b = 0; b < tpp.n_pp; ++b)
       for (int k = 0; k < n_cp; ++k)
         for (int vp : {1, 2, 4}) {
-          if (fixed ? vp != 1 : (vp > 1 && (!interleave || pps[b] < 2))) continue;
+          if (fixed ? vp != 1 : (vp > 1 && (!interleave || tpp.pps[b] < 2))) continue;
           const int v = fixed ? std::max(1, train.parallel.vp) : vp;
-          Result<bool> r = add_layout(s, ni, nodes, tps[a], pps[b], cps[k], v, rc_list, n_rc, fixed);
+          Result<bool> r = add_layout(s, ni, nodes, tpp.tps[a], tpp.pps[b], cps[k], v, rc_list, n_rc, fixed);
           if (!r) return r.error();
         }
   return true;
