@@ -51,9 +51,11 @@ json random_query(std::mt19937_64& rng) {
   q["model"] = pick({"qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "qwen2.5-7b", "llama-3.1-8b", "mistral-7b-v0.1",
                      "gemma-2-9b", "qwen2.5-14b", "llama-2-13b"});
   q["method"] = pick({"full", "lora", "qlora"});
-  q["framework"] = pick({"generic", "generic", "hf-trainer", "torchtune", "megatron-core"});
+  q["framework"] = pick({"generic", "generic", "hf-trainer", "torchtune", "megatron-core", "torchtitan"});
   if (q["framework"] == "megatron-core" && q["method"] == "qlora") q["framework"] = "hf-trainer";
-  q["precision"] = pick({"auto", "auto", "bf16-mixed", "fp16-mixed"});
+  if (q["framework"] == "torchtitan" && q["method"] != "full") q["framework"] = "generic";
+  // fp8-mixed: the framework profiles' FP8 factors and the GPUs without FP8 (rows that are not ranked).
+  q["precision"] = pick({"auto", "auto", "bf16-mixed", "fp16-mixed", "fp8-mixed"});
   q["recompute"] = pick({"auto", "auto", "none", "selective", "full"});
   q["seq_len"] = pick_i({512, 1024, 2048, 4096});
   q["micro_batch"] = pick_i({1, 2, 4});
@@ -108,6 +110,18 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       EXPECT_EQ(est["memory"]["total_bytes"], row["memory_bytes"]) << where;
       EXPECT_EQ(est["fit"]["verdict"], row["verdict"]) << where;
       EXPECT_EQ(est["grad_accum"], (*p)["grad_accum"]) << where;
+
+      // plan of that layout, fixed, on that offer = the same step time (the time model's terms, sequence
+      // parallelism and the framework's overlaps included, do not depend on how the layout was reached).
+      json f = t;
+      f["parallel"] = e["parallel"];
+      f["recompute"] = e["recompute"];
+      f["micro_batch"] = e["micro_batch"];
+      f["global_batch"] = e["global_batch"];
+      const json fixed = call("plan", f);
+      ASSERT_TRUE(fixed.value("ok", false)) << where << fixed.dump();
+      EXPECT_EQ(fixed["plan"]["best"]["step"]["total_s"], (*p)["step"]["total_s"]) << where;
+      EXPECT_EQ(fixed["plan"]["best"]["tokens_per_s"], (*p)["tokens_per_s"]) << where;
 
       // cost for the row's option and node count = the rank row's total.
       const json cost = call("cost", t);
