@@ -27,6 +27,8 @@
 //             --bf16, --fp16, --fp8-format, --clip-grad, --train-iters, --save, --load, --save-interval)
 #include "trainfit/recipe.h"
 
+#include "trainfit/framework.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -231,6 +233,11 @@ std::vector<std::string> megatron_args(Ctx& c) {
   if (l.vp > 1 && l.pp > 1 && m.num_layers > 0)
     a.push_back("--num-layers-per-virtual-pipeline-stage " + itext(m.num_layers / (static_cast<int64_t>(l.pp) * l.vp)));
   if (l.sequence_parallel) a.push_back("--sequence-parallel");
+  // The megatron-core profile's time assumes the TP collectives overlapped with the GEMMs (framework.h
+  // tp_comm_overlap; Transformer Engine userbuffers, which need sequence parallelism); the interleaved p2p overlap
+  // it also assumes is Megatron-LM's default.
+  if (framework_profile(c.q.train.framework).tp_comm_overlap && l.tp > 1 && l.sequence_parallel)
+    a.push_back("--tp-comm-overlap");
   // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
   if (l.zero >= 1) a.push_back("--use-distributed-optimizer");
   if (l.recompute == Recompute::full)

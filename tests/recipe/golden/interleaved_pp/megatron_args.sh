@@ -6,6 +6,7 @@ MEGATRON_ARGS=(
   --pipeline-model-parallel-size 2
   --num-layers-per-virtual-pipeline-stage 16
   --sequence-parallel
+  --tp-comm-overlap
   --use-distributed-optimizer
   --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
   --micro-batch-size 1

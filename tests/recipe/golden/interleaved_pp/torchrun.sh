@@ -13,6 +13,7 @@ torchrun \
   --pipeline-model-parallel-size 2 \
   --num-layers-per-virtual-pipeline-stage 16 \
   --sequence-parallel \
+  --tp-comm-overlap \
   --use-distributed-optimizer \
   --recompute-granularity full --recompute-method uniform --recompute-num-layers 1 \
   --micro-batch-size 1 \
