@@ -108,6 +108,9 @@ FrameworkProfile make_megatron_core() {
   p.tp_comm_overlap_source = "Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
                              "Megatron-Bridge Llama 3 H100 pre-training recipes (comm_overlap_config, tp_comm_overlap)";
   p.pp_p2p_overlap_interleaved = true;  // arguments.py --no-overlap-p2p-communication (store_false): on by default
+  // NeMo 2.0 recipes: DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=True,
+  // overlap_param_gather=True) with use_distributed_optimizer.
+  p.dp_overlap_param_gather = true;
   // Transformer Engine's fused FP8 layers (LayerNormLinear / LayerNormMLP fuse the norm and the FP8 cast into the
   // GEMM's prologue; FP8 weight casts are cached over a step's micro-batches), against llm-foundry's te.Linear-only
   // FP8 of the generic ceiling. Geometric mean of published / estimated tokens/s over the calibration rows of

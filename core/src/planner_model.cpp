@@ -190,7 +190,23 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
       dt.rs = collective_time_s(Collective::reduce_scatter, grads, dpg, L);
       dt.rs_filled = true;
     }
-    if (zero <= 1) {
+    if (zero == 1 && fw.dp_overlap_param_gather) {
+      // Megatron-Core's distributed optimizer with --overlap-grad-reduce and --overlap-param-gather: the gradient
+      // reduce-scatter runs bucket by bucket behind the last micro-batch's backward, and the all-gather of the
+      // updated 16-bit parameters behind the next step's forward (Megatron-LM distributed/param_and_grad_buffer.py;
+      // framework.h dp_overlap_param_gather), each hidden up to kOverlap of its window.
+      if (!dt.rs_filled) {
+        dt.rs = collective_time_s(Collective::reduce_scatter, grads, dpg, L);
+        dt.rs_filled = true;
+      }
+      if (!dt.zero2) {
+        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dpg, L);
+        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dpg, L);
+        dt.zero2 = true;
+      }
+      dp_comm_s = dt.rs + dt.ag_updated;
+      dp_exposed_s = std::max(dt.rs_tail, dt.rs - kOverlap * bwd_win) + std::max(0.0, dt.ag_updated - kOverlap * fwd_win);
+    } else if (zero <= 1) {
       // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
       // hidden behind the last micro-batch's backward except the last bucket.
       if (!dt.zero01) {

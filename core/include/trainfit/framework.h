@@ -39,6 +39,10 @@ struct FrameworkProfile {
   // (Megatron-Core --tp-comm-overlap with Transformer Engine userbuffers); false: synchronous.
   bool tp_comm_overlap = false;
   const char* tp_comm_overlap_source = "";
+  // With the distributed optimizer (ZeRO-1): gradient reduce-scatter behind the last backward and the updated
+  // parameters' all-gather behind the next forward (Megatron-LM --overlap-grad-reduce --overlap-param-gather);
+  // false: one all-reduce behind the last backward.
+  bool dp_overlap_param_gather = false;
   // Pipeline sends and receives of the interleaved schedule overlapped with the chunks' compute (Megatron-LM
   // --overlap-p2p-communication, on by default with virtual stages); false: synchronous.
   bool pp_p2p_overlap_interleaved = false;

@@ -119,7 +119,7 @@ struct PlanOptions {
 
 // The time band: over the fully specified rows of time_validation_rows(), published time / predicted time lies
 // within [1 - kTimeBandLow, 1 + kTimeBandHigh] (worst rows: MPT-13B on 8 H100 at -17.1%, i.e. published time 1.21 x
-// predicted, and Megatron-LM GPT 39.1B / Megatron-Bridge 405B on 128 B200 at +10.8%, i.e. 0.90 x; rounded out);
+// predicted, and Megatron-LM GPT 39.1B on 512 A100 at +10.8%, i.e. 0.90 x; rounded out);
 // time_low_s = time_s * (1 - kTimeBandLow), time_high_s = time_s * (1 + kTimeBandHigh). planner_test checks it.
 // Re-derived with issue 17's framework rows (it was [0.88, 1.28] when LLaMA 65B's planner-chosen layout counted).
 inline constexpr double kTimeBandLow = 0.10;
