@@ -240,6 +240,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
     a.push_back("--tp-comm-overlap");
   // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
   if (l.zero >= 1) a.push_back("--use-distributed-optimizer");
+  // ... with the gradient reduce-scatter and parameter all-gather overlapped, as the megatron-core profile's time
+  // assumes (framework.h dp_overlap_param_gather).
+  if (l.zero == 1 && l.dp * l.cp > 1 && framework_profile(c.q.train.framework).dp_overlap_param_gather)
+    a.push_back("--overlap-grad-reduce --overlap-param-gather");
   if (l.recompute == Recompute::full)
     a.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
   else if (l.recompute == Recompute::selective)

@@ -15,6 +15,7 @@ torchrun \
   --sequence-parallel \
   --tp-comm-overlap \
   --use-distributed-optimizer \
+  --overlap-grad-reduce --overlap-param-gather \
   --recompute-granularity full --recompute-method uniform --recompute-num-layers 1 \
   --micro-batch-size 1 \
   --global-batch-size 128 \
