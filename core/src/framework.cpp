@@ -116,7 +116,7 @@ FrameworkProfile make_megatron_core() {
   // FP8 of the generic ceiling. Geometric mean of published / estimated tokens/s over the calibration rows of
   // perf_validation.cpp (NeMo Llama 2 7B on 8 H100, Megatron-Bridge Llama 3 70B on 64 H100 TP 4 PP 8 VP 5);
   // the other Megatron FP8 rows are held out.
-  p.fp8_efficiency = 1.171;
+  p.fp8_efficiency = 1.225;
   p.fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, Megatron-Bridge "
                             "25.11 Llama 3 70B)";
   p.cp_search_min_seq = 8192;

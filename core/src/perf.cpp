@@ -257,6 +257,15 @@ Efficiency compute_efficiency(const GpuSpec& g, const ModelSpec& m, const TrainC
   return e;
 }
 
+double fp8_attention_rate_ratio(const GpuSpec& g, const TrainConfig& t) {
+  if (resolve_precision(t.precision, g) != Precision::fp8_mixed) return 1.0;
+  const double bf16 = dense_peak_flops(g, Precision::bf16_mixed) * generation_ceiling(g, Precision::bf16_mixed).value;
+  const double fp8 = dense_peak_flops(g, Precision::fp8_mixed) * generation_ceiling(g, Precision::fp8_mixed).value *
+                     framework_profile(t.framework).fp8_efficiency;
+  if (!(bf16 > 0) || !(fp8 > 0)) return 1.0;
+  return bf16 / fp8;
+}
+
 double model_width(const ModelSpec& m) { return width_of(m, m.params); }
 double gemm_width_factor(double d) { return d > 0 ? d / (d + 512.0) : 0.5; }
 double microbatch_factor(double tokens) {

@@ -106,8 +106,10 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
 
   // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
   // weight-grad, recomputed forward) plus activation traffic, at the achievable HBM bandwidth.
-  double t_model = f.model * tok / shard / rate;
-  double t_rc = f.recompute * tok / shard / rate;
+  // FP8: the attention-score share runs at the BF16 rate (Ctx attn_factor; 1 otherwise).
+  const double af = c.attn_factor[rc_index(rc)];
+  double t_model = f.model * tok / shard / rate * af;
+  double t_rc = f.recompute * tok / shard / rate * af;
   const double passes = (t.method == Method::full ? 3.0 : 2.0) + (rc == Recompute::full ? 1.0 : 0.0);
   const double base_params = c.params.total / shard;
   const double bytes_mb = passes * base_params * c.weight_read_bytes +
@@ -335,6 +337,14 @@ JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& tra
     Result<FlopsPerToken> f = flops_per_token(model, j.params, train, kRcModes[i]);
     if (!f) return late(f.error());
     j.flops[i] = *f;
+    // Attention-score FLOPs executed: forward and two backward products (flops_per_token: 3x forward for full and
+    // LoRA alike), once more when the forward is recomputed, plus eager attention's masked half (its `recompute`).
+    const double passes = 3.0 + (kRcModes[i] == Recompute::none ? 0.0 : 1.0);
+    const double eager = f->recompute - (kRcModes[i] == Recompute::full ? f->forward - f->logits_forward - f->attention_forward
+                                                                         : 0.0) -
+                         (kRcModes[i] == Recompute::none ? 0.0 : f->attention_forward);
+    const double attn = passes * f->attention_forward + std::max(0.0, eager);
+    j.attn_share[i] = f->hardware > 0 ? std::clamp(attn / f->hardware, 0.0, 1.0) : 0.0;
   }
   j.width = model_width(model);
   j.kv_width = model.num_kv_heads > 0 ? static_cast<double>(model.num_kv_heads) * static_cast<double>(effective_head_dim(model))
@@ -381,6 +391,8 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   }
   c.hbm_Bps = achievable_memory_bandwidth(gpu);
   c.base_eff = compute_efficiency(gpu, model, train, 1, 1.0);
+  const double attn_ratio = c.base_eff.overridden ? 1.0 : fp8_attention_rate_ratio(gpu, train);
+  for (int i = 0; i < 3; ++i) c.attn_factor[i] = 1.0 + j.attn_share[i] * (1.0 / attn_ratio - 1.0);
   c.width = j.width;
   c.kv_width = j.kv_width;
   c.layers = j.layers;

@@ -28,6 +28,10 @@ struct Ctx {
   double peak = 0;
   double hbm_Bps = 0;
   Efficiency base_eff;
+  // Compute-time factor of each recompute mode (rc_index) for FP8 attention at the BF16 rate (perf.h
+  // fp8_attention_rate_ratio): 1 + attention share of the hardware FLOPs x (GEMM rate / attention rate - 1); 1 when
+  // the precision is not fp8-mixed or the factor is overridden by a fixed efficiency (mfu).
+  double attn_factor[3] = {1, 1, 1};
   double width = 0;              // hidden size (estimated for params_only)
   double kv_width = 0;           // K/V width per token (num_kv_heads x head_dim; width for params_only)
   double layers = 0;             // layer count (estimated for params_only)
@@ -90,6 +94,7 @@ struct JobPart {
   ParamCounts params;
   LoraParams lora;
   FlopsPerToken flops[3];
+  double attn_share[3] = {0, 0, 0};  // attention-score part of flops[i].hardware (forward, backward, recomputed)
   double kv_width = 0;  // num_kv_heads x head_dim: the K and V width a context-parallel ring sends
   double width = 0, layers = 0, seq = 0, act_bytes = 2, weight_bytes = 2, weight_read_bytes = 2, trainable = 0,
          grad_bytes = 2, opt_update_bytes = 0;

@@ -64,6 +64,13 @@ struct Efficiency {
 Efficiency compute_efficiency(const GpuSpec& gpu, const ModelSpec& model, const TrainConfig& train, int tp,
                               double tokens_per_microbatch);
 
+// FP8 recipes cast only the GEMM (Linear) inputs to FP8: Transformer Engine keeps dot-product attention in BF16
+// unless FP8 attention is asked for (fp8_dpa, off by default), and torchao's float8 converts nn.Linear modules
+// only. Under fp8-mixed the attention-score FLOPs therefore run at the BF16 rate: this returns that rate over the
+// FP8 GEMM rate (BF16 peak x BF16 ceiling over FP8 peak x FP8 ceiling x the framework's FP8 factor), 1 for any
+// other precision or a GPU without both peaks.
+double fp8_attention_rate_ratio(const GpuSpec& gpu, const TrainConfig& train);
+
 // The factors of Efficiency, exposed so the planner evaluates them without re-deriving the ceiling.
 double model_width(const ModelSpec& model);          // hidden size (params_only: estimated from the count)
 double gemm_width_factor(double hidden_per_tp);      // d / (d + 512)
