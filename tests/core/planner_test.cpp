@@ -470,6 +470,33 @@ TEST(LayoutTiming, SequenceParallelKeepsTheFullWidthEfficiency) {
   EXPECT_NEAR(sp->efficiency / plain->efficiency, gemm_width_factor(8192) / gemm_width_factor(1024), 1e-9);
 }
 
+// FP8 recipes cast only the GEMM inputs (Transformer Engine's attention stays BF16 unless fp8_dpa; torchao's
+// float8 converts nn.Linear): the attention-score FLOPs run at the BF16 rate, so FP8 gains less at long sequences,
+// where attention is a larger share of the work.
+TEST(LayoutTiming, Fp8SpeedsUpTheGemmsButNotTheAttention) {
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::fp8_mixed;
+  // H100: BF16 989.4 x 0.54 against FP8 1978.9 x 0.36 (perf.cpp generation ceilings).
+  EXPECT_NEAR(fp8_attention_rate_ratio(h100(), t), 989.4 * 0.54 / (1978.9 * 0.36), 1e-9);
+  t.precision = Precision::bf16_mixed;
+  EXPECT_EQ(fp8_attention_rate_ratio(h100(), t), 1.0);
+  auto fp8_gain = [&](int64_t seq) {
+    TrainConfig u;
+    u.method = Method::full;
+    u.seq_len = seq;
+    const MemoryLayout l = layout(1, 1, 8, 1, Recompute::none, 1, 1);
+    u.precision = Precision::bf16_mixed;
+    auto bf16 = time_layout(llama2_7b(), u, h100(), p5(), 1, l, 8);
+    u.precision = Precision::fp8_mixed;
+    auto fp8 = time_layout(llama2_7b(), u, h100(), p5(), 1, l, 8);
+    EXPECT_TRUE(bf16.ok() && fp8.ok());
+    return bf16->step.compute_s / fp8->step.compute_s;
+  };
+  EXPECT_GT(fp8_gain(1024), fp8_gain(16384));
+  EXPECT_GT(fp8_gain(16384), 1.0);
+}
+
 // The megatron-core FP8 factor (framework.h fp8_efficiency) is the one its calibration rows give: over them, the
 // geometric mean of published / estimated tokens/s is 1 (within 1%). The other Megatron rows are held out.
 TEST(TimeValidation, MegatronFp8FactorIsTheGeometricMeanOfItsCalibrationRows) {
