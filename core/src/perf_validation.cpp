@@ -223,10 +223,18 @@ struct FrameworkRun {
   // false: the GPU ran under a power limit whose clocks are unpublished (torchtitan's 500 W H100 HBM2e):
   // informative, outside the 20% bar and the time band.
   bool fully_specified = true;
+  ModelSpec (*custom_model)() = nullptr;  // a model that is not a preset (`model` then only names it)
 };
 
+// GPT-3 175B as NeMo trains it: Brown et al. 2020 Table 2.1 shape (96 layers, d_model 12288, 96 heads, 4h GELU
+// MLP, learned positions, LayerNorm, tied embeddings), GPT-2 BPE vocabulary 50,257 padded by Megatron to a multiple
+// of 128 x TP 4 (make_vocab_size_divisible_by: 128): 50,688.
+ModelSpec nemo_gpt3_175b() { return gpt(12288, 96, 96, 50688, 2048); }
+
 TimeReference framework_row(const FrameworkRun& r) {
-  const ModelSpec* base = find_model(r.model);
+  ModelSpec custom;
+  if (r.custom_model) custom = r.custom_model();
+  const ModelSpec* base = r.custom_model ? &custom : find_model(r.model);
   GpuSpec g = r.gpu == 1 ? h200_sxm() : r.gpu == 2 ? b200() : h100_sxm();
   if (r.gpu == 3) {  // torchtitan's Grand Teton H100: "96GB HBM2e with 2.4 TB/sec", "the default 500W power limit"
     g.id = "h100-hbm2e-96gb-500w";
@@ -454,6 +462,12 @@ std::vector<TimeReference> time_validation_rows() {
     const FrameworkRun runs[] = {
         {"NeMo Llama 2 7B, 8x H100 FP8 (TP 1, DP 8)", "llama-2-7b", F::megatron_core, 0, 8, 1, 1, 1, 1, 1, 1, 128,
          4096, none, fp8, 16847, true, kNemo2407},
+        {"NeMo Llama 2 13B, 16x H100 FP8 (PP 4, VP 10, DP 4)", "llama-2-13b", F::megatron_core, 0, 16, 1, 4, 10, 1, 1,
+         1, 128, 4096, none, fp8, 8646, false, kNemo2407},
+        {"NeMo GPT-3 175B, 128x H100 FP8 (TP 4, PP 8, VP 6)", "gpt3-175b", F::megatron_core, 0, 128, 4, 8, 6, 1, 1, 1,
+         256, 2048, none, fp8, 726, false, kNemo2407, true, nemo_gpt3_175b},
+        {"NeMo GPT-3 175B, 512x H100 FP8 (TP 4, PP 8, VP 6, micro-batch 2)", "gpt3-175b", F::megatron_core, 0, 512, 4, 8,
+         6, 1, 1, 2, 2048, 2048, none, fp8, 782, false, kNemo2407, true, nemo_gpt3_175b},
         {"NeMo Llama 3 8B, 8x H100 FP8 (CP 2, DP 4)", "llama-3-8b", F::megatron_core, 0, 8, 1, 1, 1, 2, 1, 1, 128,
          8192, none, fp8, 12036, false, kNemo2407},
         {"NeMo Llama 2 70B, 64x H100 FP8 (TP 4, PP 4, VP 20)", "llama-2-70b", F::megatron_core, 0, 64, 4, 4, 20, 1, 1,
