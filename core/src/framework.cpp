@@ -122,6 +122,9 @@ FrameworkProfile make_megatron_core() {
   p.cp_search_min_seq = 8192;
   p.cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
                        "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192";
+  p.loss_fp32_buffers = 1;
+  p.loss_source = "megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_logits.float(), exp and divide in "
+                  "place, save_for_backward(exp_logits); backward computes grad_input in the saved softmax";
   return p;
 }
 

@@ -102,6 +102,7 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
   if (l.vp < 1 || (l.vp > 1 && l.pp < 2)) return Error{"parallel.vp", "virtual stages need pipeline parallelism (pp >= 2)"};
   if (l.vp > 1 && m.num_layers % (int64_t(l.pp) * l.vp) != 0)
     return Error{"parallel.vp", "pp x vp must divide num_layers (" + std::to_string(m.num_layers) + ")"};
+  if (l.pp_rank < -1 || l.pp_rank >= l.pp) return Error{"parallel.pp", "pipeline rank must be -1 (worst) or 0 .. pp - 1"};
   if (l.zero < 0 || l.zero > 3) return Error{"parallel.zero", "must be 0, 1, 2 or 3"};
   if (l.gpus_per_node < 1) return Error{"parallel.gpus", "gpus per node must be >= 1"};
   if (l.recompute == Recompute::automatic)
@@ -340,6 +341,14 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
 
 }  // namespace
 
+int64_t pipeline_chunk_passes_in_flight(int pp, int vp, int rank, int64_t num_microbatches) {
+  if (pp <= 1) return 1;
+  const int64_t m = std::max<int64_t>(1, num_microbatches), p = pp, v = std::max(1, vp);
+  const int64_t r = std::clamp<int64_t>(rank, 0, p - 1);
+  if (v == 1) return std::min(m, p - r);
+  return std::min(m * v, 2 * (p - r - 1) + (v - 1) * p + 1);
+}
+
 Result<LayerActivations> layer_activations(const ModelSpec& m, const TrainConfig& t, const MemoryLayout& l) {
   auto f = method_flags(m, t);
   if (!f) return f.error();
@@ -401,7 +410,12 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const double head_copy = l.pp > 1 ? (pc.head > 0 ? pc.head : pc.embedding) : pc.head;
   const double first_stage = double(layers_stage) * pc.per_layer + pc.embedding + (l.pp == 1 ? head_copy + rest : 0);
   const double last_stage = double(layers_stage) * pc.per_layer + head_copy + rest + (l.pp == 1 ? pc.embedding : 0);
-  const double stage_params = std::max(first_stage, last_stage) / tp;
+  // One named rank (layout.pp_rank): the first holds the embedding, the last the head, the others neither.
+  const bool one_rank = l.pp > 1 && l.pp_rank >= 0;
+  const bool is_first = !one_rank || l.pp_rank == 0, is_last = !one_rank || l.pp_rank == l.pp - 1;
+  const double named_stage =
+      is_first ? first_stage : (is_last ? last_stage : double(layers_stage) * pc.per_layer);
+  const double stage_params = (one_rank ? named_stage : std::max(first_stage, last_stage)) / tp;
   const double stage_frac = pc.total > 0 ? stage_params / pc.total : 0;  // share of the model on this GPU
   const double lora_local = fl.full ? 0.0 : r.params.trainable * double(layers_stage) / L / tp;
 
@@ -507,12 +521,18 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   }
 
   // ---- Activations (Korthikanti Sec. 4.2.3: with 1F1B the first stage keeps p micro-batches of its L/p
-  // layers in flight; the last stage one micro-batch plus the logits).
+  // layers in flight; the last stage one micro-batch plus the logits). Interleaved 1F1B (v model chunks per
+  // rank) warms up with more: pipeline_chunk_passes_in_flight, in units of one chunk of L / (p v) layers;
+  // `scale` below is that in units of the stage's L / p layers.
+  auto stage_scale = [&](int rank) {
+    if (l.pp == 1) return 1.0;
+    const double passes = double(pipeline_chunk_passes_in_flight(l.pp, l.vp, rank, l.num_microbatches));
+    return passes / double(l.vp);
+  };
   const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches) : 1;
   r.microbatches_in_flight = in_flight;
-  // Interleaved 1F1B (v model chunks per rank) warms up with more micro-batches: the first stage holds
-  // (1 + (p - 1) / (p v)) times the activations of plain 1F1B (Korthikanti et al. 2022 §4.2.3).
-  const double interleave = l.vp > 1 && l.pp > 1 ? 1.0 + double(l.pp - 1) / (double(l.pp) * double(l.vp)) : 1.0;
+  const double first_scale = stage_scale(0), last_scale = stage_scale(l.pp - 1);
+  const double interleave = first_scale / double(in_flight);
   r.interleave_factor = interleave;
   r.activations_per_layer = la.stored;
   const double working = l.recompute == Recompute::full ? la.no_recompute : 0.0;  // one layer recomputed
@@ -526,21 +546,25 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const bool encoder = model.arch == Arch::bert;
   double embed_acts = model.dropout ? tokens * h / rep_div : 0.0;  // embedding dropout mask
   if (encoder) embed_acts += tokens * h * (amp ? 4.0 : e) / rep_div;
-  const double first_acts =
-      (double(layers_stage) * la.stored * double(in_flight) + embed_acts * double(in_flight)) * interleave + working;
-  const double last_acts = double(layers_stage) * la.stored + working +
+  const double first_acts = (double(layers_stage) * la.stored + embed_acts) * first_scale + working;
+  const double last_acts = double(layers_stage) * la.stored * last_scale + working +
                            (encoder ? 0.0
                                     : tokens * norm_bytes(model, prec, fl.full, amp) * h / rep_div +
                                           (fl.full ? tokens * e * h / rep_div : 0.0));  // final norm, lm_head input
-  // Logits and loss: the logits in the compute dtype (e), the fp32 log-softmax kept by cross-entropy (4, HF
-  // upcasts logits before the loss), and at the start of backward the fp32 gradients of the log-probs and of
-  // the logits (4 + 4) while every activation is still alive. Vocab-parallel under TP. Encoders
-  // (sequence classification): b x classes logits, negligible.
-  const double logits = encoder ? 0.0 : tokens * double(model.vocab_size) * (e + 4.0 + 8.0) / tp;
+  // Logits and loss: the logits in the compute dtype (e) and the framework's fp32 vocabulary-sized buffers
+  // (framework.h loss_fp32_buffers: HF / PyTorch cross-entropy keeps the fp32 log-softmax, and at the start of
+  // backward the fp32 gradients of the log-probs and of the logits, 3 x 4 B; Megatron's vocab-parallel
+  // cross-entropy works in place on one fp32 copy, 4 B) while every activation is still alive. Vocab-parallel
+  // under TP. Encoders (sequence classification): b x classes logits, negligible.
+  const double logits =
+      encoder ? 0.0 : tokens * double(model.vocab_size) * (e + 4.0 * double(fw.loss_fp32_buffers)) / tp;
   double acts_gpu, logits_gpu;
   if (l.pp == 1) {
     acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored - working);
     logits_gpu = logits;
+  } else if (one_rank) {
+    acts_gpu = is_first ? first_acts : (is_last ? last_acts : double(layers_stage) * la.stored * stage_scale(l.pp_rank) + working);
+    logits_gpu = is_last ? logits : 0.0;
   } else if (first_acts >= last_acts + logits) {
     acts_gpu = first_acts;
     logits_gpu = 0;

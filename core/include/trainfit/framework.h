@@ -31,6 +31,13 @@ struct FrameworkProfile {
   // instead of 2, alive beside the activations at every micro-batch, and reduced in fp32.
   bool fp32_grad_buffer = false;
   const char* fp32_grad_source = "";
+  // The loss over the vocabulary: fp32 buffers of tokens x vocab / tp alive at the peak beside the logits in the
+  // compute dtype. PyTorch's cross_entropy on upcast logits (the Hugging Face path) keeps the fp32 log-softmax
+  // and, at the start of backward, the fp32 gradients of the log-probs and of the logits: 3. Megatron-Core's
+  // vocab-parallel cross-entropy upcasts once and works in place (exp, divide, then the gradient in the saved
+  // softmax): 1.
+  int loss_fp32_buffers = 3;
+  const char* loss_source = "PyTorch F.cross_entropy = log_softmax + nll_loss on logits.float() (HF models)";
   // Interleaved 1F1B with virtual pipeline stages (Narayanan et al. 2021 §2.2.2); the search tries it only for
   // frameworks that name it (generic accepts a fixed vp but does not search it).
   bool interleaved_pp = false;

@@ -15,6 +15,9 @@ namespace trainfit {
 struct MemoryLayout {
   int tp = 1, pp = 1, dp = 1, cp = 1;
   int vp = 1;                         // virtual pipeline stages per rank (interleaved 1F1B)
+  // Which pipeline rank to estimate: 0 (first stage) .. pp - 1 (last stage); -1 = the worst one, what must fit
+  // (the default). Megatron-LM logs the last rank's peak (validation.cpp), so its rows ask for pp - 1.
+  int pp_rank = -1;
   int zero = 0;                       // 0..3
   bool sequence_parallel = false;
   bool offload_optimizer = false;
@@ -49,9 +52,19 @@ struct MemoryBreakdown {
   int64_t layers_per_stage = 0;       // layers on the worst pipeline stage
   int64_t microbatches_in_flight = 1; // 1F1B: min(pp, num_microbatches) on the first stage
   double interleave_factor = 1;       // interleaved 1F1B: the first stage's activations x (1 + (p-1)/(p v))
+                                      // (at most m v chunk passes: pipeline_chunk_passes_in_flight)
   ParamCounts params;
   std::vector<Warning> notes;         // e.g. params_only activations approximation
 };
+
+// Chunk passes (forwards of one model chunk, L / (p v) layers, for one micro-batch) whose activations pipeline
+// rank r (0 .. p-1) holds at its peak under Megatron-Core's schedules (megatron/core/pipeline_parallel/
+// schedules.py): 1F1B warms up with p - r - 1 forwards and runs one more before its first backward, min(m, p - r)
+// (Narayanan et al. 2021 §2.2.1: the first stage holds p, the last 1); interleaved 1F1B with v chunks per rank
+// warms up with 2 (p - r - 1) + (v - 1) p passes (microbatch_group_size_per_vp_stage = p by default), + 1, at
+// most all m v passes of the step. On the first stage that is (1 + (p - 1) / (p v)) x p x (L / p) layers' worth
+// (Korthikanti et al. 2022 §4.2.3) when m v is large enough.
+int64_t pipeline_chunk_passes_in_flight(int pp, int vp, int rank, int64_t num_microbatches);
 
 Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfig& train,
                                         const MemoryLayout& layout);
