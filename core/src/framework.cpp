@@ -160,6 +160,13 @@ FrameworkProfile make_torchtitan() {
   p.interleaved_pp = p.search_interleaved = true;  // pipeline_parallel_schedule Interleaved1F1B
   full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
   p.full = full;
+  p.logits_freed_before_backward = true;  // train.py: "del pred" before loss.backward()
+  p.loss_source = "torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
+                  "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()";
+  p.fsdp2_root_unit = true;
+  p.fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
+                  "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, norm, "
+                  "output); torch fully_shard docs: the root's reshard_after_forward is set to False";
   p.lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)");
   p.qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)");
   return p;

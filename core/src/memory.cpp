@@ -11,8 +11,7 @@
 // LitGPT LoRA/QLoRA on A100, Hugging Face Trainer BERT-large on V100) the estimate is -0.2% .. -6.3% on the
 // 12 fully specified runs and -9.8% .. -14.6% on four eager-attention batch-4 runs measured as reserved
 // memory. Implementation choices that move the peak are TrainConfig switches (autocast, fused_qkv,
-// qlora_double_quant, zero_grad_set_to_none). Not modelled: transformers versions that upcast logits in
-// the model and keep an fp32 shifted copy, eager attention with repeat_kv for GQA.
+// qlora_double_quant, zero_grad_set_to_none, hf_fp32_logits). Not modelled: eager attention with repeat_kv for GQA.
 // Hot path: no allocation except pushing a note (only for params-only models).
 #include "trainfit/memory.h"
 
@@ -477,10 +476,12 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     }
     if (l.zero >= 3) {
       // Live parameters: FSDP / ZeRO-3 gather one layer and prefetch the next; backward also holds one
-      // layer's unsharded gradient before reduce-scatter.
+      // layer's unsharded gradient before reduce-scatter. FSDP2 stacks (framework.h fsdp2_root_unit): the root
+      // unit's (embedding, head) and the last block's full parameters at the start of backward.
       const double layer = pc.per_layer / tp;
       if (l.offload_params) { host_offload += weights; weights = 0; }
-      gathered = 2 * layer * w_bytes + layer * g_bytes;
+      const double root = (stage_params - double(layers_stage) * pc.per_layer / tp) * w_bytes;
+      gathered = fw.fsdp2_root_unit ? root + layer * w_bytes : 2 * layer * w_bytes + layer * g_bytes;
     }
   } else {
     // Frozen base: 16-bit (or fp32) weights; QLoRA stores every linear of the layers in NF4 (Dettmers et al.
@@ -556,8 +557,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // backward the fp32 gradients of the log-probs and of the logits, 3 x 4 B; Megatron's vocab-parallel
   // cross-entropy works in place on one fp32 copy, 4 B) while every activation is still alive. Vocab-parallel
   // under TP. Encoders (sequence classification): b x classes logits, negligible.
-  const double logits =
-      encoder ? 0.0 : tokens * double(model.vocab_size) * (e + 4.0 * double(fw.loss_fp32_buffers)) / tp;
+  const double fp32_loss = 4.0 * double(fw.loss_fp32_buffers);
+  double per_logit = fw.logits_freed_before_backward ? std::max(e + 8.0, fp32_loss) : e + fp32_loss;
+  if (train.hf_fp32_logits) per_logit += 8.0;  // job.h: fp32 logits in the output + the shifted fp32 copy
+  const double logits = encoder ? 0.0 : tokens * double(model.vocab_size) * per_logit / tp;
   double acts_gpu, logits_gpu;
   if (l.pp == 1) {
     acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored - working);
@@ -572,6 +575,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     acts_gpu = last_acts;
     logits_gpu = logits;
   }
+  // Full recompute re-runs a layer's forward in that layer's backward, after the loss gradient has gone through
+  // the head and the loss buffers are freed (torch.utils.checkpoint): the recomputed layer's working set and the
+  // loss buffers are never alive together.
+  if (logits_gpu > 0) acts_gpu -= std::min(working, logits_gpu);
 
   // ---- Peak. With one micro-batch per step and no pipeline, gradients are created during backward while
   // activations are freed layer by layer (PyTorch zero_grad(set_to_none=True)), so the peak is the larger of

@@ -333,11 +333,13 @@ const std::vector<Key>& keys() {
     t.push_back(num_key<double>("fragmentation", Kind::number, 0, 1, [](Query& q) -> double& { return q.train.fragmentation; }));
     t.push_back(num_key<double>("headroom", Kind::number, 0, 0.9, [](Query& q) -> double& { return q.train.headroom; }));
     // Framework details that change memory (memory.cpp cites each): PyTorch autocast keeps fp32 weights; a fused
-    // q/k/v projection (LitGPT) keeps the whole qkv output; QLoRA double quantisation; zero_grad(set_to_none).
+    // q/k/v projection (LitGPT) keeps the whole qkv output; QLoRA double quantisation; zero_grad(set_to_none);
+    // transformers < 4.45 causal-LM heads that keep fp32 logits and a shifted fp32 copy.
     t.push_back(bool_key("autocast", [](Query& q) -> bool& { return q.train.autocast; }));
     t.push_back(bool_key("fused_qkv", [](Query& q) -> bool& { return q.train.fused_qkv; }));
     t.push_back(bool_key("qlora_double_quant", [](Query& q) -> bool& { return q.train.qlora_double_quant; }));
     t.push_back(bool_key("zero_grad_set_to_none", [](Query& q) -> bool& { return q.train.zero_grad_set_to_none; }));
+    t.push_back(bool_key("hf_fp32_logits", [](Query& q) -> bool& { return q.train.hf_fp32_logits; }));
     t.push_back(num_key<double>("mfu", Kind::number, 0, 1, [](Query& q) -> double& { return q.mfu; }));
 
     t.push_back(num_key<double>("dataset.tokens", Kind::number, 0, 1e16, [](Query& q) -> double& { return q.dataset.tokens; }));

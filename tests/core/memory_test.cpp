@@ -183,6 +183,70 @@ TEST(MemoryEstimator, PipelineFirstStageHoldsPMicroBatches) {
   EXPECT_EQ(est(m, full_ft(), l).microbatches_in_flight, 2);
 }
 
+// Megatron-Core schedules.py: 1F1B holds min(m, p - r) micro-batches on rank r; interleaved 1F1B warms up with
+// 2 (p - r - 1) + (v - 1) p chunk passes, + 1, at most m v (the Megatron-LM PP 4 x VP 8 functional test: m = 4).
+TEST(MemoryEstimator, PipelineRanksHoldTheScheduleCountOfChunkPasses) {
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(4, 1, 0, 16), 4);
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(4, 1, 3, 16), 1);
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(4, 1, 0, 2), 2);
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(4, 8, 3, 4), 29);   // (8 - 1) x 4 + 1
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(4, 8, 0, 4), 32);   // capped at m v = 32
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(4, 4, 0, 32), 19);  // v p + p - 1 = (1 + (p-1)/(p v)) p v
+  EXPECT_EQ(pipeline_chunk_passes_in_flight(1, 1, 0, 8), 1);
+}
+
+// The last rank holds the head, one micro-batch in flight and the loss buffers; the first the embedding and p
+// micro-batches; without a rank the estimate is the worse of the two stages' parts.
+TEST(MemoryEstimator, NamedPipelineRankIsEstimatedOnItsOwn) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout l;
+  l.pp = 4;
+  l.num_microbatches = 8;
+  const auto worst = est(m, full_ft(), l);
+  l.pp_rank = 0;
+  const auto first = est(m, full_ft(), l);
+  l.pp_rank = 3;
+  const auto last = est(m, full_ft(), l);
+  EXPECT_EQ(first.logits, 0.0);
+  EXPECT_GT(last.logits, 0.0);
+  EXPECT_GT(first.activations, 3.5 * (last.activations - 0.0));  // 4 micro-batches vs 1 (plus the head input)
+  EXPECT_GE(worst.total, first.total);
+  EXPECT_GE(worst.total, last.total);
+  l.pp_rank = 4;
+  EXPECT_FALSE(estimate_memory(m, full_ft(), l).ok());
+}
+
+// Loss buffers are framework data (framework.h loss_fp32_buffers): generic / HF keep logits + 3 fp32 buffers,
+// Megatron's vocab-parallel cross-entropy logits + 1, torchtitan drops the logits before backward (3 fp32).
+TEST(MemoryEstimator, LossBuffersFollowTheFrameworkProfile) {
+  const ModelSpec m = preset("llama-3-8b");
+  TrainConfig t = full_ft();
+  MemoryLayout l;
+  const double logits = 2048.0 * double(m.vocab_size);
+  EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * (2 + 12));
+  t.framework = Framework::megatron_core;
+  EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * (2 + 4));
+  t.framework = Framework::torchtitan;
+  EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * 12);
+  t.framework = Framework::generic;
+  t.hf_fp32_logits = true;  // transformers < 4.46 LlamaForCausalLM: fp32 logits + shifted fp32 copy
+  EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * (2 + 12 + 8));
+}
+
+// Full recompute re-runs a layer in its backward, after the loss buffers are freed: the peak holds the larger of
+// the two, not both.
+TEST(MemoryEstimator, RecomputedLayerDoesNotOverlapTheLossBuffers) {
+  const ModelSpec m = preset("llama-3-8b");
+  MemoryLayout none, full;
+  full.recompute = Recompute::full;
+  const auto la = layer_activations(m, full_ft(), none);
+  ASSERT_TRUE(la.ok());
+  const auto r = est(m, full_ft(), full);
+  const double stored = 32.0 * 2048 * 2 * 4096;
+  EXPECT_LT(r.activations + r.logits, stored + la->no_recompute + r.logits);
+  EXPECT_GE(r.activations + r.logits, stored + std::max(la->no_recompute, r.logits) - 1.0);
+}
+
 TEST(MemoryEstimator, ContextParallelDividesActivations) {
   const ModelSpec m = preset("llama-3-8b");
   MemoryLayout a, b;

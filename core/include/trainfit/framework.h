@@ -37,7 +37,18 @@ struct FrameworkProfile {
   // vocab-parallel cross-entropy upcasts once and works in place (exp, divide, then the gradient in the saved
   // softmax): 1.
   int loss_fp32_buffers = 3;
+  // The trainer drops its reference to the logits before backward (torchtitan train.py: `del pred`), so the peak is
+  // the larger of forward (logits + fp32 copy + log-softmax) and backward (the fp32 buffers alone).
+  bool logits_freed_before_backward = false;
   const char* loss_source = "PyTorch F.cross_entropy = log_softmax + nll_loss on logits.float() (HF models)";
+  // FSDP2 (torch.distributed fully_shard): the root unit (the model itself: embedding, final norm and output head)
+  // keeps its all-gathered 16-bit parameters from forward into backward ("the root FSDP state has its value
+  // [reshard_after_forward] specially set to False"), and the last transformer block is not resharded after
+  // forward (torchtitan parallelize_llama.py: reshard_after_forward = layer_id < n_layers - 1): at the start of
+  // backward, the root's and one block's full parameters are resident. Other stacks: two layers (current and
+  // prefetched) and one layer's unsharded gradient.
+  bool fsdp2_root_unit = false;
+  const char* fsdp_source = "";
   // Interleaved 1F1B with virtual pipeline stages (Narayanan et al. 2021 §2.2.2); the search tries it only for
   // frameworks that name it (generic accepts a fixed vp but does not search it).
   bool interleaved_pp = false;

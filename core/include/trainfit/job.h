@@ -157,6 +157,11 @@ struct TrainConfig {
   // optimizer.zero_grad(set_to_none=True), the PyTorch >= 2.0 default: gradients are freed after each step.
   // false (PyTorch < 2.0 default, Hugging Face Trainer then): they stay allocated while activations build up.
   bool zero_grad_set_to_none = true;
+  // Hugging Face transformers causal-LM heads before the loss_function refactor (4.46; e.g. LlamaForCausalLM:
+  // `logits = logits.float()`, then `shift_logits = logits[..., :-1, :].contiguous()` for CrossEntropyLoss): the
+  // fp32 logits stay in the model output and a shifted fp32 copy feeds the loss, 8 B per logit beyond the loss
+  // buffers.
+  bool hf_fp32_logits = false;
 
   bool operator==(const TrainConfig&) const = default;
 };
