@@ -24,11 +24,12 @@ namespace trainfit {
 
 // The band (memory.h): q = p90 of |estimate / measured - 1| over every measured_peak row of validation.cpp
 // (fully specified or not: a user's run is described no better than those), rounded up to 0.5%; the band is
-// [est / (1 + q), est / (1 - q)]. Current rows: 31 measured (16 single-GPU; 15 multi-GPU: six Megatron-LM
-// functional-test peaks, four torchtitan FSDP2 x CP peaks, five Answer.AI fsdp_qlora LoRA peaks); the nearest-rank
-// p90 is the 28th smallest |error|, the torchtitan FSDP2 2 x CP 4 row (-11.6%), rounded up to 12% -> [0.8929, 1.1364].
+// [est / (1 + q), est / (1 - q)]. Current rows: 37 measured (16 single-GPU; 21 multi-GPU: six Megatron-LM
+// functional-test peaks, four torchtitan FSDP2 x CP peaks, eleven Answer.AI fsdp_qlora LoRA / QLoRA peaks); the
+// nearest-rank p90 is the 34th smallest |error|, the HF Trainer BERT-large batch-4 Adafactor row (-11.1%), rounded
+// up to 11.5% -> [0.8969, 1.1299].
 // validation_test recomputes q from the rows and fails when this constant drifts from it.
-const double kBandQuantile = 0.12;
+const double kBandQuantile = 0.115;
 const double kBandLowFactor = 1.0 / (1.0 + kBandQuantile);
 const double kBandHighFactor = 1.0 / (1.0 - kBandQuantile);
 
@@ -110,8 +111,6 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
   if (m.num_heads % l.tp != 0)
     return Error{"parallel.tp", "must divide num_heads (" + std::to_string(m.num_heads) + ")"};
   if (t.seq_len % l.cp != 0) return Error{"parallel.cp", "must divide seq_len"};
-  if (t.method == Method::qlora && l.zero == 3)
-    return Error{"parallel.zero", "QLoRA 4-bit weights cannot be sharded with ZeRO-3 here"};
   if (!(t.overhead_bytes < 1e15) || !(t.fragmentation < 10) || std::isnan(t.overhead_bytes) ||
       std::isnan(t.fragmentation))
     return Error{"overhead_bytes", "must be a finite number"};
@@ -511,6 +510,16 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
       weights = weights / dp;
       if (l.offload_params) { host_offload += weights; weights = 0; }
       gathered = 2 * pc.per_layer / tp * base_w;
+    } else if (l.zero >= 3) {
+      // QLoRA under FSDP: bitsandbytes stores the packed NF4 weights in the FSDP dtype (bnb_4bit_quant_storage;
+      // Answer.AI fsdp_qlora, PEFT docs accelerate/fsdp), so FSDP shards them like any 16-bit tensor; the
+      // quantisation state (absmax constants) is not a parameter and stays whole on every rank. Two gathered
+      // layers in packed form, as for the 16-bit base.
+      const double norms_layer = norm_params_per_layer(model) / tp;
+      const double layer_packed = std::max(0.0, pc.per_layer / tp - norms_layer) * 0.5 + norms_layer * base_w;
+      weights = weights / dp;
+      if (l.offload_params) { host_offload += weights; weights = 0; }
+      gathered = 2 * layer_packed;
     }
     // Adapters: weights, grads, optimizer states (and master copies) in the training precision.
     const double aw = prec == Precision::fp32 ? 4.0 : 2.0;
@@ -518,7 +527,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     if (train.optimizer == Optimizer::adafactor) a_states = lora_local * 4.0 * 0.1;  // rank-r matrices barely factor
     if (l.zero >= 1) a_states /= dp;
     if (l.offload_optimizer) { host_offload += a_states; a_states = 0; }
-    lora = lora_local * (aw + g_bytes) + a_states;
+    // ZeRO-2 / -3 shard the adapters' gradients, ZeRO-3 / FSDP full shard their weights too (ZeRO Sec. 5).
+    const double a_weights = lora_local * aw / (l.zero >= 3 ? dp : 1.0);
+    const double a_grads = lora_local * g_bytes / (l.zero >= 2 ? dp : 1.0);
+    lora = a_weights + a_grads + a_states;
   }
 
   // ---- Activations (Korthikanti Sec. 4.2.3: with 1F1B the first stage keeps p micro-batches of its L/p
@@ -606,6 +618,13 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
                                          : kDefaultCudaOverheadBytes + (world > 1 ? kDefaultNcclOverheadBytes : 0.0);
   const double frag = train.fragmentation >= 0 ? train.fragmentation : kDefaultFragmentation;
   r.fragmentation = frag * dynamic;
+  // A trainer that frees its logits before backward (framework.h logits_freed_before_backward: torchtitan's
+  // `del pred`) leaves their e-byte block cached, and the log-softmax gradient then needs a new 4-byte-per-logit
+  // block: the fp32 upcast's freed block hosts the first backward buffer, the logits' block is too small for the
+  // second, and PyTorch's caching allocator never merges blocks of different segments
+  // (c10/cuda/CUDACachingAllocator.cpp), so the reserved peak holds the logits' segment beside the loss buffers.
+  if (fw.logits_freed_before_backward && logits_gpu > 0)
+    r.fragmentation += tokens * double(model.vocab_size) * e / tp;
   r.total = r.allocated_peak + r.overhead + r.fragmentation;
   r.total_low = r.total * kBandLowFactor;
   r.total_high = r.total * kBandHighFactor;

@@ -19,7 +19,8 @@ std::vector<ValidationRow> rows() {
 
 // Every reference with a tolerance is within it: ZeRO Fig. 1 (2%), Korthikanti Table 2 (exact), the
 // DeepSpeed offload row (1%), parameter counts (exact), measured peaks (10%; the four HF Trainer batch-4
-// reserved-memory rows 16%, see validation.cpp).
+// reserved-memory rows 16%, the Answer.AI QLoRA seq-512 row whose reserve is set by model loading 40%, see
+// validation.cpp).
 TEST(Validation, EveryReferenceIsWithinItsTolerance) {
   const auto r = rows();
   ASSERT_GE(r.size(), 40u);
@@ -34,8 +35,9 @@ TEST(Validation, FullySpecifiedMeasurementsAreWithinTenPercent) {
     EXPECT_LE(std::abs(row.rel_error), 0.10) << row.name;
     ++n;
   }
-  // 7 LitGPT rows (resource-tables.md) + 5 HF Trainer rows (perf_train_gpu_one.mdx) + 6 Megatron-LM + 5 Answer.AI
-  EXPECT_GE(n, 23);
+  // 7 LitGPT (resource-tables.md) + 5 HF Trainer (perf_train_gpu_one.mdx) + 6 Megatron-LM + 4 torchtitan + 10
+  // Answer.AI fsdp_qlora rows
+  EXPECT_GE(n, 32);
 }
 
 // Issue 17 part 5: measured multi-GPU peaks (Megatron-LM TP / interleaved PP, torchtitan FSDP2 x CP, Answer.AI
