@@ -167,6 +167,10 @@ FrameworkProfile make_torchtitan() {
   p.fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
                   "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, norm, "
                   "output); torch fully_shard docs: the root's reshard_after_forward is set to False";
+  p.selective_op_sac = true;
+  p.recompute_source = "torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: selective_ac_option "
+                       "'op' (llama3 configs' default) MUST_SAVEs aten.mm (except every second one), the SDPA flash / "
+                       "efficient kernels, reduce_scatter, abs and max; everything else is recomputed";
   p.lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)");
   p.qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)");
   return p;

@@ -318,52 +318,72 @@ Result<bool> add_megatron(std::vector<ValidationRow>& out) {
   return true;
 }
 
-// Measured: torchtitan's Llama 3.1 8B context-parallel table (pytorch/torchtitan
-// benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, Table 2 "FSDP + CP + torch.compile + Float8. Llama 3.1 8B
-// model. 8 GPUs. Local batch size 1. Full activation checkpointing."; torchtitan 9dec370, H100 96GB): FSDP2 over
-// dp_shard x cp = 8 ranks, the sequence split over CP ranks, so every GPU holds 32,768 tokens. AdamW, FSDP2
-// MixedPrecisionPolicy bf16 params / fp32 reduce (torchtitan defaults), SDPA (flash). Float8 (torchao, tensorwise)
-// casts the linears' inputs and weights per GEMM: under full recompute those copies live only inside the layer
-// being recomputed, so memory is modelled as bf16-mixed. Unstated settings are torchtitan 9dec370's defaults:
-// AdamW (train_configs/llama3_8b.toml), mixed_precision_param bfloat16 / mixed_precision_reduce float32
-// (config_manager.py), vocabulary 128,256 (the Llama 3 tokenizer). Metric: "memory" = max_memory_reserved GiB
-// (train.py device_mem_stats.max_reserved_gib): compared with allocated_peak + fragmentation (the estimate less the
-// CUDA context and NCCL, which the allocator does not hold). Candidates: docs/research/multi_gpu_candidates.json
-// tt-h100-8b-8gpu-fsdp*-cp*.
+// Measured: torchtitan's Llama 3.1 8B tables (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf;
+// torchtitan 9dec370, torch 1963fc8, H100 96GB at 500 W; candidates: docs/research/multi_gpu_candidates.json
+// tt-h100-8b-*):
+//   Table 1 / Table 3 "1D Parallelism (FSDP). Llama 3.1 8B model. 8 [128] GPUs. Local batch size 2 ... Selective
+//   activation checkpointing.", the "FSDP" rows (eager: no torch.compile, no float8);
+//   Table 2 "FSDP + CP + torch.compile + Float8. ... 8 GPUs. Local batch size 1. Full activation checkpointing.":
+//   FSDP2 over dp_shard x cp = 8 ranks, the sequence split over the CP ranks, so every GPU holds 32,768 tokens.
+//   Float8 (torchao, tensorwise) casts the linears' inputs and weights per GEMM: under full recompute those copies
+//   live only inside the layer being recomputed, so memory is modelled as bf16-mixed.
+// Unstated settings are torchtitan 9dec370's defaults: AdamW, seq_len 8192, selective_ac_option "op"
+// (train_configs/llama3_8b.toml), mixed_precision_param bfloat16 / mixed_precision_reduce float32
+// (config_manager.py), vocabulary 128,256 (the Llama 3 tokenizer), SDPA (flash). Metric: "memory" =
+// max_memory_reserved GiB (train.py device_mem_stats.max_reserved_gib): compared with allocated_peak +
+// fragmentation (the estimate less the CUDA context and NCCL, which the allocator does not hold).
 Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
   const ModelSpec* m = find_model("llama-3.1-8b");
   if (!m) return Error{"model", "validation preset missing: llama-3.1-8b"};
   struct Case {
     int dp_shard, cp;
+    int64_t micro_batch, seq_per_gpu;
+    Recompute recompute;
+    const char* table;
     double measured_GiB;
-  } cases[] = {{8, 1, 83.9}, {4, 2, 84.2}, {2, 4, 84.0}, {1, 8, 84.5}};
+  } cases[] = {
+      {8, 1, 2, 8192, Recompute::selective, "Table 1", 82.4},
+      {128, 1, 2, 8192, Recompute::selective, "Table 3", 67.0},
+      {8, 1, 1, 32768, Recompute::full, "Table 2", 83.9},
+      {4, 2, 1, 32768, Recompute::full, "Table 2", 84.2},
+      {2, 4, 1, 32768, Recompute::full, "Table 2", 84.0},
+      {1, 8, 1, 32768, Recompute::full, "Table 2", 84.5},
+  };
   for (const auto& c : cases) {
     TrainConfig t;
     t.method = Method::full;
     t.precision = Precision::bf16_mixed;
     t.framework = Framework::torchtitan;
     t.attention = Attention::flash;
-    t.seq_len = 32768 * c.cp;
+    t.seq_len = c.seq_per_gpu * c.cp;
     MemoryLayout l;
     l.dp = c.dp_shard;
     l.cp = c.cp;
     l.zero = 3;
-    l.recompute = Recompute::full;
+    l.micro_batch = c.micro_batch;
+    l.recompute = c.recompute;
     l.gpus_per_node = 8;
     auto e = estimate_memory(*m, t, l);
     if (!e) return e.error();
+    const bool full = c.recompute == Recompute::full;
     char name[200];
-    std::snprintf(name, sizeof name, "torchtitan Llama 3.1 8B, FSDP2 %d x CP %d, seq %d, full AC, float8, 8x H100 96GB",
-                  c.dp_shard, c.cp, 32768 * c.cp);
+    if (full)
+      std::snprintf(name, sizeof name, "torchtitan Llama 3.1 8B, FSDP2 %d x CP %d, seq %lld, full AC, float8, 8x H100 96GB",
+                    c.dp_shard, c.cp, (long long)t.seq_len);
+    else
+      std::snprintf(name, sizeof name, "torchtitan Llama 3.1 8B, FSDP2 %d, batch 2, seq 8192, op SAC, %dx H100 96GB",
+                    c.dp_shard, c.dp_shard);
     out.push_back(row(name,
-                      "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, Table 2 (memory = "
-                      "max_memory_reserved)",
+                      std::string("pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, ") +
+                          c.table + " (memory = max_memory_reserved)",
                       RefKind::measured_peak, "reserved peak, GiB", c.measured_GiB,
                       (e->allocated_peak + e->fragmentation) / kGiB, 0.10,
-                      "torchtitan profile: FSDP2 root unit and last block gathered, `del pred` before backward, so the "
-                      "reserved peak keeps the bf16 logits' segment beside the fp32 loss buffers; float8 counted as bf16 "
-                      "(its casts live only in the recomputed layer); AdamW and bf16/fp32 FSDP2 policy are "
-                      "llama3_8b.toml / config_manager.py defaults"));
+                      std::string("torchtitan profile: FSDP2 root unit and last block gathered, `del pred` before "
+                                  "backward, so the reserved peak keeps the bf16 logits' segment beside the fp32 loss "
+                                  "buffers; ") +
+                          (full ? "float8 counted as bf16 (its casts live only in the recomputed layer)"
+                                : "op-level selective checkpointing keeps the layer input, q, v, w1, w2 and the "
+                                  "attention output")));
   }
   return true;
 }

@@ -233,6 +233,24 @@ TEST(MemoryEstimator, LossBuffersFollowTheFrameworkProfile) {
   EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * (2 + 12 + 8));
 }
 
+// torchtitan's "op" selective checkpointing (parallelize_llama.py): a Llama layer keeps its input and the outputs of
+// the 1st, 3rd, 5th and 7th matmuls (wq, wv, w1, w2) and of the flash-attention kernel (with its fp32 logsumexp).
+TEST(MemoryEstimator, TorchtitanSelectiveRecomputeKeepsEveryOtherMatmul) {
+  const ModelSpec m = preset("llama-3.1-8b");
+  TrainConfig t = full_ft();
+  t.framework = Framework::torchtitan;
+  MemoryLayout l;
+  l.recompute = Recompute::selective;
+  const auto la = layer_activations(m, t, l);
+  ASSERT_TRUE(la.ok());
+  const double h = 4096, kv = 1024, f = 14336, tokens = 2048;
+  EXPECT_DOUBLE_EQ(la->stored, tokens * (2 * h + 2 * h + 2 * kv + 2 * f + 2 * h + 2 * h + 4 * 32));
+  t.framework = Framework::generic;  // Korthikanti's selective recompute keeps more
+  const auto k = layer_activations(m, t, l);
+  ASSERT_TRUE(k.ok());
+  EXPECT_GT(k->stored, la->stored);
+}
+
 // Full recompute re-runs a layer in its backward, after the loss buffers are freed: the peak holds the larger of
 // the two, not both.
 TEST(MemoryEstimator, RecomputedLayerDoesNotOverlapTheLossBuffers) {

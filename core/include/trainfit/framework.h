@@ -49,6 +49,11 @@ struct FrameworkProfile {
   // prefetched) and one layer's unsharded gradient.
   bool fsdp2_root_unit = false;
   const char* fsdp_source = "";
+  // `recompute: selective` is an op-level selective-checkpoint policy (torchtitan's "op" SAC) instead of
+  // Korthikanti's attention-core recompute: each layer keeps its input, the outputs of every other matmul
+  // (the 1st, 3rd, 5th, ...: q, v, the MLP's first and last projections) and the attention kernel's output.
+  bool selective_op_sac = false;
+  const char* recompute_source = "";
   // Interleaved 1F1B with virtual pipeline stages (Narayanan et al. 2021 §2.2.2); the search tries it only for
   // frameworks that name it (generic accepts a fixed vp but does not search it).
   bool interleaved_pp = false;

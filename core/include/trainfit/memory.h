@@ -80,6 +80,8 @@ struct Method {  // what the training method keeps (memory.cpp method_flags)
 };
 struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP, SP, CP and recompute
   double rep = 0, split = 0, score_coef = 0, e = 0, h = 0, heads = 0;
+  // Selective recompute by op policy (framework.h selective_op_sac): what the policy saves, per token.
+  double op_sac_rep = 0, op_sac_split = 0;
   bool amp = false;
 };
 }  // namespace memory_detail
