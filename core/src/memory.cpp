@@ -105,7 +105,8 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
   if (l.vp < 1 || (l.vp > 1 && l.pp < 2)) return Error{"parallel.vp", "virtual stages need pipeline parallelism (pp >= 2)"};
   if (l.vp > 1 && m.num_layers % (int64_t(l.pp) * l.vp) != 0)
     return Error{"parallel.vp", "pp x vp must divide num_layers (" + std::to_string(m.num_layers) + ")"};
-  if (l.pp_rank < -1 || l.pp_rank >= l.pp) return Error{"parallel.pp", "pipeline rank must be -1 (worst) or 0 .. pp - 1"};
+  if (l.pp_rank < -1 || l.pp_rank >= l.pp)
+    return Error{"parallel.pp", "pipeline rank must be -1 (worst) or 0 .. pp - 1"};
   if (l.zero < 0 || l.zero > 3) return Error{"parallel.zero", "must be 0, 1, 2 or 3"};
   if (l.gpus_per_node < 1) return Error{"parallel.gpus", "gpus per node must be >= 1"};
   if (l.recompute == Recompute::automatic)
@@ -615,7 +616,8 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored - working);
     logits_gpu = logits;
   } else if (one_rank) {
-    acts_gpu = is_first ? first_acts : (is_last ? last_acts : double(layers_stage) * la.stored * stage_scale(l.pp_rank) + working);
+    const double middle = double(layers_stage) * la.stored * stage_scale(l.pp_rank) + working;
+    acts_gpu = is_first ? first_acts : (is_last ? last_acts : middle);
     logits_gpu = is_last ? logits : 0.0;
   } else if (first_acts >= last_acts + logits) {
     acts_gpu = first_acts;
@@ -624,9 +626,9 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     acts_gpu = last_acts;
     logits_gpu = logits;
   }
-  // Full recompute re-runs a layer's forward in that layer's backward, after the loss gradient has gone through
-  // the head and the loss buffers are freed (torch.utils.checkpoint): the recomputed layer's working set and the
-  // loss buffers are never alive together.
+  // Recompute (full, or an op-level selective policy) re-runs a layer's forward in that layer's backward, after
+  // the loss gradient has gone through the head and the loss buffers are freed (torch.utils.checkpoint): the
+  // recomputed layer's working set and the loss buffers are never alive together.
   if (logits_gpu > 0) acts_gpu -= std::min(working, logits_gpu);
 
   // ---- Peak. With one micro-batch per step and no pipeline, gradients are created during backward while

@@ -290,18 +290,22 @@ Result<bool> add_megatron(std::vector<ValidationRow>& out) {
     if (!e) return e.error();
     char name[200];
     if (c.pp > 1)
-      std::snprintf(name, sizeof name, "Megatron-LM GPT 6.75B, PP %d x VP %d x DP 2, dist. optimizer, mb 1 x %lld, seq 8192, last stage, 8x %s",
+      std::snprintf(name, sizeof name,
+                    "Megatron-LM GPT 6.75B, PP %d x VP %d x DP 2, dist. optimizer, mb 1 x %lld, seq 8192, last stage, "
+                    "8x %s",
                     c.pp, c.vp, (long long)c.accumulation, c.gpu);
     else
-      std::snprintf(name, sizeof name, "Megatron-LM GPT 6.75B, TP %d x DP 2, dist. optimizer, mb %lld x %lld, seq 8192, 8x %s",
-                    c.tp, (long long)c.micro_batch, (long long)c.accumulation, c.gpu);
+      std::snprintf(name, sizeof name,
+                    "Megatron-LM GPT 6.75B, TP %d x DP 2, dist. optimizer, mb %lld x %lld, seq 8192, 8x %s", c.tp,
+                    (long long)c.micro_batch, (long long)c.accumulation, c.gpu);
     out.push_back(row(name,
                       std::string("NVIDIA/Megatron-LM functional test ") + c.test + "_memory_speed " + c.golden +
                           " (mem-max-allocated-bytes, last rank)",
                       RefKind::measured_peak, "allocated peak, GiB", c.measured_bytes / kGiB, e->allocated_peak / kGiB,
                       0.10,
                       c.pp > 1 ? "megatron-core profile; the last rank's interleaved 1F1B holds (v-1)p+1 = 29 one-layer "
-                                 "chunk passes (schedules.py) and the loss; TE kernels assumed to keep what PyTorch ops keep"
+                                 "chunk passes (schedules.py) and the loss; TE kernels assumed to keep what PyTorch "
+                                 "ops keep"
                                : "megatron-core profile (fp32 main-grad buffer, in-place vocab-parallel cross-entropy); "
                                  "TE kernels assumed to keep what the PyTorch ops keep"));
     // What stays allocated after the optimizer step is the model states: bf16 weights, the fp32 main-grad buffer
@@ -389,12 +393,13 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
 }
 
 // Measured: Answer.AI fsdp_qlora (AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @4cd6923, "Case Study: A Dual 3090
-// 'Basement Rig'"): Llama 2 7B LoRA and QLoRA, Llama 2 70B QLoRA with FSDP CPU offload, on 2x RTX 3090; train.py defaults at that commit: pure bf16 (--precision bf16:
-// weights, adapters and AdamW states in bf16), LoRA r 64 on q, k, v, gate, up, down (lora_target_modules "all"),
-// dropout 0.1, QLoRA = bitsandbytes Linear4bit NF4 (double quantisation, the Linear4bit default; quant_storage
-// bf16; lm_head kept 16-bit: replace_linear skip_modules), HF "sdpa" attention, gradient checkpointing (reentrant), batch 1 unless stated, dummy data of fixed
-// length; FSDP1 FULL_SHARD over 2 GPUs (sharding_strategy "ddp" = NO_SHARD). The HF transformers + PEFT + FSDP stack
-// of accelerate, estimated under hf-trainer. Metrics (train.py): torch.cuda.max_memory_allocated and
+// 'Basement Rig'"): Llama 2 7B LoRA and QLoRA, Llama 2 70B QLoRA with FSDP CPU offload, on 2x RTX 3090. train.py
+// defaults at that commit: pure bf16 (--precision bf16: weights, adapters and AdamW states in bf16), LoRA r 64 on
+// q, k, v, gate, up, down (lora_target_modules "all"), dropout 0.1, QLoRA = bitsandbytes Linear4bit NF4 (double
+// quantisation, the Linear4bit default; quant_storage bf16; lm_head kept 16-bit: replace_linear skip_modules), HF
+// "sdpa" attention, gradient checkpointing (reentrant), batch 1 unless stated, dummy data of fixed length; FSDP1
+// FULL_SHARD over 2 GPUs (sharding_strategy "ddp" = NO_SHARD). The HF transformers + PEFT + FSDP stack of
+// accelerate, estimated under hf-trainer. Metrics (train.py): torch.cuda.max_memory_allocated and
 // max_memory_reserved; the page gives "Peak Memory" (reserved) per row and the allocated peaks of the batch-1 rows
 // ("the peak allocated memory is 8.28 GiB vs 9.16 GiB").
 Result<bool> add_answerai(std::vector<ValidationRow>& out) {
