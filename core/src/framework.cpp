@@ -166,7 +166,8 @@ FrameworkProfile make_torchtitan() {
   p.fsdp2_root_unit = true;
   p.fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
                   "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, norm, "
-                  "output); torch fully_shard docs: the root's reshard_after_forward is set to False";
+                  "output); torch distributed/_composable/fsdp/_fsdp_state.py _lazy_init: \"For the root, do not reshard "
+                  "after forward\" (post_forward_mesh_info = None)";
   p.selective_op_sac = true;
   p.recompute_source = "torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: selective_ac_option "
                        "'op' (llama3 configs' default) MUST_SAVEs aten.mm (except every second one), the SDPA flash / "

@@ -42,8 +42,8 @@ struct FrameworkProfile {
   bool logits_freed_before_backward = false;
   const char* loss_source = "PyTorch F.cross_entropy = log_softmax + nll_loss on logits.float() (HF models)";
   // FSDP2 (torch.distributed fully_shard): the root unit (the model itself: embedding, final norm and output head)
-  // keeps its all-gathered 16-bit parameters from forward into backward ("the root FSDP state has its value
-  // [reshard_after_forward] specially set to False"), and the last transformer block is not resharded after
+  // keeps its all-gathered 16-bit parameters from forward into backward (torch _fsdp_state.py _lazy_init: "For the
+  // root, do not reshard after forward"), and the last transformer block is not resharded after
   // forward (torchtitan parallelize_llama.py: reshard_after_forward = layer_id < n_layers - 1): at the start of
   // backward, the root's and one block's full parameters are resident. Other stacks: two layers (current and
   // prefetched) and one layer's unsharded gradient.
