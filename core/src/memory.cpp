@@ -10,8 +10,8 @@
 // How far to trust it: docs/accuracy.md. Against 16 published single-GPU peak-memory measurements (validation.cpp:
 // LitGPT LoRA/QLoRA on A100, Hugging Face Trainer BERT-large on V100) the estimate is -0.2% .. -6.3% on the
 // 12 fully specified runs and -9.8% .. -14.6% on four eager-attention batch-4 runs measured as reserved
-// memory; against 23 multi-GPU peaks (Megatron-LM TP / interleaved PP, torchtitan FSDP2 (x CP), Answer.AI
-// fsdp_qlora FSDP / DDP) -9.7% .. +6.9% on the 22 fully specified ones, under each run's framework profile
+// memory; against 27 multi-GPU peaks (Megatron-LM TP / interleaved PP, torchtitan FSDP2 (x CP), Answer.AI
+// fsdp_qlora FSDP / DDP) -9.7% .. +9.9% on the 26 fully specified ones, under each run's framework profile
 // (framework.h: loss buffers, fp32 grad buffer, FSDP2 root unit, logits freed before backward).
 // Implementation choices that move the peak are TrainConfig switches (autocast, fused_qkv,
 // qlora_double_quant, zero_grad_set_to_none, hf_fp32_logits). Not modelled: eager attention with repeat_kv for GQA.
@@ -27,12 +27,12 @@ namespace trainfit {
 
 // The band (memory.h): q = p90 of |estimate / measured - 1| over every measured_peak row of validation.cpp
 // (fully specified or not: a user's run is described no better than those), rounded up to 0.5%; the band is
-// [est / (1 + q), est / (1 - q)]. Current rows: 39 measured (16 single-GPU; 23 multi-GPU: six Megatron-LM
-// functional-test peaks, six torchtitan FSDP2 (x CP) peaks, eleven Answer.AI fsdp_qlora LoRA / QLoRA peaks); the
-// nearest-rank p90 is the 36th smallest |error|, the HF Trainer BERT-large batch-4 Adafactor row (-11.1%), rounded
-// up to 11.5% -> [0.8969, 1.1299].
+// [est / (1 + q), est / (1 - q)]. Current rows: 43 measured (16 single-GPU; 27 multi-GPU: six Megatron-LM
+// functional-test peaks, six torchtitan FSDP2 (x CP) peaks, fifteen Answer.AI fsdp_qlora LoRA / QLoRA peaks); the
+// nearest-rank p90 is the 39th smallest |error|, the Answer.AI Llama 2 7B QLoRA batch-12 row on 2x RTX 4090
+// (+9.9%), rounded up to 10% -> [0.9091, 1.1111].
 // validation_test recomputes q from the rows and fails when this constant drifts from it.
-const double kBandQuantile = 0.115;
+const double kBandQuantile = 0.10;
 const double kBandLowFactor = 1.0 / (1.0 + kBandQuantile);
 const double kBandHighFactor = 1.0 / (1.0 - kBandQuantile);
 

@@ -393,7 +393,8 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
 }
 
 // Measured: Answer.AI fsdp_qlora (AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @4cd6923, "Case Study: A Dual 3090
-// 'Basement Rig'"): Llama 2 7B LoRA and QLoRA, Llama 2 70B QLoRA with FSDP CPU offload, on 2x RTX 3090. train.py
+// 'Basement Rig'"): Llama 2 7B LoRA and QLoRA, Yi 34B and Llama 2 70B QLoRA (with and without FSDP CPU offload) on
+// 2x RTX 3090, and "Case Study: A Dual 4090" (Llama 2 7B, Mistral 7B v0.2 at 24,576 tokens). train.py
 // defaults at that commit: pure bf16 (--precision bf16: weights, adapters and AdamW states in bf16), LoRA r 64 on
 // q, k, v, gate, up, down (lora_target_modules "all"), dropout 0.1, QLoRA = bitsandbytes Linear4bit NF4 (double
 // quantisation, the Linear4bit default; quant_storage bf16; lm_head kept 16-bit: replace_linear skip_modules), HF
@@ -402,7 +403,26 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
 // accelerate, estimated under hf-trainer. Metrics (train.py): torch.cuda.max_memory_allocated and
 // max_memory_reserved; the page gives "Peak Memory" (reserved) per row and the allocated peaks of the batch-1 rows
 // ("the peak allocated memory is 8.28 GiB vs 9.16 GiB").
+// 01-ai/Yi-34B config.json: a Llama-architecture model (LlamaForCausalLM) of 60 layers, hidden 7168, 56 heads with
+// 8 key/value heads, intermediate 20480, vocabulary 64,000, untied embeddings.
+ModelSpec yi_34b() {
+  ModelSpec m;
+  m.id = "custom";
+  m.name = "Yi 34B";
+  apply_family(m, Arch::llama);
+  m.hidden_size = 7168;
+  m.num_layers = 60;
+  m.num_heads = 56;
+  m.num_kv_heads = 8;
+  m.intermediate_size = 20480;
+  m.vocab_size = 64000;
+  m.max_position_embeddings = 4096;
+  m.tie_embeddings = false;
+  return m;
+}
+
 Result<bool> add_answerai(std::vector<ValidationRow>& out) {
+  const ModelSpec yi = yi_34b();
   struct Case {
     const char* model;
     Method method;
@@ -428,16 +448,16 @@ Result<bool> add_answerai(std::vector<ValidationRow>& out) {
       {"llama-2-7b", Method::qlora, 10, 2048, true, false, true, 20.97},
       {"llama-2-7b", Method::qlora, 8, 2048, false, false, true, 20.94},
       {"llama-2-70b", Method::qlora, 2, 2048, true, true, true, 14.92},
-      // Held back (docs/accuracy.md, "Multi-GPU measured peaks"): Yi 34B QLoRA FSDP batch 2 (23.05 GiB, estimated
-      // -8.7%) and with CPU offload batch 4 (22.98, -6.1%); on 2x RTX 4090, Llama 2 7B QLoRA + offload batch 12
-      // (22.38, +9.9%) and Mistral 7B v0.2 QLoRA + offload at 24,576 tokens (22.54, +9.6%), Yi 34B described as a
-      // Llama of 60 layers, hidden 7168, 56 heads / 8 kv, intermediate 20480, vocab 64,000 (its config.json), gpu
-      // "RTX 4090" for the last two. With them the band's q
-      // drops to 10%, and the planner-chosen layout of perf_validation.cpp's LLaMA 65B time row then misses its 25%
-      // (25.5%): left for the time side to re-examine before they join.
+      {"yi-34b", Method::qlora, 2, 2048, true, false, true, 23.05},
+      {"yi-34b", Method::qlora, 4, 2048, true, true, true, 22.98},
+      // "Case Study: A Dual 4090 'Budget Workstation'": the same train.py on 2x RTX 4090, whose reserved peaks sit at
+      // the 24 GiB card's limit. Mistral 7B v0.2 Base has v0.1's shape (no sliding window: with FlashAttention no
+      // stored tensor changes).
+      {"llama-2-7b", Method::qlora, 12, 2048, true, true, true, 22.38, nullptr, "RTX 4090"},
+      {"mistral-7b-v0.1", Method::qlora, 1, 24576, true, true, true, 22.54, nullptr, "RTX 4090"},
   };
   for (const auto& c : cases) {
-    const ModelSpec* m = find_model(c.model);
+    const ModelSpec* m = std::string(c.model) == "yi-34b" ? &yi : find_model(c.model);
     if (!m) return Error{"model", std::string("validation preset missing: ") + c.model};
     TrainConfig t;
     t.method = c.method;
