@@ -204,10 +204,22 @@ void add_dev_cycle_options(CLI::App* sub, Inputs& in) {
 }
 
 // Run one verb through the facade and render it. Returns the exit code.
+// A terminal table of every ranked row (thousands with the bundled snapshot) is not read, only scrolled: without
+// --top (or a query file or link that carries its own), `rank`'s table shows the first kTableRows and says how to
+// list the rest. CSV and JSON, made for programs, keep every row, as the query model's default (top 0) does.
+constexpr int kTableRows = 20;
+
 int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
   int code = kExitOk;
   std::string query;
   if (!build_query(in, &query, &code)) return code;
+  const bool table_default_top = std::string_view(verb) == "rank" && in.format == "table" && in.top < 0 &&
+                                 in.query_file.empty() && in.hash.empty();
+  if (table_default_top) {
+    json q = json::parse(query);
+    q["top"] = kTableRows;
+    query = q.dump();
+  }
   // A query file or link can name target.gpu without --gpu: `estimate` then needs the snapshot's GPU table too.
   if (!needs_snapshot && std::string_view(verb) == "estimate") {
     const json q = json::parse(query, nullptr, false);
@@ -229,6 +241,10 @@ int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
     std::printf("%s\n", out.c_str());
   } else {
     std::printf("%s", trainfit::cli::render(verb, doc, in.format).c_str());
+    const int ranked = doc.contains("counts") ? doc["counts"].value("ranked", 0) : 0;
+    if (table_default_top && ranked > kTableRows)
+      std::printf("first %d of %d ranked rows shown; --top N shows more, --top 0 all (--format csv or json: all)\n", kTableRows,
+                  ranked);
   }
   return doc.value("matched", true) ? kExitOk : kExitNoMatch;
 }
@@ -384,7 +400,7 @@ int main(int argc, char** argv) {
                "  trainfit rank --hash '#model=llama-3.1-8b&method=qlora' --provider aws --provider lambda --format csv\n"
                "  trainfit rank --sort dev_cycle --dev-runs 40 --dev-run-minutes 10 --top 10");
   add_query_options(rank, in, true);
-  rank->add_option("--top", in.top, "show the first N rows");
+  rank->add_option("--top", in.top, "show the first N rows (table default 20; 0 = all)");
   rank->add_option("--sort", in.sort, "cost | time | usd_per_mtok | cost_under_deadline | dev_cycle");
   rank->add_flag("--show-doubtful", in.show_doubtful,
                  "also rank offers whose price the snapshot doubts (unverified_price, spot_above_on_demand, "
