@@ -242,7 +242,7 @@ std::string snapshot_to_json(const Snapshot& s);
 // `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
 // load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
 // and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
-inline constexpr uint32_t kSnapshotBinaryVersion = 3;  // 3: Offer::via
+inline constexpr uint32_t kSnapshotBinaryVersion = 4;  // 3: Offer::via; 4: offers as columns
 // Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
 Result<std::string> pack_snapshot(std::string_view json_text);
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
