@@ -238,9 +238,9 @@ class Writer {
     for (const std::string* t : cols.table_) out += *t;
     out += cols.out;
   }
-  void col_str(std::vector<Offer>& v, const char* /*name*/, std::string Offer::*m) {
+  void col_str(std::vector<Offer>& v, const char* /*name*/, SharedStr Offer::*m) {
     for (const Offer& o : v) {
-      auto [it, added] = index_.try_emplace(o.*m, static_cast<uint32_t>(table_.size()));
+      auto [it, added] = index_.try_emplace((o.*m).str(), static_cast<uint32_t>(table_.size()));
       if (added) table_.push_back(&it->first);
       varint(it->second);
     }
@@ -405,19 +405,19 @@ class Reader {
     table_.clear();
     table_.reserve(lengths.size());
     for (uint64_t len : lengths) {
-      table_.push_back(b_.substr(pos_, static_cast<size_t>(len)));
+      table_.emplace_back(b_.substr(pos_, static_cast<size_t>(len)));
       pos_ += static_cast<size_t>(len);
     }
     fill(*this);
   }
-  void col_str(std::vector<Offer>& v, const char* name, std::string Offer::*m) {
+  void col_str(std::vector<Offer>& v, const char* name, SharedStr Offer::*m) {
     for (Offer& o : v) {
       const uint64_t i = varint();
       if (ok() && i >= table_.size())
         fail(std::string("offer column ") + name + ": string index " + std::to_string(i) + " out of range (the table has " +
              std::to_string(table_.size()) + ")");
       if (!ok()) return;
-      (o.*m).assign(table_[static_cast<size_t>(i)]);
+      o.*m = table_[static_cast<size_t>(i)];  // the table's copy, shared
     }
   }
   template <class T>
@@ -493,7 +493,7 @@ class Reader {
   bool failed_ = false;
   std::string_view b_;
   size_t pos_ = 0;
-  std::vector<std::string_view> table_;  // the offer table's strings, views into the payload
+  std::vector<SharedStr> table_;  // the offer table's strings, one copy each, shared by the offers
 };
 
 // What the ranking indexes with, or switches on, is checked: a wrong value there would be a wrong read later.

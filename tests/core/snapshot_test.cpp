@@ -561,6 +561,28 @@ TEST(SnapshotBinary, OfferIdsOffTheRuleAndNonDecimalPricesSurviveThePacking) {
   EXPECT_EQ(s->offers[1].price_usd_per_h, 1.0 / 3);
 }
 
+TEST(SnapshotBinary, OffersShareOneCopyOfEachInstanceTypeRegionZoneAndDate) {
+  // Issue 19: no per-offer copies of the strings offers repeat (the 100k-offer heap); both readers share them.
+  const std::string text(embedded_snapshot_json());
+  for (bool binary : {false, true}) {
+    SCOPED_TRACE(binary ? "binary" : "json");
+    Result<Snapshot> s = binary ? load_snapshot_binary(pack_snapshot(text).value(), SnapshotLoadOptions{})
+                                : load_snapshot(text, SnapshotLoadOptions{}, nullptr);
+    ASSERT_TRUE(s.ok());
+    int pairs = 0;
+    for (size_t i = 1; i < s->offers.size(); ++i) {
+      const Offer &a = s->offers[i - 1], &b = s->offers[i];
+      if (a.instance_type == b.instance_type) {
+        ++pairs;
+        EXPECT_TRUE(a.instance_type.same_copy(b.instance_type)) << b.id;
+      }
+      if (a.capture_date == b.capture_date) EXPECT_TRUE(a.capture_date.same_copy(b.capture_date)) << b.id;
+      if (a.region == b.region) EXPECT_TRUE(a.region.same_copy(b.region)) << b.id;
+    }
+    EXPECT_GT(pairs, 100);  // an instance type's regions are listed together
+  }
+}
+
 // Puts the payload's size and checksum into a binary snapshot's header (an altered payload that is read, not
 // refused as damaged).
 std::string with_checksum(std::string b) {
