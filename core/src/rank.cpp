@@ -562,15 +562,20 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
   // The rows moved into their places in one pass over each cycle of the permutation, in place: a sorted copy
   // had two full row vectors alive at once (~50 MB at 100k offers in the wasm heap, which never shrinks;
   // docs/performance.md, "100k offers: where the heap goes").
-  {
-    std::vector<int> to(keys.size());  // source row -> its place
-    for (size_t j = 0; j < keys.size(); ++j) to[static_cast<size_t>(keys[j].index)] = static_cast<int>(j);
-    for (size_t i = 0; i < to.size(); ++i) {
-      while (to[i] != static_cast<int>(i)) {
-        const size_t j = static_cast<size_t>(to[i]);
-        std::swap(r.rows[i], r.rows[j]);
-        std::swap(to[i], to[j]);
+  // Each cycle: the first row out to a temporary, every other row moved once into the place that wants it.
+  for (size_t start = 0; start < keys.size(); ++start) {
+    if (keys[start].index < 0 || static_cast<size_t>(keys[start].index) == start) continue;
+    RankRow held = std::move(r.rows[start]);
+    size_t place = start;
+    for (;;) {
+      const size_t from = static_cast<size_t>(keys[place].index);
+      keys[place].index = -1;  // placed
+      if (from == start) {
+        r.rows[place] = std::move(held);
+        break;
       }
+      r.rows[place] = std::move(r.rows[from]);
+      place = from;
     }
   }
   for (const auto& row : r.rows) {

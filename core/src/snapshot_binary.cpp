@@ -100,12 +100,14 @@ void offer_columns(IO& io, std::vector<Offer>& v) {
   io.col(v, "flags", &Offer::flags);
 }
 
-// The id an offer gets when its file does not say otherwise: provider/instance_type/region (docs/snapshot.md;
-// the importer's rule, and what users' URLs and `--offer ID` hold). Ids that differ are stored as exceptions.
+// The id an offer gets when its file does not say otherwise: seller/instance_type/region, the seller being the
+// marketplace (via) when there is one, else the provider (docs/snapshot.md; the importer's rule, and what users'
+// URLs and `--offer ID` hold). Ids that differ are stored as exceptions.
 std::string offer_id_rule(const Offer& o, const std::vector<Provider>& providers) {
   std::string id;
-  if (o.provider < 0 || o.provider >= static_cast<int>(providers.size())) return id;
-  const std::string& p = providers[static_cast<size_t>(o.provider)].id;
+  const int seller = o.via >= 0 ? o.via : o.provider;
+  if (seller < 0 || seller >= static_cast<int>(providers.size())) return id;
+  const std::string& p = providers[static_cast<size_t>(seller)].id;
   id.reserve(p.size() + o.instance_type.size() + o.region.size() + 2);
   id += p;
   id += '/';
