@@ -676,9 +676,16 @@ template <class Msg>
   c.warn(row_pointer(row_of[i]), code, s.offers[i].id + ": " + msg());
 }
 
+// The age of the last capture date checked: offers share their date string (SharedStr), so a run of offers with
+// one date parses it once instead of twice per offer (~10% of a 100k-offer load in wasm).
+struct AgeMemo {
+  const std::string* date = nullptr;
+  std::optional<int> age;
+};
+
 // The per-offer checks of derive_flags.
 [[gnu::noinline]] void check_offer(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, size_t i,
-                                   const SnapshotLoadOptions& opt) {
+                                   const SnapshotLoadOptions& opt, AgeMemo& memo) {
   const Offer& o = s.offers[i];
   const double od = o.price_usd_per_h, sp = o.spot_usd_per_h;
   if (od >= 0 && sp >= 0 && sp > od)
@@ -700,7 +707,8 @@ template <class Msg>
                [&] { return "GPU figures estimated: " + s.gpus[o.gpu].estimated_note; });
   if (!opt.today.empty()) {
     const std::string& cap = o.capture_date.empty() ? s.providers[o.provider].capture_date : o.capture_date.str();
-    auto age = days_between(cap, opt.today);
+    if (memo.date != &cap) memo = AgeMemo{&cap, days_between(cap, opt.today)};
+    const std::optional<int> age = memo.age;
     if (age && *age > opt.stale_after_days)
       flag_offer(c, s, row_of, i, kFlagStale, "stale", [&] {
         return "captured " + cap + ", " + std::to_string(*age) + " days before " + opt.today;
@@ -732,7 +740,8 @@ template <class Msg>
 
 // Suspicious data -> warnings + flags. Thresholds come from SnapshotLoadOptions (documented in snapshot.md).
 [[gnu::noinline]] void derive_flags(Ctx& c, Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt) {
-  for (size_t i = 0; i < s.offers.size(); ++i) check_offer(c, s, row_of, i, opt);
+  AgeMemo memo;
+  for (size_t i = 0; i < s.offers.size(); ++i) check_offer(c, s, row_of, i, opt, memo);
   const std::vector<double> ref = reference_prices(s);
   for (size_t i = 0; i < s.offers.size(); ++i) {
     const double r = ref[static_cast<size_t>(s.offers[i].gpu)];

@@ -369,6 +369,8 @@ class Reader {
 
   // ---- the offer table (version 4): every count, index and length checked against what is left
   uint64_t varint() {
+    // Most values take one byte (indices into small tables, counts, flags): read those without the loop.
+    if (!failed_ && pos_ < b_.size() && !(static_cast<uint8_t>(b_[pos_]) & 0x80)) return static_cast<uint8_t>(b_[pos_++]);
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       const uint8_t b = u8();
