@@ -9,7 +9,8 @@
 //   "TFSB" | u32 format version | u32 snapshot schema_version | u32 0 | u64 payload bytes | u64 checksum of payload
 // (snapshot_binary_checksum: FNV-1a-64 over 8-byte words)
 // then the payload: strings as u32 length + bytes, doubles as IEEE-754 binary64, vectors as u32 count + items,
-// in the order of the structs in snapshot.h (payload_fields below: one field list for both directions).
+// in the order of the structs in snapshot.h (payload_fields below: one field list for both directions); the
+// offers as a columnar table (offer_table: a string table, one column per field, derived ids; format 4).
 #include <bit>
 #include <cmath>
 #include <cstdint>
