@@ -111,6 +111,11 @@ void App::Impl::recompute() {
     rank_query = std::move(k);
     rank_snapshot_version = snapshot_version;
     const double t0 = now_ms();
+    // The old ranking goes first: the wasm heap never shrinks, and two 100k-offer rankings alive at once were
+    // ~30 MB of its peak (docs/performance.md, "100k offers: where the heap goes").
+    rank = Error{"", "ranking"};
+    row_text.clear();
+    row_text_slot.clear();
     rank = rank_offers(query, snapshot, &plan_cache);
     rank_ms = now_ms() - t0;
     ++rank_count;
@@ -118,7 +123,7 @@ void App::Impl::recompute() {
     ranked = true;
     // Row texts are formatted when first shown (row_texts): the table shows ~20 of ~1,500 rows, and formatting
     // them all took ~10 ms of the first frame in the browser's baseline wasm tier.
-    row_text.assign(rank ? rank->rows.size() : 0, RowText{});
+    row_text_slot.assign(rank ? rank->rows.size() : 0, -1);
     detail_key = ~0ull;
     chart_key = ~0ull;
   }
@@ -138,8 +143,10 @@ void App::Impl::recompute() {
 }
 
 const RowText& App::Impl::row_texts(int i) const {
-  RowText& t = row_text[i];
-  if (t.gpus[0]) return t;
+  int& slot = row_text_slot[static_cast<size_t>(i)];
+  if (slot >= 0) return row_text[static_cast<size_t>(slot)];
+  slot = static_cast<int>(row_text.size());
+  RowText& t = row_text.emplace_back();
   const RankRow& r = rank->rows[i];
   const Offer& o = snapshot.offers[r.offer];
   std::snprintf(t.gpus, sizeof t.gpus, "%d x %s", o.gpu_count, snapshot.gpus[o.gpu].name.c_str());

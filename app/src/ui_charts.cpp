@@ -115,11 +115,25 @@ void draw_cost_time_chart(App::Impl& s) {
   const ImVec2 m = ImGui::GetIO().MousePos;
   int nearest = -1;
   float best = fs * fs * 0.5f;
+  // One dot per pixel and colour: at 100k offers most dots land on a pixel already drawn, and each costs ~450
+  // bytes of vertices and indices a frame in the draw list (tens of MB of wasm heap, which never shrinks:
+  // docs/performance.md, "100k offers: where the heap goes"). The first dot of a pixel is drawn where it is.
+  const int cols = std::max(1, static_cast<int>(p1.x - p0.x) + 1), rows = std::max(1, static_cast<int>(p1.y - p0.y) + 1);
+  static std::vector<uint8_t> drawn;  // per pixel: bit 0 on-demand drawn, bit 1 spot drawn
+  drawn.assign(static_cast<size_t>(cols) * static_cast<size_t>(rows), 0);
   for (int i = 0; i < rr.ranked; ++i) {
     const RankRow& r = rr.rows[i];
     if (!(r.wall_s > 0) || !(r.total_usd > 0)) continue;
     const ImVec2 c(ax.map(r.wall_s / 3600, p0.x, p1.x), ay.map(r.total_usd, p1.y, p0.y));
-    dl->AddCircleFilled(c, rad, r.option == PricingOption::spot ? kSpot : kOnDemand, 8);
+    if (std::isnan(c.x) || std::isnan(c.y)) continue;  // (a degenerate axis: nothing to place)
+    const float fx = std::clamp(c.x - p0.x, 0.0f, static_cast<float>(cols - 1));
+    const float fy = std::clamp(c.y - p0.y, 0.0f, static_cast<float>(rows - 1));
+    const uint8_t bit = r.option == PricingOption::spot ? 2 : 1;
+    uint8_t& cell = drawn[static_cast<size_t>(fy) * static_cast<size_t>(cols) + static_cast<size_t>(fx)];
+    if (!(cell & bit)) {
+      cell |= bit;
+      dl->AddCircleFilled(c, rad, r.option == PricingOption::spot ? kSpot : kOnDemand, 8);
+    }
     if (hovered) {
       const float d2 = (c.x - m.x) * (c.x - m.x) + (c.y - m.y) * (c.y - m.y);
       if (d2 < best) best = d2, nearest = i;

@@ -34,7 +34,7 @@ const Choices& choices(const App::Impl& s) {
     // Region families: the prefix up to the first '-' ("us-", "europe-", "asia-"), as filters.regions matches
     // prefixes.
     const size_t dash = o.region.find('-');
-    std::string fam = dash == std::string::npos ? o.region : o.region.substr(0, dash + 1);
+    std::string fam = dash == std::string::npos ? o.region.str() : o.region.substr(0, dash + 1);
     if (!fam.empty() && std::find(c.regions.begin(), c.regions.end(), fam) == c.regions.end()) c.regions.push_back(fam);
   }
   std::sort(c.regions.begin(), c.regions.end());

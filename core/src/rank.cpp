@@ -559,11 +559,24 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     if (a.option != b.option) return a.option < b.option;
     return a.index < b.index;
   });
-  {
-    std::vector<RankRow> sorted;
-    sorted.reserve(r.rows.size());
-    for (const Key& k : keys) sorted.push_back(std::move(r.rows[k.index]));
-    r.rows = std::move(sorted);
+  // The rows moved into their places in one pass over each cycle of the permutation, in place: a sorted copy
+  // had two full row vectors alive at once (~50 MB at 100k offers in the wasm heap, which never shrinks;
+  // docs/performance.md, "100k offers: where the heap goes").
+  // Each cycle: the first row out to a temporary, every other row moved once into the place that wants it.
+  for (size_t start = 0; start < keys.size(); ++start) {
+    if (keys[start].index < 0 || static_cast<size_t>(keys[start].index) == start) continue;
+    RankRow held = std::move(r.rows[start]);
+    size_t place = start;
+    for (;;) {
+      const size_t from = static_cast<size_t>(keys[place].index);
+      keys[place].index = -1;  // placed
+      if (from == start) {
+        r.rows[place] = std::move(held);
+        break;
+      }
+      r.rows[place] = std::move(r.rows[from]);
+      place = from;
+    }
   }
   for (const auto& row : r.rows) {
     r.ranked += row.state == RowState::ranked;
@@ -624,7 +637,11 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   if (q.mfu > 0) train.compute_efficiency = q.mfu;
   if (q.calibration.efficiency_scale > 0) train.efficiency_scale = q.calibration.efficiency_scale;
   const Filters& f = q.filters;
-  r.rows.reserve(s.offers.size() * 2);
+  // Exactly one row per priced option (Ranker::offer): reserving twice the offers left ~a quarter of a 100k-offer
+  // ranking's row vector unused.
+  size_t n_rows = 0;
+  for (const Offer& o : s.offers) n_rows += (o.price_usd_per_h >= 0) + (o.spot_usd_per_h >= 0);
+  r.rows.reserve(n_rows);
   r.shapes.reserve(std::min<size_t>(s.offers.size(), 256));  // the bundled snapshot has 138 shapes
   if (cache) {
     Query job = plan_job_query(q);

@@ -9,13 +9,16 @@
 //   "TFSB" | u32 format version | u32 snapshot schema_version | u32 0 | u64 payload bytes | u64 checksum of payload
 // (snapshot_binary_checksum: FNV-1a-64 over 8-byte words)
 // then the payload: strings as u32 length + bytes, doubles as IEEE-754 binary64, vectors as u32 count + items,
-// in the order of the structs in snapshot.h (payload_fields below: one field list for both directions).
+// in the order of the structs in snapshot.h (payload_fields below: one field list for both directions); the
+// offers as a columnar table (offer_table: a string table, one column per field, derived ids; format 4).
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <unordered_map>
 
 #include "snapshot_internal.h"
 #include "trainfit/snapshot.h"
@@ -25,6 +28,11 @@ namespace {
 
 constexpr char kMagic[4] = {'T', 'F', 'S', 'B'};
 constexpr size_t kHeaderBytes = 32;
+// A number column's encoding byte: k in 0..kMaxScale = zigzag varints of value x 10^k; kRawDoubles = binary64.
+constexpr int kMaxScale = 9;
+constexpr int kRawDoubles = 255;
+constexpr double kPow10[kMaxScale + 1] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+constexpr uint64_t kMaxOffers = 200000;  // as the JSON reader (snapshot.cpp)
 
 }  // namespace
 
@@ -61,8 +69,65 @@ void billing_fields(IO& io, BillingRule& b) {
   io.str(b.source);
 }
 
+// The offers, column by column (version 4): all of one field, then all of the next, so that gzip finds the
+// repeats (the same instance type, region, GPU, count and price digits down a column) that a row-wise layout
+// scatters. Strings are indices into one string table per snapshot; numbers are decimal-scaled integers where
+// that is exact (prices with 4 decimals, whole GiB in bytes), else binary64; ids are derived (offer_id_rule).
+// Adding a field is one line here (and a format version).
 template <class IO>
-void payload_fields(IO& io, Snapshot& s, std::vector<size_t>& row_of, std::vector<Warning>& reader_warnings) {
+void offer_columns(IO& io, std::vector<Offer>& v) {
+  io.col(v, "provider", &Offer::provider);
+  io.col(v, "via", &Offer::via);
+  io.col_str(v, "instance_type", &Offer::instance_type);
+  io.col_str(v, "region", &Offer::region);
+  io.col_str(v, "zone", &Offer::zone);
+  io.col(v, "zone_count", &Offer::zone_count);
+  io.col(v, "gpu", &Offer::gpu);
+  io.col(v, "gpu_count", &Offer::gpu_count);
+  io.col(v, "vcpus", &Offer::vcpus);
+  io.col(v, "host_ram_bytes", &Offer::host_ram_bytes);
+  io.col(v, "local_disk_bytes", &Offer::local_disk_bytes);
+  io.col(v, "intra_link", &Offer::intra_link);
+  io.col(v, "intra_link_GBps", &Offer::intra_link_GBps);
+  io.col(v, "inter_net", &Offer::inter_net);
+  io.col(v, "inter_net_Gbps", &Offer::inter_net_Gbps);
+  io.col(v, "max_nodes", &Offer::max_nodes);
+  io.col(v, "price_usd_per_h", &Offer::price_usd_per_h);
+  io.col(v, "spot_usd_per_h", &Offer::spot_usd_per_h);
+  io.col(v, "spot_max_usd_per_h", &Offer::spot_max_usd_per_h);
+  io.col(v, "host_usd_per_h", &Offer::host_usd_per_h);
+  io.col(v, "accel_usd_per_h", &Offer::accel_usd_per_h);
+  io.col_str(v, "capture_date", &Offer::capture_date);
+  io.col(v, "flags", &Offer::flags);
+}
+
+// The id an offer gets when its file does not say otherwise: seller/instance_type/region, the seller being the
+// marketplace (via) when there is one, else the provider (docs/snapshot.md; the importer's rule, and what users'
+// URLs and `--offer ID` hold). Ids that differ are stored as exceptions.
+std::string offer_id_rule(const Offer& o, const std::vector<Provider>& providers) {
+  std::string id;
+  const int seller = o.via >= 0 ? o.via : o.provider;
+  if (seller < 0 || seller >= static_cast<int>(providers.size())) return id;
+  const std::string& p = providers[static_cast<size_t>(seller)].id;
+  id.reserve(p.size() + o.instance_type.size() + o.region.size() + 2);
+  id += p;
+  id += '/';
+  id += o.instance_type;
+  id += '/';
+  id += o.region;
+  return id;
+}
+
+// The offer table: its size, the string table, the columns, then the ids the rule does not give.
+template <class IO>
+void offer_table(IO& io, std::vector<Offer>& offers, const std::vector<Provider>& providers) {
+  io.offer_count(offers, 23);  // at least one byte per column per offer
+  io.strings(offers, [&](auto& sub) { offer_columns(sub, offers); });
+  io.ids(offers, providers);
+}
+
+template <class IO>
+void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) {
   io.str(s.id);
   io.str(s.currency);
   io.str(s.created);
@@ -117,33 +182,7 @@ void payload_fields(IO& io, Snapshot& s, std::vector<size_t>& row_of, std::vecto
     io.str(p.egress_source);
     io.str(p.provision_source);
   });
-  io.list(s.offers, 130, "offers", [&](Offer& o) {
-    io.str(o.id);
-    io.i32(o.provider);
-    io.i32(o.via);
-    io.str(o.instance_type);
-    io.str(o.region);
-    io.str(o.zone);
-    io.i32(o.gpu);
-    io.i32(o.gpu_count);
-    io.f64(o.vcpus);
-    io.f64(o.host_ram_bytes);
-    io.f64(o.local_disk_bytes);
-    io.enum8(o.intra_link, LinkClass::infinity_fabric);
-    io.f64(o.intra_link_GBps);
-    io.enum8(o.inter_net, NetKind::tcpx);
-    io.f64(o.inter_net_Gbps);
-    io.f64(o.price_usd_per_h);
-    io.f64(o.spot_usd_per_h);
-    io.i32(o.max_nodes);
-    io.str(o.capture_date);
-    io.u32(o.flags);
-    io.i32(o.zone_count);
-    io.f64(o.spot_max_usd_per_h);
-    io.f64(o.host_usd_per_h);
-    io.f64(o.accel_usd_per_h);
-  });
-  io.list(row_of, 4, "row index", [&](size_t& r) { io.index(r); });
+  offer_table(io, s.offers, s.providers);
   io.list(reader_warnings, 12, "warnings", [&](Warning& x) {
     io.str(x.field);
     io.str(x.code);
@@ -182,6 +221,83 @@ class Writer {
     u32(static_cast<uint32_t>(v.size()));
     for (T& x : v) each(x);
   }
+
+  // ---- the offer table (version 4)
+  void varint(uint64_t v) {
+    while (v >= 0x80) {
+      u8(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    u8(static_cast<uint8_t>(v));
+  }
+  void zigzag(int64_t v) { varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void offer_count(std::vector<Offer>& v, size_t /*min_offer_bytes*/) { varint(v.size()); }
+  template <class Fill>
+  void strings(std::vector<Offer>& /*offers*/, Fill fill) {
+    Writer cols;
+    fill(cols);
+    varint(cols.table_.size());  // the table: every length, then every string's bytes
+    for (const std::string* t : cols.table_) varint(t->size());
+    for (const std::string* t : cols.table_) out += *t;
+    out += cols.out;
+  }
+  void col_str(std::vector<Offer>& v, const char* /*name*/, SharedStr Offer::*m) {
+    for (const Offer& o : v) {
+      auto [it, added] = index_.try_emplace((o.*m).str(), static_cast<uint32_t>(table_.size()));
+      if (added) table_.push_back(&it->first);
+      varint(it->second);
+    }
+  }
+  template <class T>
+  void col(std::vector<Offer>& v, const char* /*name*/, T Offer::*m) {
+    if constexpr (std::is_same_v<T, double>) {
+      const int k = decimal_scale(v, m);
+      u8(static_cast<uint8_t>(k));
+      for (const Offer& o : v) {
+        if (k == kRawDoubles) f64(o.*m);
+        else zigzag(std::llround(o.*m * kPow10[k]));
+      }
+    } else if constexpr (std::is_enum_v<T>) {
+      for (const Offer& o : v) u8(static_cast<uint8_t>(o.*m));
+    } else if constexpr (std::is_same_v<T, uint32_t>) {
+      for (const Offer& o : v) varint(o.*m);
+    } else {
+      static_assert(std::is_same_v<T, int>);
+      for (const Offer& o : v) zigzag(o.*m);
+    }
+  }
+  void ids(std::vector<Offer>& v, const std::vector<Provider>& providers) {
+    std::vector<uint32_t> odd;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i].id != offer_id_rule(v[i], providers)) odd.push_back(static_cast<uint32_t>(i));
+    varint(odd.size());
+    for (uint32_t i : odd) {
+      varint(i);
+      varint(v[i].id.size());
+      out += v[i].id;
+    }
+  }
+
+ private:
+  // The smallest k in 0..9 for which every value of the column is an integer count of 10^-k that gives the
+  // value back exactly (n / 10^k, as the reader computes it); kRawDoubles when there is none.
+  template <class T>
+  static int decimal_scale(const std::vector<Offer>& v, T Offer::*m) {
+    for (int k = 0; k <= kMaxScale; ++k) {
+      bool exact = true;
+      for (const Offer& o : v) {
+        const double x = o.*m * kPow10[k];
+        if (!(std::fabs(x) < 9007199254740992.0) || static_cast<double>(std::llround(x)) / kPow10[k] != o.*m) {
+          exact = false;
+          break;
+        }
+      }
+      if (exact) return k;
+    }
+    return kRawDoubles;
+  }
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<const std::string*> table_;  // keys of index_, in order of first use (node-based: they stay put)
 };
 
 // ---------------------------------------------------------------- reader
@@ -252,6 +368,110 @@ class Reader {
     }
   }
 
+  // ---- the offer table (version 4): every count, index and length checked against what is left
+  uint64_t varint() {
+    // Most values take one byte (indices into small tables, counts, flags): read those without the loop.
+    if (!failed_ && pos_ < b_.size() && !(static_cast<uint8_t>(b_[pos_]) & 0x80)) return static_cast<uint8_t>(b_[pos_++]);
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const uint8_t b = u8();
+      if (!ok()) return 0;
+      if (shift == 63 && b > 1) break;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    fail("a variable-length integer is longer than 64 bits");
+    return 0;
+  }
+  int64_t zigzag() {
+    const uint64_t u = varint();
+    return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+  }
+  void offer_count(std::vector<Offer>& v, size_t min_offer_bytes) {
+    const uint64_t n = varint();
+    if (ok() && n > kMaxOffers) fail("offers: " + std::to_string(n) + " (at most " + std::to_string(kMaxOffers) + ")");
+    if (ok() && n * min_offer_bytes > b_.size() - pos_)
+      fail("offers: " + std::to_string(n) + " cannot fit in the remaining bytes");
+    v.resize(ok() ? static_cast<size_t>(n) : 0);
+  }
+  template <class Fill>
+  void strings(std::vector<Offer>& /*offers*/, Fill fill) {
+    const uint64_t n = varint();
+    if (ok() && n > b_.size() - pos_) fail("string table: " + std::to_string(n) + " strings cannot fit");
+    if (!ok()) return;
+    std::vector<uint64_t> lengths(static_cast<size_t>(n));
+    uint64_t total = 0;
+    for (uint64_t& len : lengths) {
+      len = varint();
+      total += len;
+      if (ok() && total > b_.size() - pos_) fail("string table: the strings run past the end");
+      if (!ok()) return;
+    }
+    table_.clear();
+    table_.reserve(lengths.size());
+    for (uint64_t len : lengths) {
+      table_.emplace_back(b_.substr(pos_, static_cast<size_t>(len)));
+      pos_ += static_cast<size_t>(len);
+    }
+    fill(*this);
+  }
+  void col_str(std::vector<Offer>& v, const char* name, SharedStr Offer::*m) {
+    for (Offer& o : v) {
+      const uint64_t i = varint();
+      if (ok() && i >= table_.size())
+        fail(std::string("offer column ") + name + ": string index " + std::to_string(i) + " out of range (the table has " +
+             std::to_string(table_.size()) + ")");
+      if (!ok()) return;
+      o.*m = table_[static_cast<size_t>(i)];  // the table's copy, shared
+    }
+  }
+  template <class T>
+  void col(std::vector<Offer>& v, const char* name, T Offer::*m) {
+    if constexpr (std::is_same_v<T, double>) {
+      const uint8_t k = u8();
+      if (ok() && k != kRawDoubles && k > kMaxScale) fail(std::string("offer column ") + name + ": unknown number encoding " + std::to_string(k));
+      for (Offer& o : v) {
+        if (!ok()) return;
+        if (k == kRawDoubles) f64(o.*m);
+        else o.*m = static_cast<double>(zigzag()) / kPow10[k];
+      }
+    } else if constexpr (std::is_enum_v<T>) {
+      for (Offer& o : v) {
+        if (!ok()) return;
+        enum8(o.*m, last_of(T{}));
+      }
+    } else if constexpr (std::is_same_v<T, uint32_t>) {
+      for (Offer& o : v) {
+        const uint64_t x = varint();
+        if (ok() && x > UINT32_MAX) fail(std::string("offer column ") + name + ": value out of range");
+        if (!ok()) return;
+        o.*m = static_cast<uint32_t>(x);
+      }
+    } else {
+      static_assert(std::is_same_v<T, int>);
+      for (Offer& o : v) {
+        const int64_t x = zigzag();
+        if (ok() && (x < INT32_MIN || x > INT32_MAX)) fail(std::string("offer column ") + name + ": value out of range");
+        if (!ok()) return;
+        o.*m = static_cast<int>(x);
+      }
+    }
+  }
+  void ids(std::vector<Offer>& v, const std::vector<Provider>& providers) {
+    if (!ok()) return;
+    for (Offer& o : v) o.id = offer_id_rule(o, providers);
+    const uint64_t n = varint();
+    if (ok() && n > v.size()) fail("offer ids: " + std::to_string(n) + " exceptions for " + std::to_string(v.size()) + " offers");
+    for (uint64_t k = 0; k < n && ok(); ++k) {
+      const uint64_t i = varint(), len = varint();
+      if (ok() && i >= v.size()) fail("offer ids: offer " + std::to_string(i) + " out of range");
+      if (ok() && len > b_.size() - pos_) fail("offer ids: truncated");
+      if (!ok()) return;
+      v[static_cast<size_t>(i)].id.assign(b_.substr(pos_, static_cast<size_t>(len)));
+      pos_ += static_cast<size_t>(len);
+    }
+  }
+
  private:
   [[gnu::always_inline]] bool need(size_t n) {
     if (failed_) return false;
@@ -273,13 +493,16 @@ class Reader {
     pos_ += sizeof v;
     return v;
   }
+  static LinkClass last_of(LinkClass) { return LinkClass::infinity_fabric; }
+  static NetKind last_of(NetKind) { return NetKind::tcpx; }
   bool failed_ = false;
   std::string_view b_;
   size_t pos_ = 0;
+  std::vector<SharedStr> table_;  // the offer table's strings, one copy each, shared by the offers
 };
 
 // What the ranking indexes with, or switches on, is checked: a wrong value there would be a wrong read later.
-void check_payload(Reader& r, const Snapshot& s, const std::vector<size_t>& row_of) {
+void check_payload(Reader& r, const Snapshot& s) {
   const int n_gpus = static_cast<int>(s.gpus.size()), n_providers = static_cast<int>(s.providers.size());
   for (const Offer& o : s.offers) {
     if (o.provider < 0 || o.provider >= n_providers || o.gpu < 0 || o.gpu >= n_gpus)
@@ -289,7 +512,6 @@ void check_payload(Reader& r, const Snapshot& s, const std::vector<size_t>& row_
     if (o.gpu_count < 1 || o.max_nodes < 1 || o.zone_count < 1) r.fail("offer " + o.id + ": a count below 1");
     if (o.flags & ~detail::kAllOfferFlags) r.fail("offer " + o.id + ": unknown flag bits");
   }
-  if (row_of.size() != s.offers.size()) r.fail("row index does not match the offers");
   if (!r.at_end()) r.fail("unexpected bytes after the data");
 }
 
@@ -300,8 +522,12 @@ Result<std::string> pack_snapshot(std::string_view json_text) {
   std::vector<size_t> row_of;
   std::optional<Snapshot> s = detail::read_snapshot_json(json_text, SnapshotLoadOptions{}, &report, &row_of);
   if (!s) return detail::first_error(report, "snapshot refused");
+  // A snapshot the reader accepts kept every row (a dropped row is an error), so offer i is row i and the
+  // binary form does not store the rows' numbers.
+  for (size_t i = 0; i < row_of.size(); ++i)
+    if (row_of[i] != i) return Error{"/offers/rows", "internal error: offer " + std::to_string(i) + " is not row " + std::to_string(i)};
   Writer payload;
-  payload_fields(payload, *s, row_of, report.warnings);
+  payload_fields(payload, *s, report.warnings);
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
   w.u32(kSnapshotBinaryVersion);
@@ -329,9 +555,11 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
   const uint32_t version = h.u32(), schema = h.u32();
   h.u32();
   const uint64_t size = h.u64(), sum = h.u64();
+  // Older versions (1-3: row-wise offers) are refused rather than read: the page ships its snapshot.bin with its
+  // wasm, and falls back to the JSON, which every version reads.
   if (version != kSnapshotBinaryVersion)
     return refuse("format version " + std::to_string(version) + " (this build reads " +
-                  std::to_string(kSnapshotBinaryVersion) + ")");
+                  std::to_string(kSnapshotBinaryVersion) + (version < kSnapshotBinaryVersion ? "; re-pack it from the JSON with `trainfit snapshot pack`" : "") + ")");
   if (schema != static_cast<uint32_t>(kSnapshotSchemaVersion))
     return refuse("schema_version " + std::to_string(schema) + " (this build reads " +
                   std::to_string(kSnapshotSchemaVersion) + ")");
@@ -341,15 +569,16 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
   if (snapshot_binary_checksum(payload) != sum) return refuse("checksum mismatch (the file is damaged)");
   Snapshot s;
   s.schema_version = kSnapshotSchemaVersion;
-  std::vector<size_t> row_of;
   Reader p(payload);
   try {
-    payload_fields(p, s, row_of, r->warnings);
-    if (p.ok()) check_payload(p, s, row_of);
+    payload_fields(p, s, r->warnings);
+    if (p.ok()) check_payload(p, s);
   } catch (const std::exception& e) {  // std::bad_alloc on a device out of memory
     p.fail(std::string("internal error: ") + e.what());
   }
   if (!p.ok()) return refuse(p.error);
+  std::vector<size_t> row_of(s.offers.size());
+  for (size_t i = 0; i < row_of.size(); ++i) row_of[i] = i;
   if (!detail::derive_snapshot_flags(s, row_of, opt, r)) return std::nullopt;
   return s;
 }

@@ -524,9 +524,12 @@ TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
   };
   EXPECT_NE(refusal(std::string(embedded_snapshot_json())).find("not a trainfit binary snapshot"), std::string::npos);
   EXPECT_NE(refusal("").find("not a trainfit binary snapshot"), std::string::npos);
-  std::string v2 = good;
-  v2[4] = static_cast<char>(kSnapshotBinaryVersion + 1);  // a format version this build does not read
-  EXPECT_NE(refusal(v2).find("format version " + std::to_string(kSnapshotBinaryVersion + 1)), std::string::npos);
+  std::string newer = good;
+  newer[4] = 5;  // format version 5 (this build reads 4)
+  EXPECT_NE(refusal(newer).find("format version 5 (this build reads 4)"), std::string::npos);
+  std::string older = good;
+  older[4] = 3;  // version 3 (row-wise offers): refused, with what to do
+  EXPECT_NE(refusal(older).find("format version 3 (this build reads 4; re-pack it"), std::string::npos);
   std::string schema = good;
   schema[8] = 9;
   EXPECT_NE(refusal(schema).find("schema_version 9"), std::string::npos);
@@ -542,16 +545,97 @@ TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
   EXPECT_NE(refusal(good + "x").find("payload is"), std::string::npos);
 }
 
+// Format 4 (docs/snapshot.md, "Binary form"): offers as columns over one string table, ids derived by the rule
+// provider/instance_type/region, numbers as decimal-scaled integers where that is exact.
+TEST(SnapshotBinary, OfferIdsOffTheRuleAndNonDecimalPricesSurviveThePacking) {
+  json d = minimal_doc();
+  d["offers"]["rows"][0][0] = "my-own-id";                 // not provider/instance_type/region: stored as is
+  d["offers"]["rows"][1][16] = 1.0 / 3;                    // no exact decimal: the column falls back to binary64
+  d["offers"]["rows"][0][9] = 1536.5;                      // host RAM in GiB, half a GiB: scaled by 10
+  SnapshotLoadOptions opt;
+  expect_binary_loads_like_json(d.dump(), opt);
+  Result<Snapshot> s = load_snapshot_binary(pack_snapshot(d.dump()).value(), opt);
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->offers[0].id, "my-own-id");
+  EXPECT_EQ(s->offers[1].id, "lambda/p5.48xlarge/us-east-1");
+  EXPECT_EQ(s->offers[1].price_usd_per_h, 1.0 / 3);
+}
+
+TEST(SnapshotBinary, OffersShareOneCopyOfEachInstanceTypeRegionZoneAndDate) {
+  // Issue 19: no per-offer copies of the strings offers repeat (the 100k-offer heap); both readers share them.
+  const std::string text(embedded_snapshot_json());
+  for (bool binary : {false, true}) {
+    SCOPED_TRACE(binary ? "binary" : "json");
+    Result<Snapshot> s = binary ? load_snapshot_binary(pack_snapshot(text).value(), SnapshotLoadOptions{})
+                                : load_snapshot(text, SnapshotLoadOptions{}, nullptr);
+    ASSERT_TRUE(s.ok());
+    int pairs = 0;
+    for (size_t i = 1; i < s->offers.size(); ++i) {
+      const Offer &a = s->offers[i - 1], &b = s->offers[i];
+      if (a.instance_type == b.instance_type) {
+        ++pairs;
+        EXPECT_TRUE(a.instance_type.same_copy(b.instance_type)) << b.id;
+      }
+      if (a.capture_date == b.capture_date) EXPECT_TRUE(a.capture_date.same_copy(b.capture_date)) << b.id;
+      if (a.region == b.region) EXPECT_TRUE(a.region.same_copy(b.region)) << b.id;
+    }
+    EXPECT_GT(pairs, 100);  // an instance type's regions are listed together
+  }
+}
+
+// Puts the payload's size and checksum into a binary snapshot's header (an altered payload that is read, not
+// refused as damaged).
+std::string with_checksum(std::string b) {
+  const uint64_t h = snapshot_binary_checksum(std::string_view(b).substr(32));
+  for (int i = 0; i < 8; ++i) b[24 + i] = static_cast<char>(h >> (8 * i));
+  for (int i = 0; i < 8; ++i) b[16 + i] = static_cast<char>(static_cast<uint64_t>(b.size() - 32) >> (8 * i));
+  return b;
+}
+
+TEST(SnapshotBinary, BadOfferCountsStringIndicesAndTruncationsAreRefusedWithTheReason) {
+  // minimal_doc's two offers: the string table holds, in order of first use, the instance type, the region, the
+  // zone and the date, preceded by the offer count (1 byte), the table's count (1) and the 4 lengths (1 each);
+  // the columns follow it: provider (2 bytes), via (2), then the instance type's string indices (2).
+  const std::string good = pack_snapshot(minimal_doc().dump()).value();
+  const std::string table = "p5.48xlargeus-east-1use1-az12026-09-20";
+  const size_t at = good.find(table);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(good[at - 6], 2);  // the offer count
+  ASSERT_EQ(good[at - 5], 4);  // the table's count
+  auto refusal = [](const std::string& bytes) {
+    Result<Snapshot> r = load_snapshot_binary(with_checksum(bytes), SnapshotLoadOptions{});
+    return r.ok() ? std::string("loaded") : r.error().message;
+  };
+  ASSERT_EQ(refusal(good), "loaded");
+  std::string bad = good;
+  bad[at + table.size() + 4] = 9;  // offer 0's instance type: string 9 of 4
+  EXPECT_NE(refusal(bad).find("offer column instance_type: string index 9 out of range (the table has 4)"),
+            std::string::npos) << refusal(bad);
+  bad = good;
+  bad[at - 6] = 100;  // 100 offers in the bytes of 2
+  EXPECT_NE(refusal(bad).find("offers: 100 cannot fit in the remaining bytes"), std::string::npos) << refusal(bad);
+  bad = good;
+  bad[at - 6] = 1;  // 1 offer: the second's cells are left over
+  EXPECT_NE(refusal(bad), "loaded");
+  bad = good;
+  bad[at - 5] = 100;  // 100 strings in the table
+  EXPECT_NE(refusal(bad).find("string table"), std::string::npos) << refusal(bad);
+  bad = good;
+  bad[at - 4] = static_cast<char>(0xff);  // the first length as two bytes: 16,383, past the end
+  bad[at - 3] = 0x7f;
+  EXPECT_NE(refusal(bad).find("string table: the strings run past the end"), std::string::npos) << refusal(bad);
+  bad = good;
+  bad[at - 6] = static_cast<char>(0xff);  // a variable-length count that never ends
+  bad.resize(at - 5);
+  EXPECT_NE(refusal(bad).find("truncated"), std::string::npos) << refusal(bad);
+  // Cut anywhere in the offer table: refused, never loaded.
+  for (size_t n = at - 6; n < good.size(); ++n) EXPECT_NE(refusal(good.substr(0, n)), "loaded") << n;
+}
+
 // The checksum stops accidental damage; a payload altered on purpose (checksum recomputed) must still be read
 // safely: refused with a reason, or loaded with every index and kind in range. Run under ASan in scripts/test.
 TEST(SnapshotBinary, AlteredPayloadsWithValidChecksumsNeverCrashTheReader) {
   const std::string good = pack_snapshot(minimal_doc().dump()).value();
-  auto with_checksum = [](std::string b) {
-    const uint64_t h = snapshot_binary_checksum(std::string_view(b).substr(32));
-    for (int i = 0; i < 8; ++i) b[24 + i] = static_cast<char>(h >> (8 * i));
-    for (int i = 0; i < 8; ++i) b[16 + i] = static_cast<char>(static_cast<uint64_t>(b.size() - 32) >> (8 * i));
-    return b;
-  };
   ASSERT_TRUE(load_snapshot_binary(with_checksum(good), SnapshotLoadOptions{}).ok());
   std::mt19937 rng(11);
   int loaded = 0, refused = 0;

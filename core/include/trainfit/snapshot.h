@@ -2,7 +2,9 @@
 // Loaded from data/snapshot.json (schema: data/snapshot.schema.json). Validation never throws: every
 // problem comes back with its JSON pointer; a snapshot with errors is refused (the caller keeps the old one).
 #pragma once
+#include <compare>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -122,6 +124,47 @@ enum OfferFlag : uint32_t {
   kFlagEstimatedSpec = 1u << 7,      // a GPU figure is a sourced estimate, not a datasheet value
 };
 
+// A string that offers share: the loaders give every offer with the same instance type (region, zone, capture
+// date) the same immutable copy, so 100k offers hold a few hundred strings, not 400k (issue 19: the wasm heap of
+// a 100k-offer snapshot; docs/performance.md). Reads as a const std::string (str(), c_str(), ==, +, ...);
+// assigning or appending makes a new copy for this offer only.
+class SharedStr {
+ public:
+  SharedStr() = default;
+  SharedStr(const char* s) : SharedStr(std::string_view(s)) {}  // NOLINT: assigned from literals, as a string
+  SharedStr(std::string_view s) : p_(s.empty() ? nullptr : std::make_shared<const std::string>(s)) {}  // NOLINT
+  SharedStr(const std::string& s) : SharedStr(std::string_view(s)) {}  // NOLINT
+  const std::string& str() const { return p_ ? *p_ : empty_string(); }
+  operator const std::string&() const { return str(); }  // NOLINT: passed where a const std::string& is read
+  operator std::string_view() const { return str(); }    // NOLINT
+  const char* c_str() const { return str().c_str(); }
+  const char* data() const { return str().data(); }
+  size_t size() const { return str().size(); }
+  bool empty() const { return !p_ || p_->empty(); }
+  size_t find(char c, size_t pos = 0) const { return str().find(c, pos); }
+  size_t find(std::string_view t, size_t pos = 0) const { return str().find(t, pos); }
+  std::string substr(size_t pos, size_t n = std::string::npos) const { return str().substr(pos, n); }
+  bool starts_with(std::string_view t) const { return std::string_view(str()).starts_with(t); }
+  SharedStr& operator+=(std::string_view t) { return *this = SharedStr(str() + std::string(t)); }
+  bool same_copy(const SharedStr& o) const { return p_ == o.p_; }  // shared, not only equal
+  friend bool operator==(const SharedStr& a, const SharedStr& b) { return a.p_ == b.p_ || a.str() == b.str(); }
+  friend bool operator==(const SharedStr& a, std::string_view b) { return std::string_view(a.str()) == b; }
+  friend bool operator==(const SharedStr& a, const char* b) { return std::string_view(a.str()) == b; }
+  friend bool operator==(const SharedStr& a, const std::string& b) { return a.str() == b; }
+  friend auto operator<=>(const SharedStr& a, const SharedStr& b) { return a.str().compare(b.str()) <=> 0; }
+  friend std::string operator+(const std::string& a, const SharedStr& b) { return a + b.str(); }
+  friend std::string operator+(const char* a, const SharedStr& b) { return a + b.str(); }
+  friend std::string operator+(const SharedStr& a, const std::string& b) { return a.str() + b; }
+  friend std::string operator+(const SharedStr& a, const char* b) { return a.str() + b; }
+
+ private:
+  static const std::string& empty_string() {
+    static const std::string e;
+    return e;
+  }
+  std::shared_ptr<const std::string> p_;
+};
+
 struct Offer {
   std::string id;              // unique: provider/instance_type/region[/zone]
   int provider = -1;           // index into Snapshot::providers: the cloud that runs the hardware
@@ -129,9 +172,9 @@ struct Offer {
   // Snapshot::providers (the marketplace is a provider record with its own billing rules), -1 = sold directly.
   // Never the provider itself. The same hardware sold directly and through a marketplace is two offers.
   int via = -1;
-  std::string instance_type;
-  std::string region;
-  std::string zone;
+  SharedStr instance_type;     // shared with the other offers of the same value (SharedStr)
+  SharedStr region;
+  SharedStr zone;
   int gpu = -1;                // index into Snapshot::gpus
   int gpu_count = 0;           // GPUs per instance
   double vcpus = 0;
@@ -144,7 +187,7 @@ struct Offer {
   double price_usd_per_h = -1; // on-demand, per instance; < 0 = not offered on demand
   double spot_usd_per_h = -1;  // per instance; < 0 = no spot
   int max_nodes = 1;           // how many of these instances can be clustered (1 = no multi-node)
-  std::string capture_date;
+  SharedStr capture_date;
   uint32_t flags = kFlagNone;
   // Added. One offer aggregates the zones of a region: `zone` is the zone with the cheapest on-demand price
   // (cheapest spot when there is no on-demand), `spot_usd_per_h` the cheapest spot in any zone of the
@@ -242,7 +285,7 @@ std::string snapshot_to_json(const Snapshot& s);
 // `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
 // load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
 // and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
-inline constexpr uint32_t kSnapshotBinaryVersion = 3;  // 3: Offer::via
+inline constexpr uint32_t kSnapshotBinaryVersion = 4;  // 3: Offer::via; 4: offers as columns
 // Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
 Result<std::string> pack_snapshot(std::string_view json_text);
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
