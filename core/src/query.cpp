@@ -611,9 +611,14 @@ std::string check_query(const Query& q, std::string* field) {
         return "pipeline stages (" + std::to_string(p.pp) + ") cannot exceed the layer count (" +
                std::to_string(m.num_layers) + ")";
       }
-      if (p.vp > 1 && (p.pp < 2 || m.num_layers % (int64_t(p.pp) * p.vp) != 0)) {
+      if (p.vp > 1 && (p.pp < 2 || !pipeline_split_ok(framework_profile(q.train.framework), m.num_layers, p.pp, p.vp))) {
         *field = "parallel.vp";
-        return "virtual stages need pp >= 2 and pp x vp dividing the layer count (" + std::to_string(m.num_layers) + ")";
+        return std::string("virtual stages need pp >= 2 and pp x vp ") +
+               (framework_profile(q.train.framework).uneven_pp ? "at most" : "dividing") + " the layer count (" +
+               std::to_string(m.num_layers) + ")" +
+               (framework_profile(q.train.framework).uneven_pp
+                    ? ""
+                    : std::string(": ") + framework_profile(q.train.framework).name + " runs no uneven pipeline stages");
       }
       if (p.vp > 1 && !framework_profile(q.train.framework).interleaved_pp) {
         *field = "parallel.vp";
