@@ -107,7 +107,7 @@ FrameworkProfile make_megatron_core() {
   p.fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
                        "fp32 buffer, distributed/distributed_data_parallel.py)";
   p.interleaved_pp = p.search_interleaved = true;  // --num-layers-per-virtual-pipeline-stage
-  p.uneven_pp = true;
+  p.uneven_pp = p.uneven_pp_megatron = true;
   p.uneven_pp_source = "Megatron-LM arguments.py --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers "
                        "and --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split (Megatron-"
                        "Bridge performance guide: one fewer layer on the first and last stages); Llama 3.1 405B's 126 "
@@ -220,7 +220,40 @@ bool pipeline_split_ok(const FrameworkProfile& fw, int64_t layers, int pp, int v
   if (pp <= 1) return true;
   const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
   if (layers < chunks) return false;
-  return layers % chunks == 0 || fw.uneven_pp;
+  if (layers % chunks == 0) return true;
+  if (!fw.uneven_pp) return false;
+  return !fw.uneven_pp_megatron || megatron_pipeline_split(layers, pp, vp).ok;
+}
+
+MegatronPipelineSplit megatron_pipeline_split(int64_t layers, int pp, int vp) {
+  MegatronPipelineSplit s;
+  const int64_t v = std::max(1, vp), chunks = static_cast<int64_t>(std::max(1, pp)) * v;
+  if (layers < chunks || layers <= 0) return s;
+  if (layers % chunks == 0) {
+    s.ok = s.even = true;
+    return s;
+  }
+  // The counted embedding / loss takes one layer's place in the first / last chunk: that chunk keeps >= 1 layer.
+  if ((layers + 2) % chunks == 0 && (layers + 2) / chunks >= 2) {
+    s.ok = s.embedding_counted = s.loss_counted = true;
+    return s;
+  }
+  if ((layers + 1) % chunks == 0 && (layers + 1) / chunks >= 2) {
+    s.ok = s.loss_counted = true;
+    return s;
+  }
+  if (v > 1 || pp < 2) return s;
+  const int64_t m = (layers + pp - 1) / pp;  // the middle stages' count
+  if (pp == 2) {
+    s.first = m;
+    s.last = layers - m;
+  } else {
+    const int64_t rest = layers - static_cast<int64_t>(pp - 2) * m;
+    s.first = rest / 2;
+    s.last = rest - s.first;
+  }
+  s.ok = s.first >= 1 && s.last >= 1 && s.last <= m && s.first <= m;
+  return s;
 }
 
 double pipeline_stage_factor(int64_t layers, int pp, int vp) {

@@ -106,8 +106,8 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
   if (l.vp > 1 && int64_t(l.pp) * l.vp > m.num_layers)
     return Error{"parallel.vp", "pp x vp cannot exceed num_layers (" + std::to_string(m.num_layers) + ")"};
   if (l.vp > 1 && !pipeline_split_ok(framework_profile(t.framework), m.num_layers, l.pp, l.vp))
-    return Error{"parallel.vp", "pp x vp must divide num_layers (" + std::to_string(m.num_layers) + ") under " +
-                                    framework_profile(t.framework).name + " (no uneven pipeline stages)"};
+    return Error{"parallel.vp", "pp x vp is not a split of num_layers (" + std::to_string(m.num_layers) + ") that " +
+                                    framework_profile(t.framework).name + " runs (framework.h pipeline_split_ok)"};
   if (l.pp_rank < -1 || l.pp_rank >= l.pp)
     return Error{"parallel.pp", "pipeline rank must be -1 (worst) or 0 .. pp - 1"};
   if (l.zero < 0 || l.zero > 3) return Error{"parallel.zero", "must be 0, 1, 2 or 3"};

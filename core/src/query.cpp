@@ -613,12 +613,14 @@ std::string check_query(const Query& q, std::string* field) {
       }
       if (p.vp > 1 && (p.pp < 2 || !pipeline_split_ok(framework_profile(q.train.framework), m.num_layers, p.pp, p.vp))) {
         *field = "parallel.vp";
-        return std::string("virtual stages need pp >= 2 and pp x vp ") +
-               (framework_profile(q.train.framework).uneven_pp ? "at most" : "dividing") + " the layer count (" +
-               std::to_string(m.num_layers) + ")" +
-               (framework_profile(q.train.framework).uneven_pp
-                    ? ""
-                    : std::string(": ") + framework_profile(q.train.framework).name + " runs no uneven pipeline stages");
+        const FrameworkProfile& fw = framework_profile(q.train.framework);
+        if (fw.uneven_pp && p.pp >= 2 && int64_t(p.pp) * p.vp <= m.num_layers)
+          return "pp x vp = " + std::to_string(int64_t(p.pp) * p.vp) + " chunks: " + fw.name +
+                 " cannot split the layer count (" + std::to_string(m.num_layers) +
+                 ") that way (neither it nor it + 1 or + 2, with the embedding and loss counted as layers, divides)";
+        return std::string("virtual stages need pp >= 2 and pp x vp ") + (fw.uneven_pp ? "at most" : "dividing") +
+               " the layer count (" + std::to_string(m.num_layers) + ")" +
+               (fw.uneven_pp ? "" : std::string(": ") + fw.name + " runs no uneven pipeline stages");
       }
       if (p.vp > 1 && !framework_profile(q.train.framework).interleaved_pp) {
         *field = "parallel.vp";

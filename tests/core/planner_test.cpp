@@ -529,6 +529,20 @@ TEST(LayoutTiming, UnevenPipelineStagesRunAtThePaceOfTheHeaviestStage) {
   EXPECT_TRUE(pipeline_split_ok(framework_profile(Framework::megatron_core), 126, 8, 8));
   EXPECT_TRUE(pipeline_split_ok(framework_profile(Framework::torchtitan), 126, 16, 1));
   EXPECT_FALSE(pipeline_split_ok(framework_profile(Framework::megatron_core), 126, 64, 2));  // a chunk with no layer
+  // Megatron-LM's forms: even; embedding + loss counted (126 + 2 = 64 x 2); loss counted (31 + 1 = 8 x 4); first /
+  // last stage counts without virtual stages (29 over PP 4: 8, 8 in the middle, 6 + 7 at the ends).
+  EXPECT_TRUE(megatron_pipeline_split(80, 8, 5).even);
+  const MegatronPipelineSplit a = megatron_pipeline_split(126, 8, 8);
+  EXPECT_TRUE(a.ok && a.embedding_counted && a.loss_counted);
+  const MegatronPipelineSplit b = megatron_pipeline_split(31, 4, 2);
+  EXPECT_TRUE(b.ok && b.loss_counted && !b.embedding_counted);
+  const MegatronPipelineSplit c = megatron_pipeline_split(29, 4, 1);
+  EXPECT_TRUE(c.ok && !c.loss_counted && !c.embedding_counted);
+  EXPECT_EQ(c.first + c.last + 2 * 8, 29);
+  EXPECT_LE(std::max(c.first, c.last), 8);
+  EXPECT_FALSE(megatron_pipeline_split(37, 4, 3).ok);  // 37, 38, 39 do not divide into 12; no counts with VP
+  EXPECT_FALSE(pipeline_split_ok(framework_profile(Framework::megatron_core), 37, 4, 3));
+  EXPECT_TRUE(pipeline_split_ok(framework_profile(Framework::torchtitan), 37, 4, 3));
 }
 
 // Megatron-Core's --tp-comm-overlap and interleaved p2p overlap (framework.h): the same fixed layout exposes less
