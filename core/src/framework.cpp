@@ -2,6 +2,8 @@
 // at its default is what the framework does not restrict.
 #include "trainfit/framework.h"
 
+#include <algorithm>
+
 namespace trainfit {
 namespace {
 
@@ -46,9 +48,10 @@ FrameworkProfile make_hf_trainer() {
                               "accelerate docs usage_guides/fsdp");
   p.lora = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
                               "PEFT docs accelerate/deepspeed and accelerate/fsdp");
-  p.qlora = data_parallel_only(Z(0) | Z(3), false, "DDP or FSDP only: no tensor or pipeline parallelism",
-                               "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage) and "
-                               "accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP");
+  p.qlora = data_parallel_only(Z(0) | Z(3), true, "DDP or FSDP only: no tensor or pipeline parallelism",
+                               "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage; Llama 2 70B on "
+                               "2x 24 GB with fsdp_offload_params: true, examples/sft/configs/fsdp_config_qlora.yaml) "
+                               "and accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP");
   return p;
 }
 
@@ -104,6 +107,11 @@ FrameworkProfile make_megatron_core() {
   p.fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
                        "fp32 buffer, distributed/distributed_data_parallel.py)";
   p.interleaved_pp = p.search_interleaved = true;  // --num-layers-per-virtual-pipeline-stage
+  p.uneven_pp = p.uneven_pp_megatron = true;
+  p.uneven_pp_source = "Megatron-LM arguments.py --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers "
+                       "and --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split (Megatron-"
+                       "Bridge performance guide: one fewer layer on the first and last stages); Llama 3.1 405B's 126 "
+                       "layers + embedding + loss = 128 = PP 8 x VP 8 x 2 in the published recipe";
   p.tp_comm_overlap = true;
   p.tp_comm_overlap_source = "Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
                              "Megatron-Bridge Llama 3 H100 pre-training recipes (comm_overlap_config, tp_comm_overlap)";
@@ -158,6 +166,10 @@ FrameworkProfile make_torchtitan() {
   full.zero_stages = Z(0) | Z(3);  // FSDP2 full shard (HSDP when replicated)
   full.note = "FSDP2, TP, PP and CP";
   p.interleaved_pp = p.search_interleaved = true;  // pipeline_parallel_schedule Interleaved1F1B
+  p.uneven_pp = true;
+  p.uneven_pp_source = "torchtitan distributed/pipeline_parallel.py: stages split by module names "
+                       "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
+                       "with the embedding and the output as one each, the remainder on the first stages)";
   full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
   p.full = full;
   p.logits_freed_before_backward = true;  // train.py: "del pred" before loss.backward()
@@ -196,6 +208,62 @@ const FrameworkProfile& framework_profile(Framework f) {
   for (int i = 0; i < n; ++i)
     if (t[i].id == f) return t[i];
   return t[0];
+}
+
+int64_t pipeline_stage_layers(int64_t layers, int pp, int vp) {
+  if (pp <= 1 || layers <= 0) return std::max<int64_t>(layers, 0);
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
+  return (layers + chunks - 1) / chunks * std::max(1, vp);
+}
+
+bool pipeline_split_ok(const FrameworkProfile& fw, int64_t layers, int pp, int vp) {
+  if (pp <= 1) return true;
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
+  if (layers < chunks) return false;
+  if (layers % chunks == 0) return true;
+  if (!fw.uneven_pp) return false;
+  return !fw.uneven_pp_megatron || megatron_pipeline_split(layers, pp, vp).ok;
+}
+
+MegatronPipelineSplit megatron_pipeline_split(int64_t layers, int pp, int vp) {
+  MegatronPipelineSplit s;
+  const int64_t v = std::max(1, vp), chunks = static_cast<int64_t>(std::max(1, pp)) * v;
+  if (layers < chunks || layers <= 0) return s;
+  if (layers % chunks == 0) {
+    s.ok = s.even = true;
+    return s;
+  }
+  // The counted embedding / loss takes one layer's place in the first / last chunk: that chunk keeps >= 1 layer.
+  if ((layers + 2) % chunks == 0 && (layers + 2) / chunks >= 2) {
+    s.ok = s.embedding_counted = s.loss_counted = true;
+    return s;
+  }
+  if ((layers + 1) % chunks == 0 && (layers + 1) / chunks >= 2) {
+    s.ok = s.loss_counted = true;
+    return s;
+  }
+  if (v > 1 || pp < 2) return s;
+  const int64_t m = (layers + pp - 1) / pp;  // the middle stages' count
+  if (pp == 2) {
+    s.first = m;
+    s.last = layers - m;
+  } else {
+    const int64_t rest = layers - static_cast<int64_t>(pp - 2) * m;
+    s.first = rest / 2;
+    s.last = rest - s.first;
+  }
+  s.ok = s.first >= 1 && s.last >= 1 && s.last <= m && s.first <= m;
+  return s;
+}
+
+double pipeline_stage_factor(int64_t layers, int pp, int vp) {
+  if (pp <= 1 || layers <= 0) return 1.0;
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
+  if (layers % chunks == 0) return 1.0;
+  const double plain = double((layers + chunks - 1) / chunks) * double(chunks) / double(layers);
+  const int64_t eq = layers + 2;  // the embedding and the loss as one layer each
+  const double counted = double((eq + chunks - 1) / chunks) * double(chunks) / double(eq);
+  return std::max(1.0, std::min(plain, counted));
 }
 
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,

@@ -103,8 +103,11 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
   if (l.num_microbatches < 1) return Error{"global_batch", "gives fewer than one micro-batch per step"};
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return Error{"parallel", "tp, pp, dp and cp must be >= 1"};
   if (l.vp < 1 || (l.vp > 1 && l.pp < 2)) return Error{"parallel.vp", "virtual stages need pipeline parallelism (pp >= 2)"};
-  if (l.vp > 1 && m.num_layers % (int64_t(l.pp) * l.vp) != 0)
-    return Error{"parallel.vp", "pp x vp must divide num_layers (" + std::to_string(m.num_layers) + ")"};
+  if (l.vp > 1 && int64_t(l.pp) * l.vp > m.num_layers)
+    return Error{"parallel.vp", "pp x vp cannot exceed num_layers (" + std::to_string(m.num_layers) + ")"};
+  if (l.vp > 1 && !pipeline_split_ok(framework_profile(t.framework), m.num_layers, l.pp, l.vp))
+    return Error{"parallel.vp", "pp x vp is not a split of num_layers (" + std::to_string(m.num_layers) + ") that " +
+                                    framework_profile(t.framework).name + " runs (framework.h pipeline_split_ok)"};
   if (l.pp_rank < -1 || l.pp_rank >= l.pp)
     return Error{"parallel.pp", "pipeline rank must be -1 (worst) or 0 .. pp - 1"};
   if (l.zero < 0 || l.zero > 3) return Error{"parallel.zero", "must be 0, 1, 2 or 3"};
@@ -436,7 +439,10 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // ZeRO / the distributed optimizer shard over the data x context parallel ranks (Megatron-Core's
   // distributed optimizer uses the DP group with context parallelism, parallel_state.py).
   const double L = double(model.num_layers), tp = double(l.tp), dp = double(l.dp) * double(l.cp);
-  const int64_t layers_stage = (model.num_layers + l.pp - 1) / l.pp;
+  // Uneven stages (pp x vp not dividing the layers, framework.h uneven_pp): the heaviest stage's vp chunks of
+  // ceil(L / (pp vp)) layers, each stage counted with that many (an upper bound: Megatron's and torchtitan's
+  // embedding / loss-aware splits give the first and last stages one layer fewer).
+  const int64_t layers_stage = pipeline_stage_layers(model.num_layers, l.pp, l.vp);
   r.layers_per_stage = layers_stage;
   const double rest = pc.total - L * pc.per_layer - pc.embedding - pc.head;  // final norm, pooler
   const double head_copy = l.pp > 1 ? (pc.head > 0 ? pc.head : pc.embedding) : pc.head;

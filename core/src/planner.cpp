@@ -547,8 +547,9 @@ int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4
   } else {
     zeros[n_z++] = 1;
     zeros[n_z++] = 2;
-    // QLoRA's NF4 base is not sharded by ZeRO-3 in the memory model (memory.cpp refuses it).
-    if (train.method != Method::qlora) zeros[n_z++] = 3;
+    // QLoRA too: FSDP / ZeRO-3 shard the packed NF4 weights (bnb_4bit_quant_storage), memory.cpp's QLoRA
+    // ZeRO-3 term; the framework's table says whether it runs it (hf-trainer, torchtune: yes; litgpt: no).
+    zeros[n_z++] = 3;
   }
   const unsigned allowed = framework_profile(train.framework).method(train.method).zero_stages;
   int kept = 0, dropped = -1;
@@ -558,7 +559,7 @@ int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4
   }
   if (kept == 0 && !fixed) {
     for (int z = 0; z <= 3; ++z)
-      if ((allowed & (1u << z)) && !(z == 3 && train.method == Method::qlora) && (z == 0 || dp * cp > 1))
+      if ((allowed & (1u << z)) && (z == 0 || dp * cp > 1))
         zeros[kept++] = z;
   }
   if (dropped >= 0) {
@@ -604,7 +605,9 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
     ++s.skipped_count;
     return true;
   }
-  if (vp > 1 && s.model.num_layers % (static_cast<int64_t>(pp) * vp) != 0) return true;
+  // Stages of unequal layer counts only where the framework runs them (framework.h uneven_pp).
+  if ((vp > 1 || !fixed) && !pipeline_split_ok(framework_profile(train.framework), s.model.num_layers, pp, vp))
+    return true;
   LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp, vp};
   L.links = layout_links(c, nodes, tp, pp, dp, cp);
   if (L.links.excluded) return true;
@@ -626,7 +629,8 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
 constexpr int64_t kCpMinSeq = 16384;
 
 // The TP and PP degrees a search on `total` GPUs (g per node) tries: TP inside a node, dividing the query and
-// key/value heads; PP dividing the layers and the GPU count. A fixed layout: the query's.
+// key/value heads; PP dividing the GPU count and the layers (or not, for frameworks with uneven stages). A fixed
+// layout: the query's.
 struct TpPpCandidates {
   int tps[16], n_tp = 0;
   int pps[64], n_pp = 0;
@@ -651,7 +655,9 @@ TpPpCandidates tp_pp_candidates(const Searcher& s, int total, bool fixed) {
   }
   for (int pp = 1; pp <= total && out.n_pp < 64; ++pp) {
     if (total % pp) continue;
-    if (pp > 1 && (layers <= 0 || layers % pp)) continue;
+    // PP dividing the layers, or any PP up to the layer count where the framework runs uneven stages (the
+    // heaviest stage sets memory and pace: memory.cpp, planner_model.cpp step_time).
+    if (pp > 1 && (layers <= 0 || !pipeline_split_ok(framework_profile(train.framework), layers, pp, 1))) continue;
     out.pps[out.n_pp++] = pp;
   }
   return out;
@@ -699,17 +705,21 @@ Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_lis
 // added (offload is never faster at equal layout; it exists to fit) and the leanest of those checked; if that
 // fails too, the node count is dead and its candidates are skipped without memory checks.
 bool node_count_can_fit(Searcher& s, int nodes) {
-  int lean[3] = {-1, -1, -1};
-  double lean_score[3] = {-1, -1, -1};
+  constexpr int kLean = 4;
+  int lean[kLean] = {-1, -1, -1, -1};
+  double lean_score[kLean] = {-1, -1, -1, -1};
   for (size_t li = 0; li < s.layouts.size(); ++li) {
     const LayoutKey& L = s.layouts[li];
     if (L.nodes != nodes || L.lean_group < 0) continue;
     const Group& gr = s.groups[L.lean_group];
-    // Model states divide by TP x PP (x DP under ZeRO-3), activations by TP (SP) and CP.
-    const double score = static_cast<double>(L.tp) * L.pp * L.cp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp;
-    for (int k = 0; k < 3; ++k) {
+    // Model states divide by TP x PP (x DP under ZeRO-3), activations by TP (SP) and CP. Ties: more TP, then more
+    // PP (it divides the model states, CP only the activations); virtual stages last (they only add in-flight
+    // activations), so the checks below see distinct (TP, PP, CP) shapes.
+    const double score = static_cast<double>(L.tp) * L.pp * L.cp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp +
+                         1e-6 * L.pp - (L.vp > 1 ? 1e-4 : 0.0);
+    for (int k = 0; k < kLean; ++k) {
       if (score > lean_score[k]) {
-        for (int j = 2; j > k; --j) {
+        for (int j = kLean - 1; j > k; --j) {
           lean_score[j] = lean_score[j - 1];
           lean[j] = lean[j - 1];
         }
@@ -719,7 +729,7 @@ bool node_count_can_fit(Searcher& s, int nodes) {
       }
     }
   }
-  for (int k = 0; k < 3 && lean[k] >= 0; ++k) {
+  for (int k = 0; k < kLean && lean[k] >= 0; ++k) {
     const LayoutKey& L = s.layouts[lean[k]];
     Group& gr = s.groups[L.lean_group];
     double need = 0;
@@ -740,8 +750,9 @@ bool node_count_can_fit(Searcher& s, int nodes) {
     if (L.nodes != nodes || base.off_opt || base.off_par) continue;
     if (L.pp > 1) continue;  // DeepSpeed offload needs ZeRO-2/3, which it refuses with pipeline parallelism
     const MethodSupport& ms = framework_profile(s.train.framework).method(s.train.method);
-    const bool z3 = s.train.method != Method::qlora && (base.zero == 3 || (L.dp == 1 && base.zero == 0)) &&
-                    ms.offload && (ms.zero_stages & 8u);
+    // QLoRA included: FSDP's CPU offload of the sharded NF4 storage (PEFT docs accelerate/fsdp, Answer.AI's
+    // 70B on 2x 24 GB), where the framework's table allows offload.
+    const bool z3 = (base.zero == 3 || (L.dp == 1 && base.zero == 0)) && ms.offload && (ms.zero_stages & 8u);
     const bool z2 = (base.zero == 2 || (L.dp == 1 && base.zero == 0)) && ms.offload && (ms.zero_stages & 4u);
     for (int v = 0; v < 2; ++v) {
       Group gr = base;

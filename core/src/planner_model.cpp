@@ -75,7 +75,11 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   const TrainConfig& t = *c.train;
   const FrameworkProfile& fw = framework_profile(t.framework);
   const FlopsPerToken& f = c.flops[rc_index(rc)];
-  const double shard = static_cast<double>(tp) * static_cast<double>(pp);
+  // Uneven pipeline stages (framework.h uneven_pp): the pipeline runs at the pace of its heaviest stage, which
+  // holds `stage` times an even share of the model (1 when pp x vp divides the layers); its compute, weights,
+  // gradients and collectives are what the step waits for.
+  const double stage = pipeline_stage_factor(c.model ? c.model->num_layers : 0, pp, vp);
+  const double shard = static_cast<double>(tp) * static_cast<double>(pp) / stage;
   // Context parallelism splits each sequence over cp ranks: a GPU computes mb x seq / cp tokens per micro-batch
   // (Megatron-Core context parallel; the attention's causal load is balanced by its chunk reordering).
   const double tok = static_cast<double>(mb) * c.seq / static_cast<double>(std::max(1, cp));
@@ -133,7 +137,7 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   double t_tp = 0;
   if (tp > 1) {
     const double n_ar = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
-    t_tp = n_ar * (c.layers / pp) * mt.tp_ar;  // all-reduce of tok x width activations over the TP group
+    t_tp = n_ar * (c.layers / pp * stage) * mt.tp_ar;  // all-reduce of tok x width activations over the TP group
   }
   // Pipeline: one activation send forward and one gradient send backward per micro-batch per stage, split
   // across the TP ranks (scatter/gather optimisation, Narayanan et al. 2021 §4.1).
@@ -155,7 +159,7 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   // with the attention blocks; the part beyond kOverlap of the micro-batch's compute is exposed (assumption).
   double t_cp = 0, t_cp_exposed = 0;
   if (cp > 1) {
-    t_cp = (c.layers / pp) * 3.0 * static_cast<double>(cp - 1) * mt.cp_ring;
+    t_cp = (c.layers / pp * stage) * 3.0 * static_cast<double>(cp - 1) * mt.cp_ring;
     t_cp_exposed = std::max(0.0, t_cp - kOverlap * t_work);
   }
   const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;

@@ -611,9 +611,16 @@ std::string check_query(const Query& q, std::string* field) {
         return "pipeline stages (" + std::to_string(p.pp) + ") cannot exceed the layer count (" +
                std::to_string(m.num_layers) + ")";
       }
-      if (p.vp > 1 && (p.pp < 2 || m.num_layers % (int64_t(p.pp) * p.vp) != 0)) {
+      if (p.vp > 1 && (p.pp < 2 || !pipeline_split_ok(framework_profile(q.train.framework), m.num_layers, p.pp, p.vp))) {
         *field = "parallel.vp";
-        return "virtual stages need pp >= 2 and pp x vp dividing the layer count (" + std::to_string(m.num_layers) + ")";
+        const FrameworkProfile& fw = framework_profile(q.train.framework);
+        if (fw.uneven_pp && p.pp >= 2 && int64_t(p.pp) * p.vp <= m.num_layers)
+          return "pp x vp = " + std::to_string(int64_t(p.pp) * p.vp) + " chunks: " + fw.name +
+                 " cannot split the layer count (" + std::to_string(m.num_layers) +
+                 ") that way (neither it nor it + 1 or + 2, with the embedding and loss counted as layers, divides)";
+        return std::string("virtual stages need pp >= 2 and pp x vp ") + (fw.uneven_pp ? "at most" : "dividing") +
+               " the layer count (" + std::to_string(m.num_layers) + ")" +
+               (fw.uneven_pp ? "" : std::string(": ") + fw.name + " runs no uneven pipeline stages");
       }
       if (p.vp > 1 && !framework_profile(q.train.framework).interleaved_pp) {
         *field = "parallel.vp";

@@ -22,6 +22,8 @@
 //             use_bnb_nested_quant)
 //   Megatron  megatron/training/arguments.py (--tensor-model-parallel-size, --pipeline-model-parallel-size,
 //             --context-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel,
+//             --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split,
+//             --num-virtual-stages-per-pipeline-rank, --decoder-first/last-pipeline-num-layers,
 //             --use-distributed-optimizer, --recompute-granularity,
 //             --recompute-method, --recompute-num-layers, --micro-batch-size, --global-batch-size, --seq-length,
 //             --bf16, --fp16, --fp8-format, --clip-grad, --train-iters, --save, --load, --save-interval)
@@ -230,8 +232,18 @@ std::vector<std::string> megatron_args(Ctx& c) {
   if (l.cp > 1) a.push_back("--context-parallel-size " + itext(l.cp));
   // Interleaved 1F1B: vp virtual stages per pipeline rank, each num_layers / (pp x vp) layers (Megatron-LM
   // arguments.py); written only when the plan has them.
-  if (l.vp > 1 && l.pp > 1 && m.num_layers > 0)
+  // Uneven stages (framework.h megatron_pipeline_split): the embedding / loss counted as a layer, or the first and
+  // last stages' own counts.
+  const MegatronPipelineSplit split = megatron_pipeline_split(m.num_layers, l.pp, l.vp);
+  if (l.pp > 1 && m.num_layers > 0 && split.ok && !split.even) {
+    if (split.embedding_counted) a.push_back("--account-for-embedding-in-pipeline-split");
+    if (split.loss_counted) a.push_back("--account-for-loss-in-pipeline-split");
+    if (split.first > 0) a.push_back("--decoder-first-pipeline-num-layers " + itext(split.first));
+    if (split.last > 0) a.push_back("--decoder-last-pipeline-num-layers " + itext(split.last));
+    if (l.vp > 1) a.push_back("--num-virtual-stages-per-pipeline-rank " + itext(l.vp));
+  } else if (l.vp > 1 && l.pp > 1 && m.num_layers > 0) {
     a.push_back("--num-layers-per-virtual-pipeline-stage " + itext(m.num_layers / (static_cast<int64_t>(l.pp) * l.vp)));
+  }
   if (l.sequence_parallel) a.push_back("--sequence-parallel");
   // The megatron-core profile's time assumes the TP collectives overlapped with the GEMMs (framework.h
   // tp_comm_overlap; Transformer Engine userbuffers, which need sequence parallelism); the interleaved p2p overlap

@@ -92,6 +92,7 @@ TEST(Framework, EveryProfileNamesItsSourcesAndGenericRestrictsNothing) {
     EXPECT_STRNE(t[i].source, "") << t[i].name;
     for (Method meth : {Method::full, Method::lora, Method::qlora}) EXPECT_STRNE(t[i].method(meth).source, "") << t[i].name;
     if (t[i].fp32_grad_buffer) EXPECT_STRNE(t[i].fp32_grad_source, "") << t[i].name;
+    if (t[i].uneven_pp) EXPECT_STRNE(t[i].uneven_pp_source, "") << t[i].name;
   }
   for (Method meth : {Method::full, Method::lora, Method::qlora})
     EXPECT_EQ(framework_layout_error(Framework::generic, meth, 8, 4, 2, 8, 3, true), "");
@@ -128,6 +129,18 @@ TEST(Framework, InterleavedPipelineTradesMemoryForASmallerBubble) {
   EXPECT_EQ(call("estimate", R"({"framework":"hf-trainer","parallel":{"gpus":4,"pp":4,"vp":2}})")["error"]["field"],
             "parallel.vp");
   EXPECT_EQ(call("estimate", R"({"model":"llama-3.1-8b","parallel":{"gpus":4,"pp":4,"vp":3}})")["error"]["field"],
+            "parallel.vp");
+  // megatron-core runs uneven stages (framework.h uneven_pp): 32 layers over PP 3 (the loss counted as a layer:
+  // 33 = 3 x 11) put ceil(32 / 3) = 11 layers on the heaviest stage, 3 more than PP 4's 8; a split Megatron-LM's
+  // arguments cannot express (PP 4 x VP 3: 32, 33, 34 do not divide into 12 chunks) is refused.
+  const std::string mc = R"({"model":"llama-3.1-8b","method":"full","framework":"megatron-core",)";
+  const json uneven = call("estimate", mc + R"("parallel":{"gpus":3,"pp":3,"dp":1,"zero":1}})");
+  const json even = call("estimate", mc + R"("parallel":{"gpus":4,"pp":4,"dp":1,"zero":1}})");
+  ASSERT_TRUE(uneven["ok"].get<bool>() && even["ok"].get<bool>()) << uneven.dump() << even.dump();
+  // bf16 weights: 2 B per parameter.
+  EXPECT_NEAR(uneven["memory"]["weights_bytes"].get<double>() - even["memory"]["weights_bytes"].get<double>(),
+              3 * 2.0 * uneven["params"]["per_layer"].get<double>(), 1.0);
+  EXPECT_EQ(call("estimate", mc + R"("parallel":{"gpus":4,"pp":4,"vp":3,"dp":1,"zero":1}})")["error"]["field"],
             "parallel.vp");
 }
 

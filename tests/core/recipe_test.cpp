@@ -126,6 +126,27 @@ TEST(Recipe, TwoNodeTensorAndPipelineLayoutWritesMegatronArgumentsAndRefusesDeep
   expect_agrees_with_plan(*r, bundled().offers[bundled().find_offer("aws/p5.48xlarge/us-east-1")]);
 }
 
+// Uneven pipeline stages (framework.h megatron_pipeline_split): Llama 3.1 405B's 126 layers over PP 16 x VP 4 are
+// launched as Megatron does the published 405B recipe: embedding and loss counted as a layer each (128 = 64 x 2),
+// virtual stages by count, not --num-layers-per-virtual-pipeline-stage (which needs an even split).
+TEST(Recipe, UnevenPipelineLayoutCountsTheEmbeddingAndLossInTheSplit) {
+  Result<Query> q = parse_query_json(R"({"model": "llama-3.1-405b", "method": "full", "framework": "megatron-core",
+      "precision": "fp8-mixed", "seq_len": 8192, "micro_batch": 1, "global_batch": 512, "recompute": "none",
+      "parallel": {"gpus": 512, "tp": 8, "pp": 16, "vp": 4, "cp": 4, "dp": 1, "zero": 1, "sequence_parallel": true},
+      "dataset": {"tokens": 1e9}, "filters": {"max_nodes": 64},
+      "target": {"offer": "aws/p5.48xlarge/us-east-1", "nodes": 64, "pricing": "on-demand"}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  Result<Recipe> r = make_recipe(*q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->engine, "megatron");
+  const std::string& m = file_of(*r, "megatron").text;
+  for (const char* want : {"--pipeline-model-parallel-size 16\n", "--account-for-embedding-in-pipeline-split\n",
+                           "--account-for-loss-in-pipeline-split\n", "--num-virtual-stages-per-pipeline-rank 4\n",
+                           "--context-parallel-size 4\n"})
+    EXPECT_NE(m.find(want), std::string::npos) << want << "\n" << m;
+  EXPECT_EQ(m.find("--num-layers-per-virtual-pipeline-stage"), std::string::npos) << m;
+}
+
 TEST(Recipe, SpotRecipeCheckpointsToABucketAtTheCostModelsIntervalAndResumes) {
   Query q = default_query();
   q.train.method = Method::full;

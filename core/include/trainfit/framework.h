@@ -58,6 +58,13 @@ struct FrameworkProfile {
   // frameworks that name it (generic accepts a fixed vp but does not search it).
   bool interleaved_pp = false;
   bool search_interleaved = false;
+  // Pipeline stages of unequal layer counts: pp (x vp) need not divide the layers. The heaviest stage holds
+  // v chunks of ceil(L / (p v)) layers (memory.cpp), and the pipeline runs at its pace (pipeline_stage_factor).
+  // Frameworks without it need p v to divide L (the search tries only those degrees).
+  bool uneven_pp = false;
+  // Only the splits Megatron-LM's arguments express (megatron_pipeline_split); false: any split (torchtitan).
+  bool uneven_pp_megatron = false;
+  const char* uneven_pp_source = "";
   // Time model (planner_model.cpp step_time). TP collectives overlapped with the GEMMs by default
   // (Megatron-Core --tp-comm-overlap with Transformer Engine userbuffers); false: synchronous.
   bool tp_comm_overlap = false;
@@ -84,6 +91,33 @@ struct FrameworkProfile {
 const FrameworkProfile& framework_profile(Framework f);
 // Every profile, `generic` first (docs, CLI help, UI).
 const FrameworkProfile* framework_profiles(int* count);
+
+// Transformer layers on the heaviest pipeline stage: vp chunks of ceil(layers / (pp vp)) layers (layers / pp when
+// pp x vp divides them; all of them without a pipeline).
+int64_t pipeline_stage_layers(int64_t layers, int pp, int vp);
+// Whether `framework` splits `layers` over pp x vp stages: they divide evenly, or the framework runs uneven stages
+// (FrameworkProfile::uneven_pp); every chunk needs at least one layer.
+bool pipeline_split_ok(const FrameworkProfile& fw, int64_t layers, int pp, int vp);
+// How Megatron-LM splits `layers` over pp x vp chunks (megatron/training/arguments.py): evenly
+// (--num-layers-per-virtual-pipeline-stage); with the embedding and / or the loss counted as a layer
+// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split: L + 2 or L + 1 divides into
+// pp x vp chunks, --num-virtual-stages-per-pipeline-rank); or, without virtual stages, with the first and last stages'
+// own counts (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers; the middle stages ceil(L / pp)
+// each). ok = false: none of these gives every chunk a layer.
+struct MegatronPipelineSplit {
+  bool ok = false;
+  bool even = false;
+  bool embedding_counted = false, loss_counted = false;
+  int64_t first = 0, last = 0;  // > 0: the first / last stage's layer counts
+};
+MegatronPipelineSplit megatron_pipeline_split(int64_t layers, int pp, int vp);
+
+// The heaviest stage's compute against an even split (>= 1; 1 when pp x vp divides the layers): the pipeline runs
+// at the pace of its slowest stage. The better of two splits: ceil(L / (p v)) layers per chunk, or the embedding
+// and the loss counted as one layer each (Megatron-Core --account-for-embedding-in-pipeline-split /
+// --account-for-loss-in-pipeline-split; torchtitan generate_llm_fqn_per_model_part input_weight = output_weight
+// = 1): ceil((L + 2) / (p v)) layer-equivalents per chunk over (L + 2) / (p v).
+double pipeline_stage_factor(int64_t layers, int pp, int vp);
 
 // Why `framework` cannot run this layout for `method` ("" = it can): e.g. "TP 2 is not supported by hf-trainer
 // for QLoRA (DDP or FSDP only)".
