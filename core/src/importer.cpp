@@ -98,6 +98,13 @@ struct Family {
   // Optional: the catalog column `match` is matched against instead of InstanceType ("UpstreamCloudId" for Prime
   // Intellect, whose own type names omit the form factor; "AcceleratorName" for Spheron, whose names carry it).
   std::string match_column;
+  // Optional ("catalog_host_ram": "times_gpu_count"): the catalog's MemoryGiB is the instance's RAM multiplied by
+  // its GPU count once too often, and is divided by the count. RunPod's v8 B300, RTX PRO 4000, 4500 SE and 5000 rows
+  // grow it with the square of the count (B300 1x 503, 2x 2012 GiB): SkyPilot's fetcher takes RunPod's minimum pod
+  // memory for N GPUs (lowestPrice.minMemory, already for the pod) and multiplies it by N again for the GPU types
+  // missing from its DEFAULT_GPU_INFO table, which are exactly these four (skypilot-org/skypilot
+  // sky/catalog/data_fetchers/fetch_runpod.py at 06f47324, get_gpu_info, read 2026-12-02).
+  bool host_ram_times_gpu_count = false;
 };
 
 // A priced zone (or zone-less row) of one provider x instance type x region.
@@ -193,6 +200,10 @@ struct CatalogOptions {
   // Spot priced in rows of their own, named "<on-demand type><suffix>" (Prime Intellect's "__SPOT"): such a row is
   // a spot zone of the on-demand instance type.
   std::string spot_row_suffix;
+  // "spot_equal_to_price": "no_spot": a SpotPrice equal to the row's Price is read as no spot price. RunPod's v8
+  // catalog has SpotPrice == Price on every row, while RunPod's spot pods are "spare compute capacity at the lowest
+  // prices" (docs.runpod.io/pods/pricing, read 2026-12-02): an equal figure is no spot price. A lower one still counts.
+  bool spot_equal_to_price_is_no_spot = false;
 };
 
 Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::string, double>& gpu_mem) {
@@ -233,6 +244,10 @@ Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::st
       if (f.contains(k) && !f[k].is_number()) return Error{ptr + "/" + k, "expected a number of GB"};
     if (f.contains("catalog_gpu_GB_min")) x.catalog_gpu_GB_min = f["catalog_gpu_GB_min"].get<double>();
     if (f.contains("catalog_gpu_GB_max")) x.catalog_gpu_GB_max = f["catalog_gpu_GB_max"].get<double>();
+    if (f.contains("catalog_host_ram")) {
+      if (f["catalog_host_ram"] != "times_gpu_count") return Error{ptr + "/catalog_host_ram", "expected \"times_gpu_count\""};
+      x.host_ram_times_gpu_count = true;
+    }
     if (f.contains("flags") && f["flags"].is_array())
       for (const auto& fl : f["flags"]) {
         if (fl == "unverified_price") x.flags |= kFlagUnverifiedPrice;
@@ -272,6 +287,10 @@ Result<CatalogOptions> catalog_options(const ojson& provider, const ojson& entry
     if (!entry["spot_row_suffix"].is_string() || entry["spot_row_suffix"].get<std::string>().empty())
       return Error{ptr + "/spot_row_suffix", "expected a non-empty string"};
     o.spot_row_suffix = entry["spot_row_suffix"].get<std::string>();
+  }
+  if (entry.contains("spot_equal_to_price")) {
+    if (entry["spot_equal_to_price"] != "no_spot") return Error{ptr + "/spot_equal_to_price", "expected \"no_spot\""};
+    o.spot_equal_to_price_is_no_spot = true;
   }
   if (provider.contains("marketplace")) {
     const ojson& m = provider["marketplace"];
@@ -414,6 +433,10 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
       x.notes.add("zero_spot_price", prov, "*", "SpotPrice 0 read as no spot price");
       z.spot = -1;
     }
+    if (opt.spot_equal_to_price_is_no_spot && z.spot >= 0 && z.spot == z.od) {
+      x.notes.add("spot_equal_to_price", prov, "*", "SpotPrice equal to Price read as no spot price");
+      z.spot = -1;
+    }
     if (z.od < 0 && z.spot < 0) {
       x.notes.add("no_price", prov, type, "row has neither Price nor SpotPrice; skipped");
       continue;
@@ -421,6 +444,11 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
     z.gpu_count = static_cast<int>(*cnt);
     z.vcpus = parse_num(t.cell(r, "vCPUs")).value_or(-1);
     z.ram_gib = parse_num(t.cell(r, "MemoryGiB")).value_or(-1);
+    if (fam->host_ram_times_gpu_count && z.gpu_count > 1 && z.ram_gib >= 0) {
+      x.notes.add("host_ram_times_gpu_count", prov, type,
+                  "the catalog's MemoryGiB is the pod's RAM times its GPU count (family rule); divided by the count");
+      z.ram_gib /= z.gpu_count;
+    }
     const auto dsz = parse_num(t.cell(r, "LocalDiskSize")), dct = parse_num(t.cell(r, "LocalDiskCount"));
     if (dsz && dct && *dsz > 0 && *dct > 0) z.disk_gb = *dsz * *dct;
     // Plausibility of the catalog's per-GPU memory against the verified spec (RunPod writes 80 "MiB"; one Vast

@@ -189,11 +189,78 @@ TEST_F(ImporterFixture, MissingOnDemandPriceKeepsSpotOnlyOfferAndSkipsPricelessR
   EXPECT_TRUE(has_note("no_price", "p5e.48xlarge"));
 }
 
-TEST_F(ImporterFixture, RunPodMebibyteBugDoesNotChangeGpuMemory) {
+// RunPod (tests/fixtures/catalog/v8/runpod, real rows of the v8 file; quirks in data/raw/skypilot-catalog/SOURCE.md).
+TEST_F(ImporterFixture, RunPodGigabytesUnderTheMebibyteKeyAreReadAsGigabytes) {
+  // GpuInfo says "SizeInMiB: 80" for an 80 GB A100: providers.json declares per_gpu_GB, so no mismatch note.
   const Offer& o = offer("runpod/1x_A100-80GB_SECURE/IN");
   EXPECT_EQ(result_->snapshot.gpus[o.gpu].id, "a100-pcie-80gb");
   EXPECT_EQ(result_->snapshot.gpus[o.gpu].memory_bytes, 80e9);
-  EXPECT_TRUE(has_note("catalog_gpu_memory_mismatch", "1x_A100-80GB_SECURE"));
+  EXPECT_FALSE(has_note("catalog_gpu_memory_mismatch", "runpod/"));
+}
+
+TEST_F(ImporterFixture, RunPodPlainH100IsThePcieCardAndTheSuffixesNameSxmAndEdition) {
+  EXPECT_EQ(gpu_of("runpod/1x_H100_SECURE/IN"), "h100-pcie");  // GpuInfo Name 'H100 PCIe'
+  EXPECT_EQ(gpu_of("runpod/8x_H100-SXM_SECURE/IN"), "h100-sxm");
+  EXPECT_EQ(offer("runpod/8x_H100-SXM_SECURE/IN").intra_link, LinkClass::nvswitch);
+  EXPECT_EQ(gpu_of("runpod/1x_A100-80GB-SXM_SECURE/IN"), "a100-sxm-80gb");  // A100-80GB alone is PCIe (above)
+  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO6000_SECURE/IN"), "rtx-pro-6000-blackwell-server");
+  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO6000-WK_SECURE/IN"), "rtx-pro-6000-blackwell-workstation");
+  EXPECT_EQ(offer("runpod/1x_H100_SECURE/IN").zone_count, 2);  // AP-IN-1 and AP-IN-2, one offer per country
+}
+
+TEST_F(ImporterFixture, RunPodSpotPriceEqualToPriceIsNoSpotPrice) {
+  const Offer& o = offer("runpod/1x_H100_SECURE/IN");
+  EXPECT_EQ(o.price_usd_per_h, 2.89);
+  EXPECT_LT(o.spot_usd_per_h, 0) << "the catalog's SpotPrice 2.89 is the on-demand price again";
+  EXPECT_TRUE(has_note("spot_equal_to_price", "runpod/"));
+}
+
+TEST(Importer, ASpotPriceBelowPriceStillCountsWhereEqualMeansNone) {
+  ImportInputs in = fixture_inputs();
+  for (auto& c : in.catalogs)
+    if (c.ref.provider == "runpod")  // made-up row: the real v8 file has SpotPrice == Price everywhere
+      c.text += "1x_L40S_SECURE,L40S,1.0,12.0,62.0,IN,0.5,0.99,AP-IN-1,\"{'Gpus': [{'Name': 'L40S', 'Manufacturer': "
+                "'Nvidia', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 48}}], 'TotalGpuMemoryInMiB': 48}\"\n";
+  auto r = import_snapshot(in);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const auto& s = r.value().snapshot;
+  const int i = s.find_offer("runpod/1x_L40S_SECURE/IN");
+  ASSERT_GE(i, 0);
+  EXPECT_EQ(s.offers[i].spot_usd_per_h, 0.5);
+}
+
+TEST_F(ImporterFixture, RunPodMultiGpuB300HostRamGrowingWithTheSquareIsDividedByTheGpuCount) {
+  // 1x B300: 503 GiB; 2x: 2,012 GiB (4x, not 2x: SkyPilot's fetcher scales the per-pod figure by the count twice).
+  EXPECT_EQ(offer("runpod/1x_B300_SECURE/IN").host_ram_bytes, 503.0 * 1073741824.0);
+  EXPECT_EQ(offer("runpod/2x_B300_SECURE/IN").host_ram_bytes, 1006.0 * 1073741824.0);
+  EXPECT_EQ(offer("runpod/2x_B300_SECURE/IN").vcpus, 86);  // vCPUs are right as they are
+  EXPECT_TRUE(has_note("host_ram_times_gpu_count", "runpod/2x_B300_SECURE"));
+  EXPECT_FALSE(has_note("host_ram_times_gpu_count", "runpod/1x_B300_SECURE"));
+}
+
+TEST_F(ImporterFixture, RunPodMi300xRowIsLeftOutWithANote) {
+  // AMD MI300X: no checked gpus.json entry (and no AMD model in trainfit), so no rule.
+  EXPECT_LT(result_->snapshot.find_offer("runpod/1x_MI300X_SECURE/IN"), 0);
+  EXPECT_TRUE(has_note("unmapped_instance_type", "runpod/1x_MI300X_SECURE"));
+}
+
+TEST(Importer, RefusesUnknownValuesOfTheRunPodQuirkKeys) {
+  ImportInputs in = fixture_inputs();
+  auto fam = nlohmann::json::parse(in.families_json);
+  fam["families"][0]["catalog_host_ram"] = "maybe";
+  const std::string good_fam = in.families_json;
+  in.families_json = fam.dump();
+  auto r = import_snapshot(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().field.find("/catalog_host_ram"), std::string::npos) << r.error().to_string();
+  in.families_json = good_fam;
+  auto prov = nlohmann::json::parse(in.providers_json);
+  for (auto& p : prov["providers"])
+    if (p["id"] == "runpod") p["catalog"][0]["spot_equal_to_price"] = true;
+  in.providers_json = prov.dump();
+  r = import_snapshot(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().field.find("/spot_equal_to_price"), std::string::npos) << r.error().to_string();
 }
 
 TEST_F(ImporterFixture, UnmappedInstanceTypeIsSkippedWithANote) {
