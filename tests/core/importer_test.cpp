@@ -238,10 +238,21 @@ TEST_F(ImporterFixture, RunPodMultiGpuB300HostRamGrowingWithTheSquareIsDividedBy
   EXPECT_FALSE(has_note("host_ram_times_gpu_count", "runpod/1x_B300_SECURE"));
 }
 
-TEST_F(ImporterFixture, RunPodMi300xRowIsLeftOutWithANote) {
-  // AMD MI300X: no checked gpus.json entry (and no AMD model in trainfit), so no rule.
-  EXPECT_LT(result_->snapshot.find_offer("runpod/1x_MI300X_SECURE/IN"), 0);
-  EXPECT_TRUE(has_note("unmapped_instance_type", "runpod/1x_MI300X_SECURE"));
+TEST_F(ImporterFixture, RunPodMi300xIsAnAmdGpuLinkedByInfinityFabric) {
+  const Offer& two = offer("runpod/2x_MI300X_SECURE/IN");
+  const GpuSpec& g = result_->snapshot.gpus[two.gpu];
+  EXPECT_EQ(g.id, "mi300x");
+  EXPECT_EQ(g.vendor, "AMD");
+  EXPECT_EQ(two.intra_link, LinkClass::infinity_fabric);
+  EXPECT_EQ(offer("runpod/1x_MI300X_SECURE/IN").intra_link, LinkClass::none);
+}
+
+TEST_F(ImporterFixture, RunPodRtxPro4500ServerEditionIsNotTheWorkstationCard) {
+  // "RTXPRO4500-SE" (Server Edition: 165 W, 800 GB/s) has no complete datasheet entry and stays out; the plain
+  // RTXPRO4500 rule must not catch it.
+  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO4500_SECURE/IN"), "rtx-pro-4500-blackwell");
+  EXPECT_LT(result_->snapshot.find_offer("runpod/1x_RTXPRO4500-SE_SECURE/IN"), 0);
+  EXPECT_TRUE(has_note("unmapped_instance_type", "runpod/1x_RTXPRO4500-SE_SECURE"));
 }
 
 TEST(Importer, RefusesUnknownValuesOfTheRunPodQuirkKeys) {
