@@ -204,6 +204,12 @@ struct CatalogOptions {
   // catalog has SpotPrice == Price on every row, while RunPod's spot pods are "spare compute capacity at the lowest
   // prices" (docs.runpod.io/pods/pricing, read 2026-12-02): an equal figure is no spot price. A lower one still counts.
   bool spot_equal_to_price_is_no_spot = false;
+  // "one_region": "<label>": every row is read as one region of that label, so a configuration's data centres in
+  // every country become the zones of one offer (kAnyRegion in snapshot.h: a launch names no region). For catalogs
+  // that price a configuration alike everywhere (RunPod's v8 catalog: the same price in all 48 data centres of 14
+  // countries, data/raw/skypilot-catalog/SOURCE.md), 14 identical rows per configuration would only repeat one
+  // offer; a merged zone whose price differs still gets the cheapest zone as the offer's, as for any region.
+  std::string one_region;
 };
 
 Result<std::vector<Family>> read_families(const ojson& F, const std::map<std::string, double>& gpu_mem) {
@@ -292,6 +298,11 @@ Result<CatalogOptions> catalog_options(const ojson& provider, const ojson& entry
     if (entry["spot_equal_to_price"] != "no_spot") return Error{ptr + "/spot_equal_to_price", "expected \"no_spot\""};
     o.spot_equal_to_price_is_no_spot = true;
   }
+  if (entry.contains("one_region")) {
+    if (!entry["one_region"].is_string() || entry["one_region"] != kAnyRegion)
+      return Error{ptr + "/one_region", std::string("expected \"") + kAnyRegion + "\""};
+    o.one_region = kAnyRegion;
+  }
   if (provider.contains("marketplace")) {
     const ojson& m = provider["marketplace"];
     auto str = [&](const char* k) { return m.is_object() && m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : ""; };
@@ -374,7 +385,7 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
   for (const auto& r : t.rows) {
     ++x.res.rows_read;
     std::string type = t.cell(r, "InstanceType");
-    const std::string region = t.cell(r, "Region");
+    const std::string region = opt.one_region.empty() ? t.cell(r, "Region") : opt.one_region;
     bool spot_row = false;
     if (const std::string& sfx = opt.spot_row_suffix;
         !sfx.empty() && type.size() > sfx.size() && type.compare(type.size() - sfx.size(), sfx.size(), sfx) == 0) {

@@ -498,7 +498,7 @@ std::string skypilot_yaml(Ctx& c) {
   t += "num_nodes: " + itext(c.r.nodes) + "\n";
   t += "resources:\n";
   t += "  cloud: " + yq(c.provider_id) + "\n";
-  t += "  region: " + yq(c.offer.region) + "\n";
+  if (c.offer.region != kAnyRegion) t += "  region: " + yq(c.offer.region) + "\n";  // "any": SkyPilot picks one
   t += "  instance_type: " + yq(c.r.instance_type) + "\n";
   if (!c.r.accelerators.empty()) t += "  accelerators: " + yq(c.r.accelerators) + "\n";
   t += std::string("  use_spot: ") + (c.spot ? "true" : "false") + "\n";
@@ -525,7 +525,7 @@ std::string dstack_yaml(Ctx& c) {
   t += "name: " + c.job_name + "\n";
   t += "nodes: " + itext(c.r.nodes) + "\n";
   t += "backends: [" + yq(c.provider_id) + "]\n";
-  t += "regions: [" + yq(c.offer.region) + "]\n";
+  if (c.offer.region != kAnyRegion) t += "regions: [" + yq(c.offer.region) + "]\n";
   t += "instance_types: [" + yq(c.r.instance_type) + "]\n";
   t += std::string("spot_policy: ") + (c.spot ? "spot" : "on-demand") + "\n";
   t += "resources:\n";

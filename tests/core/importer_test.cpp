@@ -192,24 +192,24 @@ TEST_F(ImporterFixture, MissingOnDemandPriceKeepsSpotOnlyOfferAndSkipsPricelessR
 // RunPod (tests/fixtures/catalog/v8/runpod, real rows of the v8 file; quirks in data/raw/skypilot-catalog/SOURCE.md).
 TEST_F(ImporterFixture, RunPodGigabytesUnderTheMebibyteKeyAreReadAsGigabytes) {
   // GpuInfo says "SizeInMiB: 80" for an 80 GB A100: providers.json declares per_gpu_GB, so no mismatch note.
-  const Offer& o = offer("runpod/1x_A100-80GB_SECURE/IN");
+  const Offer& o = offer("runpod/1x_A100-80GB_SECURE/any");
   EXPECT_EQ(result_->snapshot.gpus[o.gpu].id, "a100-pcie-80gb");
   EXPECT_EQ(result_->snapshot.gpus[o.gpu].memory_bytes, 80e9);
   EXPECT_FALSE(has_note("catalog_gpu_memory_mismatch", "runpod/"));
 }
 
 TEST_F(ImporterFixture, RunPodPlainH100IsThePcieCardAndTheSuffixesNameSxmAndEdition) {
-  EXPECT_EQ(gpu_of("runpod/1x_H100_SECURE/IN"), "h100-pcie");  // GpuInfo Name 'H100 PCIe'
-  EXPECT_EQ(gpu_of("runpod/8x_H100-SXM_SECURE/IN"), "h100-sxm");
-  EXPECT_EQ(offer("runpod/8x_H100-SXM_SECURE/IN").intra_link, LinkClass::nvswitch);
-  EXPECT_EQ(gpu_of("runpod/1x_A100-80GB-SXM_SECURE/IN"), "a100-sxm-80gb");  // A100-80GB alone is PCIe (above)
-  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO6000_SECURE/IN"), "rtx-pro-6000-blackwell-server");
-  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO6000-WK_SECURE/IN"), "rtx-pro-6000-blackwell-workstation");
-  EXPECT_EQ(offer("runpod/1x_H100_SECURE/IN").zone_count, 2);  // AP-IN-1 and AP-IN-2, one offer per country
+  EXPECT_EQ(gpu_of("runpod/1x_H100_SECURE/any"), "h100-pcie");  // GpuInfo Name 'H100 PCIe'
+  EXPECT_EQ(gpu_of("runpod/8x_H100-SXM_SECURE/any"), "h100-sxm");
+  EXPECT_EQ(offer("runpod/8x_H100-SXM_SECURE/any").intra_link, LinkClass::nvswitch);
+  EXPECT_EQ(gpu_of("runpod/1x_A100-80GB-SXM_SECURE/any"), "a100-sxm-80gb");  // A100-80GB alone is PCIe (above)
+  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO6000_SECURE/any"), "rtx-pro-6000-blackwell-server");
+  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO6000-WK_SECURE/any"), "rtx-pro-6000-blackwell-workstation");
+  EXPECT_EQ(offer("runpod/1x_H100_SECURE/any").zone_count, 2);  // AP-IN-1 and AP-IN-2: every data centre is a zone of one offer
 }
 
 TEST_F(ImporterFixture, RunPodSpotPriceEqualToPriceIsNoSpotPrice) {
-  const Offer& o = offer("runpod/1x_H100_SECURE/IN");
+  const Offer& o = offer("runpod/1x_H100_SECURE/any");
   EXPECT_EQ(o.price_usd_per_h, 2.89);
   EXPECT_LT(o.spot_usd_per_h, 0) << "the catalog's SpotPrice 2.89 is the on-demand price again";
   EXPECT_TRUE(has_note("spot_equal_to_price", "runpod/"));
@@ -224,34 +224,34 @@ TEST(Importer, ASpotPriceBelowPriceStillCountsWhereEqualMeansNone) {
   auto r = import_snapshot(in);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const auto& s = r.value().snapshot;
-  const int i = s.find_offer("runpod/1x_L40S_SECURE/IN");
+  const int i = s.find_offer("runpod/1x_L40S_SECURE/any");
   ASSERT_GE(i, 0);
   EXPECT_EQ(s.offers[i].spot_usd_per_h, 0.5);
 }
 
 TEST_F(ImporterFixture, RunPodMultiGpuB300HostRamGrowingWithTheSquareIsDividedByTheGpuCount) {
   // 1x B300: 503 GiB; 2x: 2,012 GiB (4x, not 2x: SkyPilot's fetcher scales the per-pod figure by the count twice).
-  EXPECT_EQ(offer("runpod/1x_B300_SECURE/IN").host_ram_bytes, 503.0 * 1073741824.0);
-  EXPECT_EQ(offer("runpod/2x_B300_SECURE/IN").host_ram_bytes, 1006.0 * 1073741824.0);
-  EXPECT_EQ(offer("runpod/2x_B300_SECURE/IN").vcpus, 86);  // vCPUs are right as they are
+  EXPECT_EQ(offer("runpod/1x_B300_SECURE/any").host_ram_bytes, 503.0 * 1073741824.0);
+  EXPECT_EQ(offer("runpod/2x_B300_SECURE/any").host_ram_bytes, 1006.0 * 1073741824.0);
+  EXPECT_EQ(offer("runpod/2x_B300_SECURE/any").vcpus, 86);  // vCPUs are right as they are
   EXPECT_TRUE(has_note("host_ram_times_gpu_count", "runpod/2x_B300_SECURE"));
   EXPECT_FALSE(has_note("host_ram_times_gpu_count", "runpod/1x_B300_SECURE"));
 }
 
 TEST_F(ImporterFixture, RunPodMi300xIsAnAmdGpuLinkedByInfinityFabric) {
-  const Offer& two = offer("runpod/2x_MI300X_SECURE/IN");
+  const Offer& two = offer("runpod/2x_MI300X_SECURE/any");
   const GpuSpec& g = result_->snapshot.gpus[two.gpu];
   EXPECT_EQ(g.id, "mi300x");
   EXPECT_EQ(g.vendor, "AMD");
   EXPECT_EQ(two.intra_link, LinkClass::infinity_fabric);
-  EXPECT_EQ(offer("runpod/1x_MI300X_SECURE/IN").intra_link, LinkClass::none);
+  EXPECT_EQ(offer("runpod/1x_MI300X_SECURE/any").intra_link, LinkClass::none);
 }
 
 TEST_F(ImporterFixture, RunPodRtxPro4500ServerEditionIsNotTheWorkstationCard) {
   // "RTXPRO4500-SE" (Server Edition: 165 W, 800 GB/s) has no complete datasheet entry and stays out; the plain
   // RTXPRO4500 rule must not catch it.
-  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO4500_SECURE/IN"), "rtx-pro-4500-blackwell");
-  EXPECT_LT(result_->snapshot.find_offer("runpod/1x_RTXPRO4500-SE_SECURE/IN"), 0);
+  EXPECT_EQ(gpu_of("runpod/2x_RTXPRO4500_SECURE/any"), "rtx-pro-4500-blackwell");
+  EXPECT_LT(result_->snapshot.find_offer("runpod/1x_RTXPRO4500-SE_SECURE/any"), 0);
   EXPECT_TRUE(has_note("unmapped_instance_type", "runpod/1x_RTXPRO4500-SE_SECURE"));
 }
 
@@ -265,6 +265,7 @@ TEST(Importer, RefusesUnknownValuesOfTheRunPodQuirkKeys) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().field.find("/catalog_host_ram"), std::string::npos) << r.error().to_string();
   in.families_json = good_fam;
+  const std::string good_prov = in.providers_json;
   auto prov = nlohmann::json::parse(in.providers_json);
   for (auto& p : prov["providers"])
     if (p["id"] == "runpod") p["catalog"][0]["spot_equal_to_price"] = true;
@@ -272,6 +273,22 @@ TEST(Importer, RefusesUnknownValuesOfTheRunPodQuirkKeys) {
   r = import_snapshot(in);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().field.find("/spot_equal_to_price"), std::string::npos) << r.error().to_string();
+  prov = nlohmann::json::parse(good_prov);
+  for (auto& p : prov["providers"])
+    if (p["id"] == "runpod") p["catalog"][0]["one_region"] = "eu-west";  // only "any" (kAnyRegion) is meant
+  in.providers_json = prov.dump();
+  r = import_snapshot(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().field.find("/one_region"), std::string::npos) << r.error().to_string();
+}
+
+// RunPod prices a configuration alike in every data centre: with "one_region": "any" its rows in every country
+// are the zones of one offer, which a launch recipe names no region for.
+TEST_F(ImporterFixture, RunPodDataCentresOfEveryCountryAreOneOffer) {
+  const Offer& o = offer("runpod/1x_H100_SECURE/any");
+  EXPECT_EQ(o.region, kAnyRegion);
+  EXPECT_EQ(o.zone_count, 2);
+  EXPECT_LT(result_->snapshot.find_offer("runpod/1x_H100_SECURE/IN"), 0);
 }
 
 TEST_F(ImporterFixture, UnmappedInstanceTypeIsSkippedWithANote) {

@@ -201,6 +201,10 @@ struct Offer {
   bool operator==(const Offer&) const = default;
 };
 
+// The region of an offer sold alike in every region of its provider (an importer option, e.g. RunPod): its zones
+// are the provider's data centres everywhere, and a launch names no region.
+inline constexpr const char* kAnyRegion = "any";
+
 // Per-GPU price of an offer (on-demand if `spot` is false); < 0 when not offered or gpu_count is 0.
 double price_per_gpu_usd_per_h(const Offer& o, bool spot = false);
 // Stable names used in JSON ("nvswitch", "efa", "spot_above_on_demand", ...).
