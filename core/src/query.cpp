@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "json_reader.h"
@@ -124,8 +125,11 @@ Key make(const char* path, Kind kind, double lo, double hi, Get g, Set s) {
   return Key{path, kind, lo, hi, g, s};
 }
 
-template <class E, size_t N, class Ref>
-Key enum_key(const char* path, const EnumName<E> (&table)[N], Ref ref) {
+// The accessors are plain function pointers (the table's lambdas capture nothing): then the get/set lambdas below
+// are one type per value type, not one per key, and so are their std::function wrappers; with a lambda type per
+// key, ~90 keys instantiated ~180 std::function targets (code, vtables), a measurable part of the wasm.
+template <class E, size_t N>
+Key enum_key(const char* path, const EnumName<E> (&table)[N], std::type_identity_t<E& (*)(Query&)> ref) {
   return make(
       path, Kind::text, 0, 0, [&table, ref](const Query& q) { return json(enum_name(table, ref(const_cast<Query&>(q)))); },
       [&table, ref](Query& q, const json& v) -> std::string {
@@ -137,8 +141,8 @@ Key enum_key(const char* path, const EnumName<E> (&table)[N], Ref ref) {
       });
 }
 
-template <class T, class Ref>
-Key num_key(const char* path, Kind kind, double lo, double hi, Ref ref) {
+template <class T>
+Key num_key(const char* path, Kind kind, double lo, double hi, std::type_identity_t<T& (*)(Query&)> ref) {
   return make(
       path, kind, lo, hi, [ref](const Query& q) { return json(ref(const_cast<Query&>(q))); },
       [ref](Query& q, const json& v) -> std::string {
@@ -147,8 +151,7 @@ Key num_key(const char* path, Kind kind, double lo, double hi, Ref ref) {
       });
 }
 
-template <class Ref>
-Key bool_key(const char* path, Ref ref) {
+Key bool_key(const char* path, bool& (*ref)(Query&)) {
   return make(
       path, Kind::boolean, 0, 0, [ref](const Query& q) { return json(ref(const_cast<Query&>(q))); },
       [ref](Query& q, const json& v) -> std::string {
@@ -157,8 +160,7 @@ Key bool_key(const char* path, Ref ref) {
       });
 }
 
-template <class Ref>
-Key list_key(const char* path, Ref ref) {
+Key list_key(const char* path, std::vector<std::string>& (*ref)(Query&)) {
   return make(
       path, Kind::list, 0, 0, [ref](const Query& q) { return json(ref(const_cast<Query&>(q))); },
       [ref](Query& q, const json& v) -> std::string {
