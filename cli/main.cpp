@@ -481,7 +481,11 @@ int main(int argc, char** argv) {
   CLI::App* sp = snapshot->add_subcommand("pack", "write a snapshot's compact binary form (what the web page loads)");
   sp->add_option("file", snap_path, "snapshot JSON")->required();
   sp->add_option("out", pack_out, "binary file to write (e.g. data/snapshot.bin)")->required();
-  sp->callback([&] { std::exit(trainfit::snapshot_pack_cmd(snap_path, pack_out, stdout)); });
+  std::string pack_text;
+  sp->add_option("--lean", pack_text,
+                 "leave the long text fields (sources, notes) out of the binary and write them to this JSON sidecar "
+                 "(e.g. data/snapshot-text.json; the web page applies it after its first frame)");
+  sp->callback([&] { std::exit(trainfit::snapshot_pack_cmd(snap_path, pack_out, pack_text, stdout)); });
 
   try {
     cli.parse(argc, argv);

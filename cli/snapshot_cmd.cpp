@@ -206,21 +206,37 @@ int snapshot_import_cmd(const std::string& catalog_dir, const std::string& input
   return 0;
 }
 
-int snapshot_pack_cmd(const std::string& json_path, const std::string& out_path, std::FILE* out) {
+int snapshot_pack_cmd(const std::string& json_path, const std::string& out_path, const std::string& lean_text_path,
+                      std::FILE* out) {
   std::string text;
   if (!read_file(json_path, &text)) {
     std::fprintf(out, "error: cannot read %s\n", json_path.c_str());
     return 2;
   }
-  Result<std::string> packed = pack_snapshot(text);
-  if (!packed) {
-    std::fprintf(out, "%s: refused, %s kept unchanged: %s\n", json_path.c_str(), out_path.c_str(),
-                 packed.error().to_string().c_str());
-    return 3;
+  // --lean TEXT: the binary without the long text fields, and the sidecar that holds them (snapshot.h, LeanPack).
+  LeanPack packed;
+  if (lean_text_path.empty()) {
+    Result<std::string> full = pack_snapshot(text);
+    if (full) packed.binary = std::move(full.value());
+    else {
+      std::fprintf(out, "%s: refused, %s kept unchanged: %s\n", json_path.c_str(), out_path.c_str(), full.error().to_string().c_str());
+      return 3;
+    }
+  } else {
+    Result<LeanPack> lean = pack_snapshot_lean(text);
+    if (lean) packed = std::move(lean.value());
+    else {
+      std::fprintf(out, "%s: refused, %s and %s kept unchanged: %s\n", json_path.c_str(), out_path.c_str(),
+                   lean_text_path.c_str(), lean.error().to_string().c_str());
+      return 3;
+    }
   }
-  if (!write_file_atomically(out_path, packed.value(), out)) return 2;
-  std::fprintf(out, "wrote %s: %zu bytes from %s (%zu bytes)\n", out_path.c_str(), packed.value().size(),
-               json_path.c_str(), text.size());
+  if (!write_file_atomically(out_path, packed.binary, out)) return 2;
+  std::fprintf(out, "wrote %s: %zu bytes from %s (%zu bytes)%s\n", out_path.c_str(), packed.binary.size(),
+               json_path.c_str(), text.size(), lean_text_path.empty() ? "" : ", text left out");
+  if (lean_text_path.empty()) return 0;
+  if (!write_file_atomically(lean_text_path, packed.text_json, out)) return 2;
+  std::fprintf(out, "wrote %s: %zu bytes of text\n", lean_text_path.c_str(), packed.text_json.size());
   return 0;
 }
 

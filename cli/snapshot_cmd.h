@@ -18,7 +18,9 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out);
 int snapshot_import_cmd(const std::string& catalog_dir, const std::string& inputs_dir, const std::string& out_path,
                         std::FILE* out);
 
-// The compact binary form of a snapshot JSON (snapshot.h, pack_snapshot), e.g. data/snapshot.bin for the page.
-int snapshot_pack_cmd(const std::string& json_path, const std::string& out_path, std::FILE* out);
+// The compact binary form of a snapshot JSON (snapshot.h, pack_snapshot). With lean_text_path: the lean binary
+// and its text sidecar (pack_snapshot_lean), e.g. data/snapshot.bin and data/snapshot-text.json for the page.
+int snapshot_pack_cmd(const std::string& json_path, const std::string& out_path, const std::string& lean_text_path,
+                      std::FILE* out);
 
 }  // namespace trainfit

@@ -67,6 +67,9 @@
   // data as the JSON, with no text to tokenise while the wasm still runs in the browser's baseline tier
   // (~35 ms of the first load). The JSON stays the published file, and the fallback.
   const BUNDLED = 'data/snapshot.json', BUNDLED_BIN = 'data/snapshot.bin';
+  // The binary is lean: its long text (datasheet and billing sources, notes: only the Snapshot tab and tooltips
+  // show them) is in a sidecar fetched after the first frame (docs/snapshot.md, "Lean form and text sidecar").
+  const BUNDLED_TEXT = 'data/snapshot-text.json';
   // Where the snapshot comes from: the bundled one, or ?snapshot=URL when it is same-origin or https.
   function snapshotUrl() {
     const asked = params.get('snapshot');
@@ -144,7 +147,7 @@
       try {
         const bytes = early.binary ? await early.data : await fetchSnapshot(BUNDLED_BIN, true);
         const r = loadBinary(bytes, origin);
-        if (r.ok) return r;
+        if (r.ok) { r.lean = true; return r; }
         console.warn('trainfit: ' + BUNDLED_BIN + ' refused (' + r.error.message + '); loading ' + BUNDLED);
       } catch (e) {
         console.warn('trainfit: ' + BUNDLED_BIN + ' unavailable (' + e.message + '); loading ' + BUNDLED);
@@ -163,17 +166,37 @@
   // Load milestones as performance marks (tf:*), read by tests/e2e/bench.js for the load breakdown.
   const mark = (name) => { try { performance.mark('tf:' + name); } catch (e) { /* old browsers */ } };
 
+  // After the first frame is drawn: fetch the sidecar and apply it (the module checks that it belongs to the
+  // loaded snapshot; a refused or missing one leaves the snapshot as it is and the Snapshot tab says so).
+  function loadSnapshotText() {
+    const apply = (text) => {
+      const r = parse(call('tf_apply_snapshot_text', ['string'], [text]));
+      if (!r.ok) console.warn('trainfit: ' + BUNDLED_TEXT + ' refused (' + r.error.message + ')');
+    };
+    const fail = (e) => {
+      console.warn('trainfit: ' + BUNDLED_TEXT + ' unavailable (' + e.message + ')');
+      call('tf_apply_snapshot_text', ['string'], ['']);  // the tab then says "not loaded", not "loading"
+    };
+    const whenDrawn = () => {
+      if (Module._tf_drawn_frames() > 0) fetchText(BUNDLED_TEXT).then(apply, fail);
+      else requestAnimationFrame(whenDrawn);
+    };
+    requestAnimationFrame(whenDrawn);
+  }
+
   async function start() {
     mark('runtime');
     applyViewSettings();
     splash('Loading prices…');
     let src = snapshotUrl();
     if (src.error) { banner(src.error + '; using the bundled snapshot.'); src = { url: BUNDLED, origin: 'bundled snapshot' }; }
+    let lean = false;
     try {
       const r = await loadSnapshot(src.url, src.origin);
+      lean = !!r.lean;
       if (!r.ok) {
         banner('Snapshot refused (' + r.error.message + '); using the bundled snapshot.');
-        if (src.url !== BUNDLED) await loadSnapshot(BUNDLED, 'bundled snapshot');
+        if (src.url !== BUNDLED) lean = !!(await loadSnapshot(BUNDLED, 'bundled snapshot')).lean;
       }
     } catch (e) {
       banner('Could not load prices: ' + e.message);
@@ -193,6 +216,7 @@
     started = true;
     readyResolve();
     scheduleLive();
+    if (lean) loadSnapshotText();
   }
 
   // View settings that are not part of the query: embed mode and the theme (remembered in this browser).

@@ -73,6 +73,10 @@ EMSCRIPTEN_KEEPALIVE const char* tf_load_snapshot_bin(const char* bytes, double 
     return status_json(trainfit::web::app().load_snapshot_binary(data, origin ? origin : ""));
   });
 }
+// The text sidecar of the lean bundled snapshot (data/snapshot-text.json), applied after the first frame.
+EMSCRIPTEN_KEEPALIVE const char* tf_apply_snapshot_text(const char* json) {
+  return guarded([&] { return status_json(trainfit::web::app().apply_snapshot_text(json ? json : "")); });
+}
 EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   return guarded([&] {
     trainfit::web::app().set_error_banner(message ? message : "");

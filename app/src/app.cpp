@@ -196,6 +196,7 @@ std::string adopt_snapshot(App::Impl& s, Result<Snapshot> loaded, std::string_vi
   s.has_snapshot = true;
   s.snapshot_origin = std::string(origin);
   s.snapshot_error.clear();
+  s.snapshot_text_error.clear();
   ++s.snapshot_version;
   ++s.query_version;  // results depend on the snapshot too
   return "";
@@ -212,6 +213,14 @@ std::string App::load_snapshot_binary(std::string_view bytes, std::string_view o
   SnapshotLoadOptions opt;
   opt.today = impl_->today;
   return adopt_snapshot(*impl_, trainfit::load_snapshot_binary(bytes, opt, nullptr), origin);
+}
+std::string App::apply_snapshot_text(std::string_view sidecar_json) {
+  Impl& s = *impl_;
+  if (!s.has_snapshot) return "no snapshot is loaded";
+  Result<size_t> r = trainfit::apply_snapshot_text(s.snapshot, sidecar_json);
+  if (!r) return s.snapshot_text_error = "text sidecar refused: " + r.error().to_string();
+  s.snapshot_text_error.clear();
+  return "";
 }
 bool App::has_snapshot() const { return impl_->has_snapshot; }
 
@@ -271,6 +280,9 @@ std::string App::state_json() const {
   out += ",\"snapshot_origin\":\"" + json_escape(s.snapshot_origin) + "\"";
   if (s.has_snapshot) {
     put_num(out, "offers", static_cast<double>(s.snapshot.offers.size()));
+    // "complete", "loading" (a lean snapshot before its text sidecar) or the sidecar's refusal.
+    out += ",\"snapshot_text\":\"" +
+           json_escape(!s.snapshot.text_left_out ? "complete" : s.snapshot_text_error.empty() ? "loading" : s.snapshot_text_error) + "\"";
     out += ",\"prices_captured\":\"" + json_escape(s.prices_text) + "\",\"prices_stale\":";
     out += s.prices.stale ? "true" : "false";
   }

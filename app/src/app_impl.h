@@ -62,6 +62,7 @@ struct App::Impl {
   uint64_t snapshot_version = 0;
   std::string snapshot_origin;
   std::string snapshot_error;     // last refused snapshot (the current one stays)
+  std::string snapshot_text_error;  // why a lean snapshot's text sidecar was refused ("" = none refused)
   std::string banner;             // shell-level error
   std::string clipboard;
   std::vector<std::string> requests;  // for the shell: "open_file", "open_full_app", "theme:dark", ...

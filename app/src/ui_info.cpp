@@ -129,6 +129,12 @@ void draw_snapshot_info(App::Impl& s) {
     ImGui::TextColored(warn_color(), "Stale: some prices were captured over %.0f days ago; providers change prices often. "
                        "Refresh them with %s, or load a newer snapshot, before deciding.", sn.stale_after_days,
                        kRefreshPricesCommand);
+  // A lean snapshot (the page's first load) has its sources and notes in a sidecar fetched after the first frame.
+  if (sn.text_left_out && s.snapshot_text_error.empty())
+    ImGui::TextDisabled("Sources and notes loading...");
+  else if (sn.text_left_out)
+    ImGui::TextColored(warn_color(), "Sources and notes not loaded (%s); the prices and figures are complete.",
+                       s.snapshot_text_error.c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersV | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_Resizable;
   if (ImGui::BeginTable("providers", 6, flags)) {
@@ -163,7 +169,8 @@ void draw_snapshot_info(App::Impl& s) {
       else ImGui::TextDisabled("none");
       if (ImGui::IsItemHovered() && !p.spot.source.empty()) ImGui::SetTooltip("%s", p.spot.source.c_str());
       ImGui::TableSetColumnIndex(5);
-      ImGui::TextUnformatted(p.catalog_source.c_str());
+      if (sn.text_left_out) ImGui::TextDisabled("%s", s.snapshot_text_error.empty() ? "loading..." : "not loaded");
+      else ImGui::TextUnformatted(p.catalog_source.c_str());
     }
     ImGui::EndTable();
   }

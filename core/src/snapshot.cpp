@@ -701,10 +701,10 @@ struct AgeMemo {
     });
   if (o.gpu >= 0 && s.gpus[o.gpu].spec_incomplete && !(o.flags & kFlagSpecIncomplete))
     flag_offer(c, s, row_of, i, kFlagSpecIncomplete, "spec_incomplete",
-               [&] { return "GPU spec incomplete: " + s.gpus[o.gpu].spec_note; });
+               [&] { return detail::gpu_flag_warning(s.gpus[o.gpu], kFlagSpecIncomplete); });
   if (o.gpu >= 0 && s.gpus[o.gpu].estimated_spec && !(o.flags & kFlagEstimatedSpec))
     flag_offer(c, s, row_of, i, kFlagEstimatedSpec, "estimated_spec",
-               [&] { return "GPU figures estimated: " + s.gpus[o.gpu].estimated_note; });
+               [&] { return detail::gpu_flag_warning(s.gpus[o.gpu], kFlagEstimatedSpec); });
   if (!opt.today.empty()) {
     const std::string& cap = o.capture_date.empty() ? s.providers[o.provider].capture_date : o.capture_date.str();
     if (memo.date != &cap) memo = AgeMemo{&cap, days_between(cap, opt.today)};
@@ -759,6 +759,10 @@ struct AgeMemo {
 }  // namespace
 
 namespace detail {
+
+std::string gpu_flag_warning(const GpuSpec& g, OfferFlag f) {
+  return f == kFlagSpecIncomplete ? "GPU spec incomplete: " + g.spec_note : "GPU figures estimated: " + g.estimated_note;
+}
 
 std::optional<Snapshot> read_snapshot_json(std::string_view text, const SnapshotLoadOptions& opt, SnapshotReport* r,
                                            std::vector<size_t>* row_of_out) {

@@ -6,7 +6,8 @@
 // outliers) run at load exactly as after the JSON, and the result is the same Snapshot (tests/core).
 //
 // Layout, all little-endian: a 32-byte header
-//   "TFSB" | u32 format version | u32 snapshot schema_version | u32 0 | u64 payload bytes | u64 checksum of payload
+//   "TFSB" | u32 format version | u32 snapshot schema_version | u32 flags | u64 payload bytes | u64 checksum of payload
+// (flags: kBinaryFlagTextLeftOut for the lean form, pack_snapshot_lean; other bits refused)
 // (snapshot_binary_checksum: FNV-1a-64 over 8-byte words)
 // then the payload: strings as u32 length + bytes, doubles as IEEE-754 binary64, vectors as u32 count + items,
 // in the order of the structs in snapshot.h (payload_fields below: one field list for both directions); the
@@ -517,7 +518,9 @@ void check_payload(Reader& r, const Snapshot& s) {
 
 }  // namespace
 
-Result<std::string> pack_snapshot(std::string_view json_text) {
+namespace {
+// The JSON as the reader leaves it (with the reader's warnings), ready to pack.
+Result<Snapshot> read_for_pack(std::string_view json_text, std::vector<Warning>* warnings) {
   SnapshotReport report;
   std::vector<size_t> row_of;
   std::optional<Snapshot> s = detail::read_snapshot_json(json_text, SnapshotLoadOptions{}, &report, &row_of);
@@ -526,17 +529,41 @@ Result<std::string> pack_snapshot(std::string_view json_text) {
   // binary form does not store the rows' numbers.
   for (size_t i = 0; i < row_of.size(); ++i)
     if (row_of[i] != i) return Error{"/offers/rows", "internal error: offer " + std::to_string(i) + " is not row " + std::to_string(i)};
+  *warnings = std::move(report.warnings);
+  return std::move(*s);
+}
+
+std::string pack(Snapshot& s, std::vector<Warning>& warnings) {
   Writer payload;
-  payload_fields(payload, *s, report.warnings);
+  payload_fields(payload, s, warnings);
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
   w.u32(kSnapshotBinaryVersion);
-  w.u32(static_cast<uint32_t>(s->schema_version));
-  w.u32(0);
+  w.u32(static_cast<uint32_t>(s.schema_version));
+  w.u32(s.text_left_out ? kBinaryFlagTextLeftOut : 0);
   w.u64(payload.out.size());
   w.u64(snapshot_binary_checksum(payload.out));
   w.out += payload.out;
-  return w.out;
+  return std::move(w.out);
+}
+}  // namespace
+
+Result<std::string> pack_snapshot(std::string_view json_text) {
+  std::vector<Warning> warnings;
+  Result<Snapshot> s = read_for_pack(json_text, &warnings);
+  if (!s) return s.error();
+  return pack(s.value(), warnings);
+}
+
+Result<LeanPack> pack_snapshot_lean(std::string_view json_text) {
+  std::vector<Warning> warnings;
+  Result<Snapshot> s = read_for_pack(json_text, &warnings);
+  if (!s) return s.error();
+  LeanPack out;
+  out.text_json = snapshot_text_json(s.value());
+  strip_snapshot_text(s.value());
+  out.binary = pack(s.value(), warnings);
+  return out;
 }
 
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
@@ -552,8 +579,7 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
   if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return refuse("not a trainfit binary snapshot");
   Reader h(bytes.substr(sizeof kMagic, kHeaderBytes - sizeof kMagic));
-  const uint32_t version = h.u32(), schema = h.u32();
-  h.u32();
+  const uint32_t version = h.u32(), schema = h.u32(), flags = h.u32();
   const uint64_t size = h.u64(), sum = h.u64();
   // Older versions (1-3: row-wise offers) are refused rather than read: the page ships its snapshot.bin with its
   // wasm, and falls back to the JSON, which every version reads.
@@ -563,12 +589,14 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
   if (schema != static_cast<uint32_t>(kSnapshotSchemaVersion))
     return refuse("schema_version " + std::to_string(schema) + " (this build reads " +
                   std::to_string(kSnapshotSchemaVersion) + ")");
+  if (flags & ~kBinaryFlagTextLeftOut) return refuse("unknown header flags " + std::to_string(flags));
   const std::string_view payload = bytes.substr(kHeaderBytes);
   if (size != payload.size())
     return refuse("payload is " + std::to_string(payload.size()) + " bytes, the header says " + std::to_string(size));
   if (snapshot_binary_checksum(payload) != sum) return refuse("checksum mismatch (the file is damaged)");
   Snapshot s;
   s.schema_version = kSnapshotSchemaVersion;
+  s.text_left_out = (flags & kBinaryFlagTextLeftOut) != 0;
   Reader p(payload);
   try {
     payload_fields(p, s, r->warnings);

@@ -39,6 +39,10 @@ std::optional<Snapshot> read_snapshot_json(std::string_view text, const Snapshot
 bool derive_snapshot_flags(Snapshot& s, const std::vector<size_t>& row_of, const SnapshotLoadOptions& opt,
                            SnapshotReport* r);
 
+// The text of the warning a derived GPU flag (kFlagSpecIncomplete, kFlagEstimatedSpec) adds to an offer: it quotes
+// the GPU's note, so applying a lean snapshot's text sidecar re-quotes these warnings (snapshot_text.cpp).
+std::string gpu_flag_warning(const GpuSpec& g, OfferFlag f);
+
 // A refused load's error for Result: the first one, with the count of the others ("(and 3 more errors)"); `none`
 // when the report holds no error.
 Error first_error(const SnapshotReport& r, const char* none);

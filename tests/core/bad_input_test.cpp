@@ -579,6 +579,36 @@ TEST(BadSnapshot, TruncatedDocumentsAreRefusedWherever_TheyAreCut) {
   EXPECT_FALSE(load_timed(text.substr(0, text.find_last_of('}'))).ok());
 }
 
+// The text sidecar of the lean binary (data/snapshot-text.json, apply_snapshot_text): fetched by the page, so
+// untrusted. Truncated, hostile or foreign sidecars are refused quickly with a field, and change nothing.
+TEST(BadSnapshot, TruncatedOrHostileTextSidecarsAreRefusedAndChangeNothing) {
+  const LeanPack lean = pack_snapshot_lean(embedded_snapshot_json()).value();
+  const Snapshot before = load_snapshot_binary(lean.binary, SnapshotLoadOptions{}).value();
+  std::vector<std::string> bad;
+  for (double f : {0.0, 0.01, 0.5, 0.99}) bad.push_back(lean.text_json.substr(0, static_cast<size_t>(f * lean.text_json.size())));
+  json j = json::parse(lean.text_json);
+  j["gpus"][before.gpus[0].id]["tflops_bf16"] = "9999";  // a number's name: not a text field
+  bad.push_back(j.dump());
+  j = json::parse(lean.text_json);
+  j["snapshot_id"] = before.id + "-old";  // a cached sidecar of another snapshot
+  bad.push_back(j.dump());
+  bad.push_back(std::string(1u << 20, '{'));
+  bad.push_back("{\"format\":\"trainfit-snapshot-text\",\"version\":1e300}");
+  bad.push_back(std::string("{\"a\":\"\xff\xfe\"}"));
+  for (const std::string& text : bad) {
+    Snapshot s = before;
+    const auto t0 = Clock::now();
+    Result<size_t> r = apply_snapshot_text(s, text);
+    EXPECT_LT(seconds_since(t0), kCaseBound_s);
+    ASSERT_FALSE(r.ok()) << text.substr(0, 200);
+    EXPECT_FALSE(r.error().message.empty());
+    EXPECT_TRUE(s == before) << r.error().to_string();
+  }
+  Snapshot s = before;
+  ASSERT_TRUE(apply_snapshot_text(s, lean.text_json).ok());  // the good one applies
+  EXPECT_FALSE(s.text_left_out);
+}
+
 TEST(BadSnapshot, OtherSchemaVersionsAreRefusedByName) {
   for (const json& v : {json(2), json(0), json(-1), json(1.5), json("1"), json(nullptr), json(1e300)}) {
     json d = bundled_doc();

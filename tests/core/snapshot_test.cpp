@@ -504,16 +504,20 @@ TEST(SnapshotBinary, TheChecksumIsFnv1aOverEightByteWordsThenTheTailBytes) {
     EXPECT_EQ(snapshot_binary_checksum(p), by_hand(p)) << p;
 }
 
-TEST(SnapshotBinary, TheCommittedBinaryIsThePackingOfTheCommittedJson) {
-  // data/snapshot.bin is what the web page loads; scripts/update-snapshot rewrites both files.
+TEST(SnapshotBinary, TheCommittedBinaryAndSidecarAreTheLeanPackingOfTheCommittedJson) {
+  // data/snapshot.bin (lean) and data/snapshot-text.json are what the web page loads; scripts/update-snapshot
+  // rewrites all three files.
+  const char* how = "trainfit snapshot pack data/snapshot.json data/snapshot.bin --lean data/snapshot-text.json";
   const std::string json_text = read_source_file("data/snapshot.json");
   const std::string bin = read_source_file("data/snapshot.bin");
+  const std::string text = read_source_file("data/snapshot-text.json");
   ASSERT_FALSE(json_text.empty());
-  ASSERT_FALSE(bin.empty()) << "data/snapshot.bin is missing: trainfit snapshot pack data/snapshot.json data/snapshot.bin";
-  Result<std::string> packed = pack_snapshot(json_text);
+  ASSERT_FALSE(bin.empty()) << "data/snapshot.bin is missing: " << how;
+  ASSERT_FALSE(text.empty()) << "data/snapshot-text.json is missing: " << how;
+  Result<LeanPack> packed = pack_snapshot_lean(json_text);
   ASSERT_TRUE(packed.ok());
-  EXPECT_TRUE(packed.value() == bin)
-      << "data/snapshot.bin is out of date: trainfit snapshot pack data/snapshot.json data/snapshot.bin";
+  EXPECT_TRUE(packed->binary == bin) << "data/snapshot.bin is out of date: " << how;
+  EXPECT_TRUE(packed->text_json == text) << "data/snapshot-text.json is out of date: " << how;
 }
 
 TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
@@ -659,6 +663,135 @@ TEST(SnapshotBinary, AlteredPayloadsWithValidChecksumsNeverCrashTheReader) {
   }
   EXPECT_GT(refused, 0);
   EXPECT_GT(loaded, 0);  // string bytes and prices can change without breaking the structure
+}
+
+
+// ---- the lean form and its text sidecar (snapshot_text.cpp; docs/snapshot.md, "Lean form and text sidecar")
+
+namespace {
+// A document with every text field the sidecar carries filled (EveryFieldTheReaderFillsSurvivesThePacking's
+// kind): GPU notes and sources, provider notes, billing and exception notes/sources, spot/storage/egress/
+// provision/catalog sources, the sources list's notes.
+std::string text_rich_doc() {
+  json d = minimal_doc();
+  for (json& g : d["gpus"]) {
+    g["spec_incomplete"] = true;
+    g["spec_note"] = "no FP8 figure published \"quoted\"\n";
+    g["source"] = "https://example/" + g["id"].get<std::string>();
+  }
+  d["sources"] = json::array({{{"id", "src"}, {"address", "https://example/src"}, {"capture_date", "2026-09-01"},
+                               {"note", "a note, \u00e9"}}});
+  for (json& p : d["providers"]) {
+    p["billing"]["note"] = "per second";
+    p["billing"]["source"] = "https://example/billing";
+    p["billing_exceptions"] = json::array({{{"match", "BM."}, {"increment_s", 3600}, {"minimum_s", 3600},
+                                            {"note", "bare metal: hourly"}, {"source", "https://example/bm"}},
+                                           {{"match", "X."}, {"increment_s", 60}, {"minimum_s", 60}, {"note", ""}, {"source", "https://example/x"}}});
+    p["notes"] = "notes of " + p["id"].get<std::string>();
+    p["catalog_source"] = "https://example/catalog";
+  }
+  return d.dump();
+}
+
+Snapshot load_bin(const std::string& bytes) {
+  SnapshotLoadOptions opt;
+  opt.today = "2026-11-29";
+  Result<Snapshot> s = load_snapshot_binary(bytes, opt);
+  EXPECT_TRUE(s.ok()) << s.error().to_string();
+  return s.ok() ? std::move(s.value()) : Snapshot{};
+}
+}  // namespace
+
+TEST(SnapshotText, TheLeanBinaryWithItsSidecarAppliedIsTheFullSnapshot) {
+  for (const std::string& doc : {text_rich_doc(), std::string(embedded_snapshot_json())}) {
+    ASSERT_TRUE(pack_snapshot(doc).ok()) << pack_snapshot(doc).error().to_string();
+    const Snapshot full = load_bin(pack_snapshot(doc).value());
+    Result<LeanPack> lean = pack_snapshot_lean(doc);
+    ASSERT_TRUE(lean.ok()) << lean.error().to_string();
+    Snapshot s = load_bin(lean->binary);
+    EXPECT_TRUE(s.text_left_out);
+    EXPECT_FALSE(full.text_left_out);
+    // Before the sidecar: every number, id, name, offer and flag already there; only the text is empty.
+    Snapshot stripped = full;
+    strip_snapshot_text(stripped);
+    // (The warnings that quote a GPU's note quote the empty one until the sidecar is applied.)
+    EXPECT_TRUE(s.sources == stripped.sources && s.gpus == stripped.gpus && s.providers == stripped.providers);
+    EXPECT_TRUE(s.offers == full.offers) << "every offer, price and flag is in the lean form";
+    EXPECT_EQ(s.warnings.size(), full.warnings.size());
+    EXPECT_TRUE(s.gpus[0].source.empty());
+    EXPECT_FALSE(full.gpus[0].source.empty());
+    Result<size_t> n = apply_snapshot_text(s, lean->text_json);
+    ASSERT_TRUE(n.ok()) << n.error().to_string();
+    EXPECT_GT(n.value(), 0u);
+    EXPECT_TRUE(s == full) << "lean + sidecar differs from the full snapshot";
+    EXPECT_LT(lean->binary.size(), pack_snapshot(doc).value().size());
+  }
+}
+
+TEST(SnapshotText, ABadSidecarIsRefusedWithTheFieldAndLeavesTheSnapshotUnchanged) {
+  const std::string doc = text_rich_doc();
+  const LeanPack lean = pack_snapshot_lean(doc).value();
+  const Snapshot before = load_bin(lean.binary);
+  const json good = json::parse(lean.text_json);
+  const std::string gpu = before.gpus[0].id, prov = before.providers[0].id;
+  auto edited = [&](auto edit) {
+    json j = good;
+    edit(j);
+    return j.dump();
+  };
+  struct Case {
+    std::string text, field, words;
+  };
+  const std::vector<Case> cases = {
+      {"", "", "not JSON"},
+      {"{\"format\": ", "", "not JSON"},
+      {"[]", "", "must be a JSON object"},
+      {edited([](json& j) { j["format"] = "other"; }), "/format", "not a trainfit text sidecar"},
+      {edited([](json& j) { j["version"] = 2; }), "/version", "this build reads version 1"},
+      {edited([](json& j) { j["snapshot_id"] = "another"; }), "/snapshot_id", "belongs to another snapshot"},
+      {edited([](json& j) { j.erase("snapshot_id"); }), "/snapshot_id", "missing"},
+      {edited([](json& j) { j["extra"] = 1; }), "/extra", "unknown field"},
+      {edited([](json& j) { j["gpus"]["no-such-gpu"] = {{"source", "x"}}; }), "/gpus/no-such-gpu", "no record with this id"},
+      {edited([&](json& j) { j["gpus"][gpu]["memory_bytes"] = "1"; }), "/gpus/" + gpu + "/memory_bytes", "unknown field"},
+      {edited([&](json& j) { j["gpus"][gpu]["id"] = "other"; }), "/gpus/" + gpu + "/id", "unknown field"},
+      {edited([&](json& j) { j["gpus"][gpu]["source"] = 3; }), "/gpus/" + gpu + "/source", "must be a string"},
+      {edited([&](json& j) { j["gpus"][gpu] = "x"; }), "/gpus/" + gpu, "must be an object"},
+      {edited([](json& j) { j["providers"] = json::array(); }), "/providers", "must be an object"},
+      {edited([&](json& j) { j["providers"][prov]["billing_exceptions"].erase(0); }),
+       "/providers/" + prov + "/billing_exceptions", "1 entries; the snapshot's provider has 2"},
+      {edited([&](json& j) { j["providers"][prov]["billing_exceptions"][0]["match"] = "Y."; }),
+       "/providers/" + prov + "/billing_exceptions/0/match", "must be the snapshot's exception match \"BM.\""},
+      {edited([&](json& j) { j["providers"][prov]["billing_exceptions"][1]["increment_s"] = 1; }),
+       "/providers/" + prov + "/billing_exceptions/1/increment_s", "unknown field"},
+      {std::string(100, '[') + std::string(100, ']'), "", "nests deeper"},
+      {std::string(9u << 20, ' '), "", "bytes (at most"},
+  };
+  for (const Case& c : cases) {
+    Snapshot s = before;
+    Result<size_t> r = apply_snapshot_text(s, c.text);
+    ASSERT_FALSE(r.ok()) << c.text.substr(0, 300);
+    EXPECT_EQ(r.error().field, c.field) << r.error().to_string();
+    EXPECT_NE(r.error().message.find(c.words), std::string::npos) << r.error().to_string() << " (expected " << c.words << ")";
+    EXPECT_TRUE(s == before) << "a refused sidecar changed the snapshot: " << r.error().to_string();
+  }
+  // A snapshot that has its text (the full binary, the JSON) is never overwritten.
+  Snapshot full = load_bin(pack_snapshot(doc).value());
+  const Snapshot kept = full;
+  Result<size_t> r = apply_snapshot_text(full, lean.text_json);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("already holds its text"), std::string::npos);
+  EXPECT_TRUE(full == kept);
+}
+
+TEST(SnapshotText, TheHeaderFlagSaysTheTextIsLeftOutAndUnknownFlagsAreRefused) {
+  const LeanPack lean = pack_snapshot_lean(text_rich_doc()).value();
+  EXPECT_EQ(static_cast<uint8_t>(lean.binary[12]), kBinaryFlagTextLeftOut);  // the header's flags word
+  EXPECT_EQ(pack_snapshot(text_rich_doc()).value()[12], 0);
+  std::string odd = lean.binary;
+  odd[12] = 2;
+  Result<Snapshot> r = load_snapshot_binary(odd, SnapshotLoadOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown header flags 2"), std::string::npos);
 }
 
 }  // namespace

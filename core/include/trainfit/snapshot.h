@@ -243,6 +243,9 @@ struct Snapshot {
   // "" = not judged) and the limit used.
   std::string judged_on;
   double stale_after_days = 0;
+  // Set by the binary loader from the header of a lean file (pack_snapshot_lean): the long text fields
+  // (snapshot_text_fields) were left out and are empty until apply_snapshot_text fills them. Not in the JSON.
+  bool text_left_out = false;
 
   bool operator==(const Snapshot&) const = default;
   int find_gpu(const std::string& id) const;
@@ -296,6 +299,30 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
                                                     SnapshotReport* report);
 Result<Snapshot> load_snapshot_binary(std::string_view bytes, const SnapshotLoadOptions& opt,
                                       std::vector<Warning>* warnings = nullptr);
+// The lean form the web page loads first (docs/snapshot.md, "Lean form and text sidecar"): the same format with
+// header flag kBinaryFlagTextLeftOut and the long text fields empty (GPU datasheet sources and notes, provider
+// notes and billing/spot/storage/egress/provision/catalog sources, the sources list's notes: what only the
+// Snapshot tab and tooltips show), plus the text sidecar JSON (snapshot_text_json) that puts them back.
+inline constexpr uint32_t kBinaryFlagTextLeftOut = 1;
+struct LeanPack {
+  std::string binary;     // data/snapshot.bin
+  std::string text_json;  // data/snapshot-text.json
+};
+Result<LeanPack> pack_snapshot_lean(std::string_view json_text);
+
+// ---- the text sidecar (core/src/snapshot_text.cpp) ----
+// {"format": "trainfit-snapshot-text", "version": 1, "snapshot_id": ..., "sources": {id: {"note": ...}},
+//  "gpus": {id: {field: text}}, "providers": {id: {field: text, "billing_exceptions": [{match, note, source}]}}};
+// deterministic, empty fields omitted.
+std::string snapshot_text_json(const Snapshot& s);
+// Empties the fields the sidecar carries and sets Snapshot::text_left_out.
+void strip_snapshot_text(Snapshot& s);
+// Fills a lean snapshot's text from its sidecar (untrusted input): only when the snapshot has its text left out
+// and the sidecar's snapshot_id is the snapshot's id; only the known text fields of records the snapshot has;
+// never a number, id or flag. Any problem refuses the whole sidecar (Error names the field) and leaves the
+// snapshot unchanged. Returns the number of fields filled; clears text_left_out.
+Result<size_t> apply_snapshot_text(Snapshot& s, std::string_view sidecar_json);
+
 // The header's checksum of the payload: FNV-1a-64 applied to 8-byte little-endian words, then to the last 0-7
 // bytes one at a time (docs/snapshot.md).
 uint64_t snapshot_binary_checksum(std::string_view payload);

@@ -28,6 +28,9 @@ class App {
   // The same from the snapshot's compact binary form (core snapshot.h, pack_snapshot): what the web page loads
   // for the bundled snapshot; the same Snapshot and warnings as its JSON.
   std::string load_snapshot_binary(std::string_view bytes, std::string_view origin);
+  // The text sidecar of a lean binary snapshot (core snapshot.h, apply_snapshot_text): fills the sources and
+  // notes the Snapshot tab shows. A refused sidecar leaves the snapshot as it was and says why on that tab.
+  std::string apply_snapshot_text(std::string_view sidecar_json);
   bool has_snapshot() const;
 
   // The query, in its shared forms. Errors name the field; the current query is kept on error.
