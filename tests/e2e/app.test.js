@@ -47,6 +47,9 @@ test('the bundled snapshot loads from its binary form, and from the JSON when th
       const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
       const st = await page.evaluate(() => window.trainfit.state());
       const top = await page.evaluate(() => JSON.stringify(window.trainfit.call('rank', { top: 5 })));
+      // The lean binary's sources and notes arrive after the first frame (data/snapshot-text.json); the JSON
+      // has them already.
+      await page.waitForFunction(() => window.trainfit.state().snapshot_text === 'complete', null, { timeout: 30000 });
       runs[mode] = { offers: st.offers, ranked: st.ranked, top, fetched: [...fetched].sort() };
       // The browser's own report of the 404 (mode 'missing') names no file: nothing else may go wrong.
       assert.deepStrictEqual(problems.filter((p) => !/snapshot\.bin|404 \(Not Found\)/.test(p)), [], mode);
@@ -64,6 +67,45 @@ test('the bundled snapshot loads from its binary form, and from the JSON when th
     assert.strictEqual(runs[mode].top, runs.binary.top, mode + ': the same ranking from either form');
   }
   assert.ok(runs.binary.offers > 1000 && runs.binary.ranked > 0);
+});
+
+test('the lean snapshot\'s text sidecar comes after the first frame; a missing or foreign one changes no answer', async () => {
+  // web/app.js fetches data/snapshot-text.json once the first frame is drawn and hands it to the module, which
+  // applies it only to the snapshot it belongs to (snapshot_id) and otherwise keeps the lean snapshot as it is.
+  const runs = {};
+  for (const mode of ['good', 'missing', 'foreign']) {
+    const order = [];
+    const onRequest = (r) => { if (/data\/snapshot(-text)?\.(bin|json)$/.test(r.url())) order.push(r.url().split('/').pop()); };
+    const route = async (r) => {
+      if (mode === 'missing') return r.fulfill({ status: 404, body: 'gone' });
+      const res = await r.fetch();
+      const doc = JSON.parse(await res.text());
+      doc.snapshot_id = 'another-snapshot';
+      return r.fulfill({ response: res, body: JSON.stringify(doc) });
+    };
+    if (mode !== 'good') await ctx.browser.route('**/data/snapshot-text.json', route);
+    ctx.browser.on('request', onRequest);
+    try {
+      const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+      await page.waitForFunction(() => window.trainfit.state().snapshot_text !== 'loading', null, { timeout: 30000 });
+      const st = await page.evaluate(() => window.trainfit.state());
+      const top = await page.evaluate(() => JSON.stringify(window.trainfit.call('rank', { top: 5 })));
+      runs[mode] = { text: st.snapshot_text, ranked: st.ranked, top, order };
+      assert.deepStrictEqual(problems.filter((p) => !/snapshot-text|404 \(Not Found\)/.test(p)), [], mode);
+      await page.close();
+    } finally {
+      ctx.browser.off('request', onRequest);
+      if (mode !== 'good') await ctx.browser.unroute('**/data/snapshot-text.json', route);
+    }
+  }
+  assert.strictEqual(runs.good.text, 'complete');
+  assert.deepStrictEqual(runs.good.order, ['snapshot.bin', 'snapshot-text.json'], 'the sidecar after the binary');
+  assert.match(runs.missing.text, /text sidecar refused/);
+  assert.match(runs.foreign.text, /snapshot_id.*another snapshot/);
+  for (const mode of ['missing', 'foreign']) {
+    assert.strictEqual(runs[mode].ranked, runs.good.ranked, mode);
+    assert.strictEqual(runs[mode].top, runs.good.top, mode + ': the same answers without the text');
+  }
 });
 
 test('the WebGL context made while the wasm compiles is the one the module uses, with GLFW\'s attributes', async () => {
