@@ -124,7 +124,7 @@ test('the table shows the same rows and numbers as `trainfit rank --format json`
   const { page, problems } = await openApp(ctx.browser, base, '?nosw=1#' + hash);
   await page.waitForFunction(() => window.trainfit.state().ranked > 0);
   const ui = await view(page);
-  const cli = JSON.parse(execFileSync(CLI, ['rank', '--hash', '#' + hash, '--format', 'json'], { encoding: 'utf8' }));
+  const cli = JSON.parse(execFileSync(CLI, ['rank', '--hash', '#' + hash, '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
   const api = await page.evaluate((h) => { window.trainfit.setHash(h); return window.trainfit.call('rank', window.trainfit.query()); }, hash);
   assert.strictEqual(cli.ok, true);
   assert.strictEqual(api.counts.ranked, cli.counts.ranked);
