@@ -1,11 +1,13 @@
 // Test helpers: the bundled snapshot, loaded once, and a facade call (api_call) parsed as JSON — what the CLI's
 // --format json and the JS API return for the same query.
 #pragma once
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "trainfit/api.h"
 #include "trainfit/bundled.h"
+#include "trainfit/query.h"
 #include "trainfit/snapshot.h"
 
 namespace trainfit::test {
@@ -13,6 +15,19 @@ namespace trainfit::test {
 inline const Snapshot& bundled_snapshot() {
   static const Snapshot s = *load_snapshot(embedded_snapshot_json());
   return s;
+}
+
+// A copy a test may change, and a query parsed from JSON; a load or parse error fails the test with its reason.
+inline Snapshot bundled_copy() {
+  Result<Snapshot> s = load_snapshot(embedded_snapshot_json());
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
+  return s.ok() ? std::move(s).value() : Snapshot{};
+}
+
+inline Query query_of(const char* json) {
+  Result<Query> q = parse_query_json(json);
+  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().to_string());
+  return q.ok() ? std::move(q).value() : Query{};
 }
 
 inline nlohmann::json facade(const char* verb, const std::string& query) {

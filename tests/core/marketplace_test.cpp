@@ -3,6 +3,8 @@
 // billing rules bill the row, and a provider filter on the marketplace keeps the rows it sells.
 #include <gtest/gtest.h>
 
+#include "facade_helpers.h"
+
 #include <set>
 #include <string>
 
@@ -17,22 +19,10 @@
 namespace trainfit {
 namespace {
 
-Snapshot bundled() {
-  Result<Snapshot> s = load_snapshot(embedded_snapshot_json());
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
-  return s.ok() ? std::move(s).value() : Snapshot{};
-}
-
-Query query(const char* json) {
-  Result<Query> q = parse_query_json(json);
-  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().to_string());
-  return q.ok() ? std::move(q).value() : Query{};
-}
-
 // One 1x H100 SXM offer run by "lambda", twice at the same price: sold directly, billed by the hour, and
 // through "runpod" (standing in for a marketplace), billed by the second.
 Snapshot direct_and_resold() {
-  Snapshot s = bundled();
+  Snapshot s = test::bundled_copy();
   const int runs = s.find_provider("lambda"), sells = s.find_provider("runpod");
   s.providers[runs].billing = BillingRule{"", 3600, 3600, "hourly", "test"};
   s.providers[runs].billing_exceptions.clear();
@@ -102,7 +92,7 @@ TEST(Marketplace, TheMarketplacesBillingRulesBillTheRowItSells) {
   const Snapshot s = direct_and_resold();
   EXPECT_EQ(&seller_of(s, s.offers[1]), &s.providers[s.find_provider("runpod")]);
   EXPECT_EQ(&seller_of(s, s.offers[0]), &s.providers[s.find_provider("lambda")]);
-  const Query q = query(R"({"model":"llama-3.2-1b","method":"lora","dataset":{"tokens":1e6},
+  const Query q = test::query_of(R"({"model":"llama-3.2-1b","method":"lora","dataset":{"tokens":1e6},
                             "cost":{"dev_runs":20,"dev_run_minutes":10},"filters":{"show_doubtful":true}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
@@ -120,7 +110,7 @@ TEST(Marketplace, TheMarketplacesBillingRulesBillTheRowItSells) {
 TEST(Marketplace, AProviderFilterKeepsTheRowsItRunsAndTheRowsItSells) {
   const Snapshot s = direct_and_resold();
   auto ranked = [&](const char* json) {
-    Result<RankResult> r = rank_offers(query(json), s);
+    Result<RankResult> r = rank_offers(test::query_of(json), s);
     EXPECT_TRUE(r.ok());
     std::set<std::string> ids;
     for (const RankRow& row : r->rows)

@@ -1,6 +1,8 @@
 // Tests of the ranking engine: the seed's central claim, filters with reasons, determinism, Pareto frontier.
 #include <gtest/gtest.h>
 
+#include "facade_helpers.h"
+
 #include <set>
 #include <tuple>
 
@@ -15,23 +17,11 @@
 namespace trainfit {
 namespace {
 
-Snapshot bundled() {
-  Result<Snapshot> s = load_snapshot(embedded_snapshot_json());
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
-  return s.ok() ? std::move(s).value() : Snapshot{};
-}
-
-Query query(const char* json) {
-  Result<Query> q = parse_query_json(json);
-  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().to_string());
-  return q.ok() ? std::move(q).value() : Query{};
-}
-
 // Two offers on the bundled GPU specs and AWS billing: a dear 8x H100 SXM NVSwitch node (p5.48xlarge) and a
 // cheap 4x L40S PCIe instance with 384 GiB of host RAM (g6e.12xlarge), where a 14B full fine-tune only fits
 // by offloading optimizer states to the CPU.
 Snapshot two_offers(double big_usd_per_h, double cheap_usd_per_h) {
-  Snapshot s = bundled();
+  Snapshot s = test::bundled_copy();
   Offer big;
   big.id = "test/8xh100/r";
   big.provider = s.find_provider("aws");
@@ -70,7 +60,7 @@ TEST(Ranking, DearerNvlinkNodeFinishesSoonerAndCheaperThanCheapCardForcedToOfflo
   const Snapshot s = two_offers(55.04, 10.49264);
   ASSERT_GE(s.offers[0].gpu, 0);
   ASSERT_GE(s.offers[1].gpu, 0);
-  const Query q = query(R"({"model":"qwen2.5-14b","method":"full","optimizer":"adamw","seq_len":2048,
+  const Query q = test::query_of(R"({"model":"qwen2.5-14b","method":"full","optimizer":"adamw","seq_len":2048,
                             "global_batch":64,"dataset":{"tokens":1e9},"filters":{"pricing":"on-demand"}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
@@ -87,8 +77,8 @@ TEST(Ranking, DearerNvlinkNodeFinishesSoonerAndCheaperThanCheapCardForcedToOfflo
 }
 
 TEST(Ranking, FilteredRowsKeepTheirReason) {
-  const Snapshot s = bundled();
-  const Query q = query(R"({"filters":{"providers":["lambda"],"min_vram_GiB":70}})");
+  const Snapshot s = test::bundled_copy();
+  const Query q = test::query_of(R"({"filters":{"providers":["lambda"],"min_vram_GiB":70}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok());
   ASSERT_GT(r->ranked, 0);
@@ -106,8 +96,8 @@ TEST(Ranking, FilteredRowsKeepTheirReason) {
 }
 
 TEST(Ranking, DoesNotFitRowsSayByHowMuch) {
-  const Snapshot s = bundled();
-  const Query q = query(R"({"model":"llama-3.1-70b","method":"full","filters":{"gpus":["l4"],"max_nodes":1}})");
+  const Snapshot s = test::bundled_copy();
+  const Query q = test::query_of(R"({"model":"llama-3.1-70b","method":"full","filters":{"gpus":["l4"],"max_nodes":1}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->ranked, 0);
@@ -123,8 +113,8 @@ TEST(Ranking, DoesNotFitRowsSayByHowMuch) {
 }
 
 TEST(Ranking, RowsAreSortedAndTheParetoFrontierIsNonDominated) {
-  const Snapshot s = bundled();
-  const Query q = query(R"({"model":"qwen2.5-7b","method":"lora","dataset":{"tokens":3e8}})");
+  const Snapshot s = test::bundled_copy();
+  const Query q = test::query_of(R"({"model":"qwen2.5-7b","method":"lora","dataset":{"tokens":3e8}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok());
   ASSERT_GT(r->ranked, 10);
@@ -145,7 +135,7 @@ TEST(Ranking, RowsAreSortedAndTheParetoFrontierIsNonDominated) {
 }
 
 TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
-  const Snapshot s = bundled();
+  const Snapshot s = test::bundled_copy();
   Result<RankResult> r = rank_offers(default_query(), s);
   ASSERT_TRUE(r.ok());
   // A shape includes host RAM and vCPUs (the planner reads them for CPU offload; rank.cpp same_shape): one plan
@@ -176,7 +166,7 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
     return s;
   };
   const Snapshot s = twin_snapshot(512, 48);
-  const Query lora = query(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"on-demand"}})");
+  const Query lora = test::query_of(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"on-demand"}})");
   Result<RankResult> r = rank_offers(lora, s);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(r->shapes_planned, 4);
@@ -201,7 +191,7 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
     for (size_t i = 0; i < own->runners_up.size(); ++i) EXPECT_EQ(shared.runners_up[i].why, own->runners_up[i].why);
   }
   // A 14B full fine-tune needs CPU offload on the L40S instance: host RAM and vCPUs matter, no sharing there.
-  const Query full = query(R"({"model":"qwen2.5-14b","method":"full","global_batch":64,"dataset":{"tokens":1e9},
+  const Query full = test::query_of(R"({"model":"qwen2.5-14b","method":"full","global_batch":64,"dataset":{"tokens":1e9},
                                "filters":{"pricing":"on-demand"}})");
   Result<RankResult> f = rank_offers(full, twin_snapshot(96, 8));
   ASSERT_TRUE(f.ok()) << f.error().to_string();
@@ -226,7 +216,7 @@ TEST(Ranking, SamePricedRegionsReuseTheNodeCountChoice) {
     s.offers.push_back(o);
   }
   s.offers[2].price_usd_per_h = 60;  // r3: another price, costed again
-  const Query q = query(R"({"model":"llama-3.1-70b","method":"full","dataset":{"tokens":1e9}})");
+  const Query q = test::query_of(R"({"model":"llama-3.1-70b","method":"full","dataset":{"tokens":1e9}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_EQ(r->ranked, 6);
@@ -258,7 +248,7 @@ TEST(Ranking, SamePricedRegionsReuseTheNodeCountChoice) {
 }
 
 TEST(Ranking, SameQueryAndSnapshotGiveByteIdenticalJson) {
-  const Snapshot s = bundled();
+  const Snapshot s = test::bundled_copy();
   const std::string q = R"({"model":"mistral-7b-v0.1","method":"qlora","top":50})";
   const std::string a = api_call("rank", q, &s);
   const std::string b = api_call("rank", q, &s);
@@ -269,8 +259,8 @@ TEST(Ranking, SameQueryAndSnapshotGiveByteIdenticalJson) {
 }
 
 TEST(Ranking, DeadlineExcludesSlowOffersWithTheReason) {
-  const Snapshot s = bundled();
-  const Query q = query(R"({"model":"llama-3.1-8b","method":"full","dataset":{"tokens":2e9},
+  const Snapshot s = test::bundled_copy();
+  const Query q = test::query_of(R"({"model":"llama-3.1-8b","method":"full","dataset":{"tokens":2e9},
                             "filters":{"deadline_h":12}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok());
@@ -282,8 +272,8 @@ TEST(Ranking, DeadlineExcludesSlowOffersWithTheReason) {
 }
 
 TEST(Ranking, SpotRowsCarryABandAroundTheExpectedCost) {
-  const Snapshot s = bundled();
-  const Query q = query(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"spot"}})");
+  const Snapshot s = test::bundled_copy();
+  const Query q = test::query_of(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"spot"}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok());
   ASSERT_GT(r->ranked, 0);

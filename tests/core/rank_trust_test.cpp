@@ -2,6 +2,8 @@
 // the dev-cycle sort, and `cost` naming the plan it costs per pricing option.
 #include <gtest/gtest.h>
 
+#include "facade_helpers.h"
+
 #include <nlohmann/json.hpp>
 
 #include "trainfit/api.h"
@@ -14,18 +16,6 @@ namespace trainfit {
 namespace {
 
 using json = nlohmann::json;
-
-Snapshot bundled() {
-  Result<Snapshot> s = load_snapshot(embedded_snapshot_json());
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
-  return s.ok() ? std::move(s).value() : Snapshot{};
-}
-
-Query query(const char* text) {
-  Result<Query> q = parse_query_json(text);
-  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().to_string());
-  return q.ok() ? std::move(q).value() : Query{};
-}
 
 // One 1x L40S offer (AWS g6e.xlarge shape) of provider `prov`, with both prices.
 Offer l40s_offer(const Snapshot& s, const std::string& id, int prov, double od, double spot) {
@@ -53,7 +43,7 @@ const RankRow* row_of(const Snapshot& s, const RankResult& r, const std::string&
 }  // namespace
 
 TEST(DoubtfulPrices, AreHeldBackByDefaultWithTheirFlagAndShownOnRequest) {
-  Snapshot s = bundled();
+  Snapshot s = test::bundled_copy();
   const int aws = s.find_provider("aws");
   Offer plain = l40s_offer(s, "t/plain/r", aws, 2.0, 1.0);
   Offer unverified = l40s_offer(s, "t/unverified/r", aws, 1.0, 0.5);
@@ -76,7 +66,7 @@ TEST(DoubtfulPrices, AreHeldBackByDefaultWithTheirFlagAndShownOnRequest) {
   EXPECT_NE(row_of(s, *r, "t/deep/r", PricingOption::spot)->why_not.find("deep_spot_discount"), std::string::npos);
   EXPECT_EQ(s.offers[r->rows[0].offer].id, "t/plain/r");  // the cheapest trusted price leads
 
-  Query all = query(R"({"filters": {"show_doubtful": true}})");
+  Query all = test::query_of(R"({"filters": {"show_doubtful": true}})");
   Result<RankResult> shown = rank_offers(all, s);
   ASSERT_TRUE(shown.ok());
   EXPECT_EQ(shown->held_back, 0);
@@ -86,7 +76,7 @@ TEST(DoubtfulPrices, AreHeldBackByDefaultWithTheirFlagAndShownOnRequest) {
 }
 
 TEST(DoubtfulPrices, RankDocumentCountsHeldBackRowsByReasonAndShowsFlags) {
-  Snapshot s = bundled();
+  Snapshot s = test::bundled_copy();
   const int aws = s.find_provider("aws");
   Offer a = l40s_offer(s, "t/a/r", aws, 2.0, 2.5);
   a.flags = kFlagSpotAboveOnDemand;
@@ -113,7 +103,7 @@ TEST(DoubtfulPrices, ShowDoubtfulIsOneQueryKeyInJsonAndHash) {
 // The seed's example through the ranking: 20 runs of 10 minutes at $12/h cost $240 under hourly billing and $40
 // under per-second billing (provisioning free and instant here, so only the rounding differs).
 TEST(DevCycleSort, RanksPerSecondBillingAboveHourlyForShortRuns) {
-  Snapshot s = bundled();
+  Snapshot s = test::bundled_copy();
   Provider hourly = s.providers[s.find_provider("aws")];
   hourly.id = "hourly";
   hourly.billing = BillingRule{"", 3600, 3600, "", "test"};
@@ -126,7 +116,7 @@ TEST(DevCycleSort, RanksPerSecondBillingAboveHourlyForShortRuns) {
   s.providers = {hourly, per_second};
   // The hourly offer ($8/h) is cheaper for the long training job, so only the dev-cycle sort puts it second.
   s.offers = {l40s_offer(s, "hourly/x/r", 0, 8, -1), l40s_offer(s, "per-second/x/r", 1, 12, -1)};
-  Query q = query(R"({"sort": "dev_cycle", "dataset": {"tokens": 1e9}, "cost": {"dev_runs": 20, "dev_run_minutes": 10}})");
+  Query q = test::query_of(R"({"sort": "dev_cycle", "dataset": {"tokens": 1e9}, "cost": {"dev_runs": 20, "dev_run_minutes": 10}})");
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->ranked, 2);
@@ -160,7 +150,7 @@ TEST(DevCycleSort, NeedsRunsAndMinutesAndNamesTheMissingKey) {
 // `cost` used to print the planner's fastest plan (8 nodes) and then cost the node count the ranking chose:
 // now each pricing option carries the plan it costs, named with its node count.
 TEST(CostDocument, EachPricingOptionCarriesThePlanItCosts) {
-  const Snapshot s = bundled();
+  const Snapshot s = test::bundled_copy();
   const json doc = json::parse(api_call(
       "cost", R"({"model":"llama-3.1-8b","method":"lora","target":{"offer":"aws/p5.48xlarge/us-east-1"},
                   "cost":{"dev_runs":20,"dev_run_minutes":10}})", &s));
@@ -177,7 +167,7 @@ TEST(CostDocument, EachPricingOptionCarriesThePlanItCosts) {
 
 // Dates shown are the prices' capture dates (per provider where they differ) and their age, not the build date.
 TEST(PriceDates, ListCaptureDatesPerProviderWithTheirAge) {
-  Snapshot s = bundled();
+  Snapshot s = test::bundled_copy();
   const int aws = s.find_provider("aws"), lambda = s.find_provider("lambda");
   Offer a = l40s_offer(s, "t/a/r", aws, 2.0, -1);
   Offer b = l40s_offer(s, "t/b/r", lambda, 2.0, -1);
@@ -204,7 +194,7 @@ TEST(PriceDates, StalePricesCarryTheRefreshCommandInTheRankDocument) {
   EXPECT_GT(p["age_days"].get<int>(), 90);
   EXPECT_NE(p["captured"][0]["date"], s->created);  // the capture date, not the build date
 
-  const Snapshot unjudged = bundled();  // loaded without a date: no age, not stale
+  const Snapshot unjudged = test::bundled_copy();  // loaded without a date: no age, not stale
   const json fresh = json::parse(api_call("rank", R"({"top": 1})", &unjudged));
   EXPECT_FALSE(fresh["prices"].contains("age_days"));
   EXPECT_FALSE(fresh["prices"]["stale"].get<bool>());
