@@ -465,7 +465,7 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   Snapshot one;
   Query q;
   detail::one_offer_query(q0, s, oi, q0.target.nodes, &one, &q);
-  Result<RankResult> r = rank_offers(q, one);
+  Result<RankResult> r = rank_offers(q, one, nullptr, kRowAlternatives);  // the runners-up are this verb's output
   if (!r) return error_doc(r.error());
   json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date}};
   if (!r->shapes.empty() && r->shapes[0].ok) {

@@ -271,16 +271,18 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   const FrameworkProfile& p = framework_profile(framework);
   const MethodSupport& m = p.method(method);
   const char* what = method == Method::full ? "full fine-tuning" : method == Method::lora ? "LoRA" : "QLoRA";
-  const std::string tail = std::string(" is not supported by ") + p.name + " for " + what + " (" + m.note + ")";
   if (!m.supported) return std::string(what) + " is not supported by " + p.name + " (" + m.note + ")";
-  if (!m.multi_gpu && static_cast<long long>(tp) * pp * cp * dp > 1)
-    return std::to_string(static_cast<long long>(tp) * pp * cp * dp) + " GPUs" + tail;
-  if (tp > 1 && !m.tp) return "TP " + std::to_string(tp) + tail;
-  if (pp > 1 && !m.pp) return "PP " + std::to_string(pp) + tail;
-  if (cp > 1 && !m.cp) return "CP " + std::to_string(cp) + tail;
-  if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) return "ZeRO-" + std::to_string(zero) + tail;
-  if (offload && !m.offload) return "CPU offload" + tail;
-  return "";
+  // The planner asks for every layout it considers: the text is built only for the one refused.
+  const long long gpus = static_cast<long long>(tp) * pp * cp * dp;
+  std::string head;
+  if (!m.multi_gpu && gpus > 1) head = std::to_string(gpus) + " GPUs";
+  else if (tp > 1 && !m.tp) head = "TP " + std::to_string(tp);
+  else if (pp > 1 && !m.pp) head = "PP " + std::to_string(pp);
+  else if (cp > 1 && !m.cp) head = "CP " + std::to_string(cp);
+  else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
+  else if (offload && !m.offload) head = "CPU offload";
+  else return std::string();
+  return head + " is not supported by " + p.name + " for " + what + " (" + m.note + ")";
 }
 
 }  // namespace trainfit

@@ -323,12 +323,22 @@ struct Searcher {
   // micro-batch is the most efficient and has the fewest per-micro-batch collectives; the pipeline bubble (which
   // shrinks with smaller micro-batches) is left out. Popping it resolves the group's memory fit and pushes exact
   // items (see expand).
-  void push_group(int gi) {
-    const Group& gr = groups[gi];
-    const LayoutKey& L = layouts[gr.layout];
-    double bubble = 0;
-    const double total = group_step(gr, L.mb_count - 1, &bubble);
-    items.push_back({total - bubble, L.nodes * c.g, gi, -1});
+  // The bound is computed once the node counts where nothing can fit are known (push_bounds): their items would
+  // be skipped by the search anyway, and a shape where nothing fits (a third of the bundled snapshot's shapes
+  // for an 8B LoRA) then costs no time-model evaluation at all. The search pops the same items in the same
+  // order: ItemAfter is a total order, so the order items were pushed in does not matter.
+  std::vector<int> unbounded;  // groups whose lower-bound item is not made yet
+  void push_group(int gi) { unbounded.push_back(gi); }
+  void push_bounds(const std::vector<char>& alive) {
+    for (int gi : unbounded) {
+      const Group& gr = groups[gi];
+      const LayoutKey& L = layouts[gr.layout];
+      if (!alive[L.ni]) continue;
+      double bubble = 0;
+      const double total = group_step(gr, L.mb_count - 1, &bubble);
+      items.push_back({total - bubble, L.nodes * c.g, gi, -1});
+    }
+    unbounded.clear();
   }
 
   // Exact items of a group whose fit is known: without pipeline the largest fitting micro-batch is the fastest;
@@ -792,8 +802,8 @@ bool node_count_can_fit(Searcher& s, int nodes) {
   return off_fits;
 }
 
-// What the best-first search found: the fastest plan, the fastest per node count, and up to two alternatives
-// on the winner's node count that differ from it in TP / PP / ZeRO.
+// What the best-first search found: the fastest plan, the fastest per node count, and up to
+// PlanOptions::alternatives alternatives on the winner's node count that differ from it in TP / PP / ZeRO.
 struct SearchOutcome {
   bool found = false;
   Plan best;
@@ -803,9 +813,10 @@ struct SearchOutcome {
 };
 
 // Phase 3: best-first over all candidates: the first item that fits is the fastest plan. Then keep popping until
-// every live node count has its fastest plan and two distinct alternatives on the winner's node count are known
-// (bounded, so a plan stays well under a millisecond). Node counts where every candidate failed are marked dead.
-void best_first(Searcher& s, bool fixed, std::vector<char>& alive, int alive_count, SearchOutcome& o) {
+// every live node count has its fastest plan and `alternatives` distinct alternatives on the winner's node count
+// are known (bounded, so a plan stays well under a millisecond). Node counts where every candidate failed are marked dead.
+void best_first(Searcher& s, bool fixed, std::vector<char>& alive, int alive_count, int alternatives,
+                SearchOutcome& o) {
   const int n_counts = static_cast<int>(alive.size());
   std::make_heap(s.items.data(), s.items.data() + s.items.size(), ItemAfter{});
   o.by_node.resize(n_counts);
@@ -822,7 +833,7 @@ void best_first(Searcher& s, bool fixed, std::vector<char>& alive, int alive_cou
     const int ni = L.ni;
     if (!alive[ni]) continue;
     if (o.found && ++pops_after_best > 400 && have_count >= alive_count) break;
-    const bool want_alt = o.found && L.nodes == o.best.nodes && o.alts.size() < 2;
+    const bool want_alt = o.found && L.nodes == o.best.nodes && static_cast<int>(o.alts.size()) < alternatives;
     if (o.have[ni] && !want_alt) continue;
     if (want_alt && o.have[ni]) {
       // only layouts that differ from the winner and the alternatives in TP / PP / ZeRO are worth a check
@@ -848,7 +859,7 @@ void best_first(Searcher& s, bool fixed, std::vector<char>& alive, int alive_cou
       ++have_count;
       o.by_node[ni] = p;
     }
-    if (have_count >= alive_count && o.alts.size() >= 2) break;
+    if (have_count >= alive_count && static_cast<int>(o.alts.size()) >= alternatives) break;
     if (fixed && o.found) break;
   }
   for (int ni = 0; ni < n_counts; ++ni)
@@ -1014,6 +1025,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   s.mbs.reserve(256);
   s.mb_terms.reserve(256);
   s.groups.reserve(512);
+  s.unbounded.reserve(512);
   s.items.reserve(2048);
 
   // Node counts: 1, 2, 4, ... and the cap itself.
@@ -1066,8 +1078,9 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     }
   }
 
+  s.push_bounds(alive);
   SearchOutcome o;
-  best_first(s, fixed, alive, alive_count, o);
+  best_first(s, fixed, alive, alive_count, std::max(0, opt.alternatives), o);
   res.layouts_evaluated = s.evaluated;
   for (const Group& gr : s.groups)
     if (gr.off_opt || gr.off_par) res.uses_host = true;  // host RAM (fits) and vCPUs (CPU Adam time) were read

@@ -265,6 +265,28 @@ namespace {
 // (Ranker::choose), the sort and the Pareto sweep. With the offer loop inside one long function, every page
 // load had V8 optimise all of rank_offers (~80 ms of a core) during the first ranking; now only the small hot
 // parts are, and later rankings run them optimised.
+// What the planner is asked for an offer sold by `p` (billing.h seller_of): one source for the ranking and for
+// plan_offer_row, so a row's detail shows the plan the ranking made.
+PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives) {
+  PlanOptions popt;
+  popt.storage_read_MBps = p.storage_read_MBps;
+  popt.max_runners_up = 3;
+  popt.require_fits = f.must_fit;
+  popt.alternatives = alternatives;
+  return popt;
+}
+
+// The node counts an offer is planned for: its own limit and the query's.
+int shape_max_nodes(const Offer& o, const Filters& f) { return std::max(1, std::min(o.max_nodes, f.max_nodes)); }
+
+// The training setup every shape is planned with: the query's, with its efficiency override and calibration.
+TrainConfig ranking_train(const Query& q) {
+  TrainConfig train = q.train;
+  if (q.mfu > 0) train.compute_efficiency = q.mfu;
+  if (q.calibration.efficiency_scale > 0) train.efficiency_scale = q.calibration.efficiency_scale;
+  return train;
+}
+
 struct Ranker {
   const Query& q;
   const Snapshot& s;
@@ -272,10 +294,15 @@ struct Ranker {
   const TrainConfig& train;
   const DatasetTokens& tok;
   RankResult& r;
+  int alternatives = kRankAlternatives;  // PlanOptions::alternatives of every shape planned
   std::vector<ShapePlan>* cached = nullptr;  // the PlanCache's shapes, hit and miss counters (none: no cache)
   int* hits = nullptr;
   int* misses = nullptr;
   std::vector<std::vector<int>> shapes_of_gpu;  // shape indices by GPU index (see shape_for)
+  // The cache's shapes from earlier rankings, by GPU index: a lookup scans a GPU's few shapes, not every cached
+  // one (the bundled snapshot's ~700 shapes made that scan quadratic: ~10 ms of the page's first ranking in the
+  // browser's baseline tier). Shapes this ranking adds to the cache are found through shapes_of_gpu instead.
+  std::vector<std::vector<int>> cached_of_gpu;
   std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
   CostBreakdown cost;          // every cost evaluation's breakdown, reused
   Choice recent[2];            // the last two node-count choices
@@ -330,8 +357,7 @@ void Ranker::offer(int i) {
     row.price_usd_per_h = price;
     if (pre_filter(row, o, offer_reason)) continue;  // filtered rows are not planned: the filter is their reason
 
-    const int max_nodes = std::max(1, std::min(o.max_nodes, f.max_nodes));
-    const int sh = shape_for(o, p, max_nodes);
+    const int sh = shape_for(o, p, shape_max_nodes(o, f));
     row.shape = sh;
     const ShapePlan& shape = r.shapes[sh];
     if (!shape.ok) {
@@ -394,7 +420,8 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
   for (int k : shapes_of_gpu[o.gpu])
     if (same_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) return k;
   if (cached) {
-    for (const ShapePlan& c : *cached)
+    for (int k : cached_of_gpu[o.gpu]) {
+      const ShapePlan& c = (*cached)[k];
       if (same_shape(c, o, max_nodes, p.storage_read_MBps)) {
         r.shapes.push_back(c);
         const int sh = static_cast<int>(r.shapes.size()) - 1;
@@ -403,6 +430,7 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
         ++*hits;
         return sh;
       }
+    }
   }
   ShapePlan shape;
   shape.gpu = o.gpu;
@@ -428,12 +456,8 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
     shape.plan = twin->plan;
     ++r.shapes_shared;
   } else {
-    PlanOptions popt;
-    popt.storage_read_MBps = p.storage_read_MBps;
-    popt.max_runners_up = 3;
-    popt.require_fits = f.must_fit;
     if (!job) job.emplace(q.model, train, q.dataset);
-    Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, popt);
+    Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, shape_plan_options(p, f, alternatives));
     if (plan) {
       shape.ok = true;
       shape.plan = std::move(plan).value();
@@ -522,6 +546,23 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
   }
 }
 
+// a < b as std::string orders them (bytes as unsigned, then length), eight bytes at a time up to the first
+// difference: ids share long prefixes ("aws/p5.48xlarge/us-east-1", "aws/p5.48xlarge/us-east-2"), and the wasm
+// build's memcmp compares one byte per step.
+bool id_less(const std::string& a, const std::string& b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) break;
+  }
+  for (; i < n; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  return a.size() < b.size();
+}
+
 [[gnu::noinline]] void sort_rows(const Query& q, const Snapshot& s, RankResult& r) {
   // Sort: ranked rows by the key (ties: offer id, then on-demand first) for byte-identical output; the rest
   // after them in snapshot order. Sorted as small keys, then the rows moved once: sorting the rows themselves
@@ -548,11 +589,9 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     const int cls = class_of(row.state);
     keys[next[cls]++] = Key{cls, sort_value(q.sort, row), static_cast<int>(i), row.offer, row.option};
   }
-  // Ties: offer id (std::string's order: bytes as unsigned, then length), then on-demand first.
-  auto id_less = [](const std::string& a, const std::string& b) {
-    const int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
-    return c != 0 ? c < 0 : a.size() < b.size();
-  };
+  // Ties: offer id (std::string's order: bytes as unsigned, then length), then on-demand first. Equal sort values
+  // are common (one instance type at one price in many regions): id_less compares eight bytes at a time, where
+  // the wasm build's memcmp took one per step (a third of a 100k-offer ranking in the browser).
   std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n_ranked), [&](const Key& a, const Key& b) {
     if (a.value != b.value) return a.value < b.value;
     if (a.offer != b.offer) return id_less(s.offers[a.offer].id, s.offers[b.offer].id);
@@ -563,20 +602,30 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
   // had two full row vectors alive at once (~50 MB at 100k offers in the wasm heap, which never shrinks;
   // docs/performance.md, "100k offers: where the heap goes").
   // Each cycle: the first row out to a temporary, every other row moved once into the place that wants it.
-  for (size_t start = 0; start < keys.size(); ++start) {
-    if (keys[start].index < 0 || static_cast<size_t>(keys[start].index) == start) continue;
-    RankRow held = std::move(r.rows[start]);
-    size_t place = start;
-    for (;;) {
-      const size_t from = static_cast<size_t>(keys[place].index);
-      keys[place].index = -1;  // placed
-      if (from == start) {
-        r.rows[place] = std::move(held);
-        break;
-      }
-      r.rows[place] = std::move(r.rows[from]);
+  // Two passes: the cycle's places are listed first (a walk over the small keys), then the rows are moved in that
+  // order. The rows lie at random places in ~20 MB at 100k offers: with every address known in advance the
+  // processor overlaps their cache misses, where following the chain key by key waited for each in turn (the
+  // reorder was a quarter of a 100k-offer ranking, natively and in the browser).
+  // The walk follows the source indices alone, copied out of the keys (4 bytes a row instead of 32: a cache-
+  // resident array instead of one whose every step missed).
+  std::vector<int> src(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) src[k] = keys[k].index;
+  std::vector<Key>().swap(keys);
+  std::vector<uint32_t> cycle;
+  for (size_t start = 0; start < src.size(); ++start) {
+    if (src[start] < 0 || static_cast<size_t>(src[start]) == start) continue;
+    cycle.clear();
+    for (size_t place = start;;) {
+      cycle.push_back(static_cast<uint32_t>(place));
+      const size_t from = static_cast<size_t>(src[place]);
+      src[place] = -1;  // placed
+      if (from == start) break;
       place = from;
     }
+    RankRow held = std::move(r.rows[start]);
+    const size_t n = cycle.size();
+    for (size_t k = 0; k + 1 < n; ++k) r.rows[cycle[k]] = std::move(r.rows[cycle[k + 1]]);
+    r.rows[cycle[n - 1]] = std::move(held);
   }
   for (const auto& row : r.rows) {
     r.ranked += row.state == RowState::ranked;
@@ -610,6 +659,7 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
 
 void PlanCache::clear() {
   has_job_ = false;
+  alternatives_ = 0;
   job_ = Query{};
   gpus_key_.clear();
   shapes_.clear();
@@ -618,6 +668,18 @@ void PlanCache::clear() {
 Result<RankResult> rank_offers(const Query& q, const Snapshot& s) { return rank_offers(q, s, nullptr); }
 
 Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cache) {
+  return rank_offers(q, s, cache, kRankAlternatives);
+}
+
+Result<PlanResult> plan_offer_row(const Query& q, const Snapshot& s, int offer) {
+  if (offer < 0 || offer >= static_cast<int>(s.offers.size())) return Error{"target.offer", "no such offer"};
+  const Offer& o = s.offers[offer];
+  if (o.gpu < 0 || o.gpu >= static_cast<int>(s.gpus.size())) return Error{"target.offer", "the offer names no GPU"};
+  return plan_job(q.model, ranking_train(q), q.dataset, s.gpus[o.gpu], o, shape_max_nodes(o, q.filters),
+                  shape_plan_options(seller_of(s, o), q.filters, kRowAlternatives));
+}
+
+Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cache, int alternatives) {
   RankResult r;
   Result<DatasetTokens> tok = dataset_tokens(q.dataset, q.train.seq_len);
   if (!tok) return tok.error();
@@ -633,9 +695,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
                            : states->lora_adapters;
   r.dataset_bytes = q.dataset.size_bytes > 0 ? q.dataset.size_bytes : tok->useful * q.dataset.bytes_per_token;
 
-  TrainConfig train = q.train;
-  if (q.mfu > 0) train.compute_efficiency = q.mfu;
-  if (q.calibration.efficiency_scale > 0) train.efficiency_scale = q.calibration.efficiency_scale;
+  const TrainConfig train = ranking_train(q);
   const Filters& f = q.filters;
   // Exactly one row per priced option (Ranker::offer): reserving twice the offers left ~a quarter of a 100k-offer
   // ranking's row vector unused.
@@ -646,20 +706,28 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   if (cache) {
     Query job = plan_job_query(q);
     std::string gpus = gpu_table_key(s);
-    if (!cache->has_job_ || !(job == cache->job_) || gpus != cache->gpus_key_) {
+    if (!cache->has_job_ || !(job == cache->job_) || gpus != cache->gpus_key_ || alternatives != cache->alternatives_) {
       cache->has_job_ = true;
+      cache->alternatives_ = alternatives;
       cache->job_ = std::move(job);
       cache->gpus_key_ = std::move(gpus);
       cache->shapes_.clear();
     }
   }
   Ranker rk{q, s, f, train, *tok, r};
+  rk.alternatives = alternatives;
   if (cache) {
     rk.cached = &cache->shapes_;
     rk.hits = &cache->hits_;
     rk.misses = &cache->misses_;
   }
   rk.shapes_of_gpu.resize(s.gpus.size());
+  rk.cached_of_gpu.resize(s.gpus.size());
+  if (cache)
+    for (int k = 0; k < static_cast<int>(cache->shapes_.size()); ++k) {
+      const int gpu = cache->shapes_[k].gpu;
+      if (gpu >= 0 && gpu < static_cast<int>(s.gpus.size())) rk.cached_of_gpu[gpu].push_back(k);
+    }
   for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) rk.offer(i);
   sort_rows(q, s, r);
   mark_pareto(r);

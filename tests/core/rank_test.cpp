@@ -150,6 +150,42 @@ TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
   EXPECT_GT(r->ranked, 100);
 }
 
+// A ranking searches no alternative layouts per shape (kRankAlternatives): its rows depend on the best plan of each
+// node count only. The one row whose runners-up are shown (the detail view, the plan verb) is planned again with
+// them: same winner and per-node-count plans as the ranking's, plus the alternatives that lost, as `plan` says.
+TEST(Ranking, ARowPlannedAgainHasTheRankingsPlanAndTheAlternativesThePlanVerbShows) {
+  const Snapshot s = test::bundled_copy();
+  const Query q = test::query_of(R"({"model":"llama-3.1-8b","method":"full","global_batch":64,"dataset":{"tokens":1e9}})");
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  int checked = 0, with_alternatives = 0;
+  for (const RankRow& row : r->rows) {
+    if (row.state != RowState::ranked || row.shape < 0) continue;
+    const PlanResult& ranked = r->shapes[row.shape].plan;
+    Result<PlanResult> full = plan_offer_row(q, s, row.offer);
+    ASSERT_TRUE(full.ok()) << full.error().to_string();
+    EXPECT_EQ(plan_summary(full->best), plan_summary(ranked.best)) << s.offers[row.offer].id;
+    EXPECT_EQ(full->time_s, ranked.time_s);
+    ASSERT_EQ(full->by_nodes.size(), ranked.by_nodes.size());
+    for (size_t i = 0; i < ranked.by_nodes.size(); ++i)
+      EXPECT_EQ(full->by_nodes[i].tokens_per_s, ranked.by_nodes[i].tokens_per_s);
+    EXPECT_GE(full->runners_up.size(), ranked.runners_up.size());
+    with_alternatives += full->runners_up.size() > ranked.runners_up.size();
+    // The plan verb (api offer_doc) lists the same runners-up, in the same order.
+    nlohmann::json pq = nlohmann::json::parse(query_to_json(q));
+    pq["target"]["offer"] = s.offers[row.offer].id;
+    const nlohmann::json doc = nlohmann::json::parse(api_call("plan", pq.dump(), &s));
+    ASSERT_TRUE(doc.value("ok", false)) << doc.dump();
+    ASSERT_EQ(doc["plan"]["runners_up"].size(), full->runners_up.size()) << s.offers[row.offer].id;
+    for (size_t i = 0; i < full->runners_up.size(); ++i)
+      EXPECT_EQ(doc["plan"]["runners_up"][i]["why"], full->runners_up[i].why);
+    if (++checked == 12) break;
+  }
+  EXPECT_EQ(checked, 12);
+  EXPECT_GT(with_alternatives, 0) << "multi-GPU rows gain alternative layouts when planned on their own";
+  EXPECT_FALSE(plan_offer_row(q, s, -1).ok());
+}
+
 // Shapes that differ only in host RAM and vCPUs share one plan when the search tried no CPU offload (the only
 // layouts that read those two); the shared plan is the one plan_job gives for the other offer itself.
 TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
@@ -180,6 +216,7 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
     PlanOptions popt;
     popt.storage_read_MBps = s.providers[o.provider].storage_read_MBps;
     popt.max_runners_up = 3;
+    popt.alternatives = kRankAlternatives;
     Result<PlanResult> own = plan_job(lora.model, lora.train, lora.dataset, s.gpus[o.gpu], o, 1, popt);
     ASSERT_TRUE(own.ok());
     const PlanResult& shared = r->shapes[sh].plan;

@@ -115,6 +115,11 @@ struct PlanOptions {
   // tight layouts are planned too, and one that fits is preferred unless the tight one is more than
   // kTightPreference faster.
   bool require_fits = false;
+  // Alternatives searched on the winner's node count: layouts that differ from the winner in TP / PP / ZeRO,
+  // reported among the runners-up with why they lost. A ranking asks for none (kRankAlternatives): only one row's
+  // runners-up are ever shown (the detail view, the plan verb), and searching them for every shape was ~40% of
+  // a ranking; those views plan that row again with them (plan_offer_row in rank.h).
+  int alternatives = 2;
 };
 
 // The time band: over the fully specified rows of time_validation_rows(), published time / predicted time lies

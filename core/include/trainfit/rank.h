@@ -114,9 +114,10 @@ class PlanCache {
   int hits() const { return hits_; }      // shapes served from the cache, over its lifetime
   int misses() const { return misses_; }  // shapes planned
  private:
-  friend Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache);
+  friend Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache, int alternatives);
   bool has_job_ = false;
   Query job_;             // the query the plans are for, less what never reaches the planner (rank.cpp)
+  int alternatives_ = 0;  // PlanOptions::alternatives they were searched with
   std::string gpus_key_;  // the GPU table they were planned with, as bytes
   std::vector<ShapePlan> shapes_;
   int hits_ = 0, misses_ = 0;
@@ -127,6 +128,16 @@ class PlanCache {
 Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot);
 // The same, reusing and filling `cache` (may be null). Results are identical to the uncached call.
 Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache);
+// Alternatives a ranking searches per shape (PlanOptions::alternatives): none. The rows do not depend on them;
+// their runners-up are shown for one row at a time (the plan verb, the UI's detail), which plan that row with
+// kRowAlternatives (plan_offer_row, or rank_offers with `alternatives`).
+inline constexpr int kRankAlternatives = 0;
+inline constexpr int kRowAlternatives = 2;
+// The same with `alternatives` searched per shape: the plan verb, whose runners-up are its output.
+Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache, int alternatives);
+// The plan of offer `offer`'s shape exactly as rank_offers makes it for query `q`, with kRowAlternatives
+// alternatives among its runners-up: what the detail view shows for a selected row.
+Result<PlanResult> plan_offer_row(const Query& q, const Snapshot& snapshot, int offer);
 
 // The dev-cycle scenario's input for one offer, option and node count: the query's cost.dev_runs runs of
 // cost.dev_run_minutes, each provisioned anew (the provider's provisioning time, or kAssumedProvisionS).
