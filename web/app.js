@@ -177,11 +177,17 @@
       console.warn('trainfit: ' + BUNDLED_TEXT + ' unavailable (' + e.message + ')');
       call('tf_apply_snapshot_text', ['string'], ['']);  // the tab then says "not loaded", not "loading"
     };
-    const whenDrawn = () => {
-      if (Module._tf_drawn_frames() > 0) fetchText(BUNDLED_TEXT).then(apply, fail);
-      else requestAnimationFrame(whenDrawn);
+    afterFirstFrames(() => fetchText(BUNDLED_TEXT).then(apply, fail));
+  }
+
+  // Work that can wait until the first results are on screen (the sidecar, the screen reader's first summary):
+  // run once the module has drawn and two more frames have run, so it never delays the first useful frame.
+  function afterFirstFrames(fn) {
+    const poll = () => {
+      if (Module._tf_drawn_frames() > 0 && Module._tf_frames() >= 3) fn();
+      else requestAnimationFrame(poll);
     };
-    requestAnimationFrame(whenDrawn);
+    requestAnimationFrame(poll);
   }
 
   async function start() {
@@ -215,7 +221,7 @@
     window.trainfitBooted = true;  // the module draws its first frame, shows the canvas, removes the splash
     started = true;
     readyResolve();
-    scheduleLive();
+    afterFirstFrames(scheduleLive);
     if (lean) loadSnapshotText();
   }
 

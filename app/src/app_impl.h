@@ -119,6 +119,12 @@ struct App::Impl {
   int64_t max_mb_safe = 0, max_seq_safe = 0;  // the band's top under it (fits)
   // launch recipe of the selected row (recipe.h): the same files `trainfit recipe` writes for this offer
   Result<Recipe> recipe = Error{"", "none"};
+  // The recipe is made when the Launch section first comes into view (ensure_recipe), not with the rest of the
+  // detail: planning the row again and writing its files was ~10 ms of the page's first frame, below the fold.
+  bool recipe_pending = false;
+  // The selected row's runners-up: its shape planned again with the alternatives a ranking does not search
+  // (rank.h plan_offer_row), as the plan verb shows them.
+  std::vector<Plan> runners_up;
   // "Measured" box: what the user measured on the selected row's plan, and the last fit (calibrate.h)
   char measured_text[512] = "";
   double measured_step_s = 0, measured_peak_GiB = 0;
@@ -152,6 +158,7 @@ struct App::Impl {
   void select_row(int row);             // sets target.offer / target.pricing (in the hash)
   const RowText& row_texts(int row) const;// the row's "GPUs", "Plan" and "Provider" cells, formatted on first use
   void update_detail();
+  void ensure_recipe();
   const RankRow* selected_row() const;
   const Plan* row_plan(const RankRow& r) const;
   void request(std::string r) { requests.push_back(std::move(r)); }

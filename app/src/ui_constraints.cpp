@@ -29,13 +29,18 @@ const Choices& choices(const App::Impl& s) {
     c.provider_names.push_back(p.name.empty() ? p.id : p.name);
   }
   std::vector<bool> used(s.snapshot.gpus.size(), false);
+  const SharedStr* last_region = nullptr;  // offers in a row share their region's string: look it up once
   for (const Offer& o : s.snapshot.offers) {
     if (o.gpu >= 0) used[o.gpu] = true;
+    if (last_region && o.region.same_copy(*last_region)) continue;
+    last_region = &o.region;
     // Region families: the prefix up to the first '-' ("us-", "europe-", "asia-"), as filters.regions matches
     // prefixes.
-    const size_t dash = o.region.find('-');
-    std::string fam = dash == std::string::npos ? o.region.str() : o.region.substr(0, dash + 1);
-    if (!fam.empty() && std::find(c.regions.begin(), c.regions.end(), fam) == c.regions.end()) c.regions.push_back(fam);
+    const std::string_view region = o.region;
+    const std::string_view fam = region.substr(0, region.find('-') == std::string_view::npos ? region.size()
+                                                                                             : region.find('-') + 1);
+    if (!fam.empty() && std::find(c.regions.begin(), c.regions.end(), fam) == c.regions.end())
+      c.regions.emplace_back(fam);
   }
   std::sort(c.regions.begin(), c.regions.end());
   for (size_t i = 0; i < s.snapshot.gpus.size(); ++i)
@@ -50,9 +55,11 @@ bool has(const std::vector<std::string>& list, const std::string& v) {
   return std::find(list.begin(), list.end(), v) != list.end();
 }
 
-// A multi-select combo over `universe`; an empty list means "all".
-bool multi_combo(const char* label, std::vector<std::string>& list, const std::vector<std::string>& universe,
-                 const std::vector<std::string>* names) {
+// A multi-select combo over the universe `choices(s).*universe_of`; an empty list means "all". The universe is
+// looked up only while the combo is open: building it reads every offer (~4 ms of the page's first frame in the
+// browser's baseline tier, for a list nobody has opened yet).
+bool multi_combo(const char* label, std::vector<std::string>& list, const App::Impl& s,
+                 std::vector<std::string> Choices::*universe_of, std::vector<std::string> Choices::*names_of) {
   char preview[64];
   if (list.empty()) std::snprintf(preview, sizeof preview, "All");
   else if (list.size() == 1) std::snprintf(preview, sizeof preview, "%s", list[0].c_str());
@@ -62,6 +69,9 @@ bool multi_combo(const char* label, std::vector<std::string>& list, const std::v
   const bool open = ImGui::BeginCombo(label, preview, ImGuiComboFlags_HeightLarge);
   mark_last_item(label);
   if (open) {
+    const Choices& c = choices(s);
+    const std::vector<std::string>& universe = c.*universe_of;
+    const std::vector<std::string>* names = names_of ? &(c.*names_of) : nullptr;
     if (ImGui::Selectable("All", list.empty(), ImGuiSelectableFlags_DontClosePopups)) {
       list.clear();
       changed = true;
@@ -170,10 +180,9 @@ void draw_constraints_panel(App::Impl& s) {
   ImGui::SetNextItemOpen(!s.opts.embed, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Constraints")) {
     if (s.has_snapshot) {
-      const Choices& c = choices(s);
-      changed |= multi_combo("Providers", f.providers, c.providers, &c.provider_names);
-      changed |= multi_combo("Regions", f.regions, c.regions, nullptr);
-      changed |= multi_combo("GPU models", f.gpus, c.gpus, &c.gpu_names);
+      changed |= multi_combo("Providers", f.providers, s, &Choices::providers, &Choices::provider_names);
+      changed |= multi_combo("Regions", f.regions, s, &Choices::regions, nullptr);
+      changed |= multi_combo("GPU models", f.gpus, s, &Choices::gpus, &Choices::gpu_names);
     }
     int pricing = static_cast<int>(f.pricing);
     ImGui::TextUnformatted("Pricing:");

@@ -19,6 +19,8 @@ void App::Impl::update_detail() {
   other_cost = Error{"", "none"};
   row_memory = Error{"", "none"};
   recipe = Error{"", "none"};
+  recipe_pending = false;
+  runners_up.clear();
   other_row = -1;
   by_micro_batch = Curve{};
   by_seq_len = Curve{};
@@ -36,12 +38,9 @@ void App::Impl::update_detail() {
   }
   const Plan* p = row_plan(*r);
   if (!p) return;
-  // The recipe is asked for this row exactly: its offer, pricing option and node count.
-  Query rq = query;
-  rq.target.offer = snapshot.offers[r->offer].id;
-  rq.target.pricing = r->option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
-  rq.target.nodes = r->nodes;
-  recipe = make_recipe(rq, snapshot);
+  recipe_pending = true;
+  if (Result<PlanResult> full = plan_offer_row(query, snapshot, r->offer)) runners_up = std::move(full->runners_up);
+  else runners_up = rank->shapes[r->shape].plan.runners_up;
   TrainConfig train = query.train;
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the inverse questions of issue 3).
@@ -73,6 +72,21 @@ void App::Impl::update_detail() {
   if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, usable, FitLevel::expected)) max_seq = *v;
   if (Result<int64_t> v = max_micro_batch(query.model, train, p->layout, usable, FitLevel::safe)) max_mb_safe = *v;
   if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, usable, FitLevel::safe)) max_seq_safe = *v;
+}
+
+// The selected row's launch recipe, once per (ranking, selection), asked for this row exactly: its offer,
+// pricing option and node count.
+void App::Impl::ensure_recipe() {
+  update_detail();
+  if (!recipe_pending) return;
+  recipe_pending = false;
+  const RankRow* r = selected_row();
+  if (!r) return;
+  Query rq = query;
+  rq.target.offer = snapshot.offers[r->offer].id;
+  rq.target.pricing = r->option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+  rq.target.nodes = r->nodes;
+  recipe = make_recipe(rq, snapshot);
 }
 
 namespace {
@@ -406,6 +420,16 @@ void dev_cycle_section(App::Impl& s, const RankRow& row) {
 // Launch: one tab per recipe format, the file as text and a copy button (the shells forward App::clipboard).
 void launch_section(App::Impl& s) {
   heading("Launch");
+  if (s.recipe_pending) {
+    // Below the visible part of the window: room for the section (about its height) instead of the recipe,
+    // which is made on the frame it scrolls into view.
+    const float fs = ImGui::GetFontSize();
+    if (!ImGui::IsRectVisible(ImVec2(std::max(1.0f, ImGui::GetContentRegionAvail().x), fs * 2))) {
+      ImGui::Dummy(ImVec2(1, fs * 26));
+      return;
+    }
+    s.ensure_recipe();
+  }
   if (!s.recipe) {
     ImGui::TextColored(error_color(), "%s", s.recipe.error().to_string().c_str());
     return;
@@ -586,9 +610,9 @@ void draw_detail(App::Impl& s) {
   heading("Layout");
   plan_drawing(*p);
   const ShapePlan& sh = s.rank->shapes[r->shape];
-  if (!sh.plan.runners_up.empty()) {
+  if (!s.runners_up.empty()) {
     heading("Runners-up");
-    for (const Plan& ru : sh.plan.runners_up) {
+    for (const Plan& ru : s.runners_up) {
       char t[32];
       ImGui::BulletText("%s: %s", plan_summary(ru).c_str(), fmt_duration(t, sizeof t, ru.step.total_s > 0 && ru.tokens_per_s > 0
                                                                                        ? sh.plan.tokens.processed / ru.tokens_per_s
