@@ -148,6 +148,13 @@ async function main() {
     const reps = QUICK ? 5 : 15;
     fig.wasm_api_rank_bundled_ms = await timeInPage(page, 'return window.trainfit.call("rank", {"top": 10});', reps);
     // Input changes: the dataset (every plan changes), then the sort key and a filter (plans reused if cached).
+    // Timed at the page's steady state, after WARMUP untimed re-ranks: right after the load V8 still runs much
+    // of the ranking in its baseline tier while its optimising compiles finish in the background (on 2 cores,
+    // measured: the first ten re-ranks after a load take 14-28 ms, later ones 11-13 ms), and a person changes an
+    // input seconds after the page appears, not milliseconds. The cold path, the first ranking in the baseline
+    // tier, is what the load-time budget holds (section 1).
+    const WARMUP = 12;
+    for (let i = 0; i < WARMUP; ++i) await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) } });
     const dataChange = [], sortChange = [];
     for (let i = 0; i < reps; ++i) {
       dataChange.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) } }));
@@ -222,6 +229,7 @@ async function main() {
     const bigReps = QUICK ? 2 : 4;
     fig.wasm_api_rank_100k_ms = await timeInPage(page, 'return window.trainfit.call("rank", {"top": 10});', bigReps);
     const big = [];
+    await uiRerank(page, { dataset: { tokens: 5e8 } });  // warm-up, as for the bundled snapshot: steady state
     for (let i = 0; i < bigReps; ++i) big.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) } }));
     fig.wasm_ui_rerank_100k_ms = median(big);
     fig.heap_100k_bytes = await page.evaluate(() => Module.HEAPU8.length);
