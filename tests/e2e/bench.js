@@ -17,8 +17,10 @@ const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 
 const QUICK = args.includes('--quick');
 const RUNS = Number(opt('runs', QUICK ? 3 : 5));
 // Page loads are the noisiest figure (2 cores shared by the page, the GPU process and V8's compiler threads):
-// more of them, so that the medians of the budget's ratio move by a few percent between runs, not ten.
-const LOAD_RUNS = Number(opt('load-runs', QUICK ? 11 : 21));
+// more of them, so that the medians of the budget's ratio move by a few percent between runs, not ten. 21 in
+// quick mode too (scripts/check-budgets): with 11, the ratio of the same build moved between 1.42 and 1.63 in
+// five runs on one afternoon; the 21 pairs cost ~6 s more.
+const LOAD_RUNS = Number(opt('load-runs', 21));
 const SYNTH = opt('synthetic', path.join(ROOT, 'build/bench/synthetic'));
 const OUT = opt('out', path.join(ROOT, 'build/bench/web.json'));
 const BARE = process.env.TRAINFIT_BARE_SITE || path.join(ROOT, 'build/web-release/bare-site');
