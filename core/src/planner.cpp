@@ -153,6 +153,18 @@ std::string gib(double bytes) {  // "%.1f GiB"
 
 }  // namespace
 
+void set_dataset_totals(PlanResult& res, const DatasetTokens& tokens) {
+  res.tokens = tokens;
+  if (!res.fits) return;
+  const double seqs_per_step = static_cast<double>(res.best.global_batch);
+  res.steps = std::ceil(res.tokens.sequences / seqs_per_step);
+  res.time_s = res.tokens.processed / res.best.tokens_per_s;
+  // Band: over the fully specified validation runs, published time / predicted time lies within
+  // [1 - kTimeBandLow, 1 + kTimeBandHigh].
+  res.time_low_s = res.time_s * (1.0 - kTimeBandLow);
+  res.time_high_s = res.time_s * (1.0 + kTimeBandHigh);
+}
+
 std::string plan_summary(const Plan& p) {
   char buf[200];
   const MemoryLayout& l = p.layout;
@@ -933,13 +945,7 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
   res.best = best;
   res.topology = best.topology;
   res.flops = c.flops[rc_index(best.layout.recompute)];
-  const double seqs_per_step = static_cast<double>(best.global_batch);
-  res.steps = std::ceil(res.tokens.sequences / seqs_per_step);
-  res.time_s = res.tokens.processed / best.tokens_per_s;
-  // Band: over the fully specified validation runs, published time / predicted time lies within
-  // [1 - kTimeBandLow, 1 + kTimeBandHigh].
-  res.time_low_s = res.time_s * (1.0 - kTimeBandLow);
-  res.time_high_s = res.time_s * (1.0 + kTimeBandHigh);
+  set_dataset_totals(res, res.tokens);
 
   // Runners-up: best of every other node count, then alternatives on the winner's node count.
   const int alternatives = static_cast<int>(o.alts.size());

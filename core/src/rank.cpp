@@ -96,14 +96,19 @@ void key_string(std::string& key, const std::string& v) {
   key += v;
 }
 
-// What a plan depends on besides the shape: the job (model, setup, dataset, efficiency override), i.e. the
-// query less what never reaches the planner (filters, cost options, target, sort, top: filters.max_nodes does,
-// through the shape's max_nodes), compared member-wise (Query::operator==: every field, by construction); and
+// What a plan depends on besides the shape: the job (model, setup, the dataset's bytes per token, efficiency
+// override), i.e. the query less what never reaches the planner's search (filters, cost options, target, sort, top,
+// the dataset's size; filters.max_nodes does, through the shape's max_nodes), compared member-wise
+// (Query::operator==: every field, by construction); and
 // the GPU table (shapes name GPUs by index), whose architecture and name the planner reads too (the
 // compute-efficiency ceiling, an error's text). Not query_to_json: serialising the query was ~40% of the
 // page's first ranking in wasm's baseline tier.
 Query plan_job_query(const Query& q) {
   Query k = q;
+  // The dataset's size reaches only a plan's totals (set_dataset_totals redoes them on a cache hit); its bytes per
+  // token also decide whether storage bounds the pace. Dragging the dataset size re-ranks without re-planning.
+  k.dataset = Dataset{};
+  k.dataset.bytes_per_token = q.dataset.bytes_per_token;
   k.filters = Filters{};
   k.filters.must_fit = q.filters.must_fit;  // the planner's fit level (PlanOptions::require_fits)
   k.cost = CostOptions{};
@@ -424,6 +429,7 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
       const ShapePlan& c = (*cached)[k];
       if (same_shape(c, o, max_nodes, p.storage_read_MBps)) {
         r.shapes.push_back(c);
+        if (r.shapes.back().ok) set_dataset_totals(r.shapes.back().plan, tok);  // planned for another size, maybe
         const int sh = static_cast<int>(r.shapes.size()) - 1;
         shapes_of_gpu[o.gpu].push_back(sh);
         ++r.shapes_cached;

@@ -1,5 +1,5 @@
 // trainfit — PlanCache (rank.h): re-ranking with cached plans gives exactly the uncached result, and only a
-// change of the job (model, setup, dataset) re-runs the planner.
+// change of the job (model, setup, the dataset's bytes per token) re-runs the planner.
 #include <gtest/gtest.h>
 
 #include "trainfit/bundled.h"
@@ -50,17 +50,43 @@ TEST(PlanCache, FilterAndSortChangesReuseEveryPlanAndMatchTheUncachedRanking) {
   expect_same_rows(*cached, *fresh);
 }
 
-TEST(PlanCache, ChangingTheDatasetOrModelReplans) {
+// The dataset's size reaches a plan's totals only (tokens, steps, time): a re-rank after it changes reuses every
+// plan, with those totals redone (set_dataset_totals), and is the uncached ranking of the new size exactly: rows,
+// and every shape's plan document (the plan verb's JSON) byte for byte.
+TEST(PlanCache, ChangingTheDatasetSizeReusesEveryPlanWithItsTotalsRedone) {
   PlanCache cache;
   Query q = default_query();
   ASSERT_TRUE(rank_offers(q, bundled(), &cache).ok());
-  q.dataset.tokens *= 4;  // four times the tokens: every training time changes
-  Result<RankResult> cached = rank_offers(q, bundled(), &cache);
-  Result<RankResult> fresh = rank_offers(q, bundled());
-  ASSERT_TRUE(cached.ok() && fresh.ok());
-  EXPECT_EQ(cached->shapes_cached, 0);
-  EXPECT_EQ(cached->shapes_planned, fresh->shapes_planned);
-  expect_same_rows(*cached, *fresh);
+  for (const auto& change : {+[](Query& x) { x.dataset.tokens *= 4; }, +[](Query& x) { x.dataset.epochs = 3; },
+                             +[](Query& x) { x.dataset.tokens = 0; x.dataset.examples = 2e5; x.dataset.avg_tokens_per_example = 700; x.dataset.packing = false; }}) {
+    change(q);
+    Result<RankResult> cached = rank_offers(q, bundled(), &cache);
+    Result<RankResult> fresh = rank_offers(q, bundled());
+    ASSERT_TRUE(cached.ok() && fresh.ok());
+    EXPECT_EQ(cached->shapes_planned, 0) << "the search reads no dataset size";
+    EXPECT_EQ(cached->shapes_cached, fresh->shapes_planned);
+    expect_same_rows(*cached, *fresh);
+    ASSERT_EQ(cached->shapes.size(), fresh->shapes.size());
+    for (size_t i = 0; i < fresh->shapes.size(); ++i) {
+      const PlanResult& a = cached->shapes[i].plan;
+      const PlanResult& b = fresh->shapes[i].plan;
+      EXPECT_EQ(a.tokens.processed, b.tokens.processed);
+      EXPECT_EQ(a.steps, b.steps);
+      EXPECT_EQ(a.time_s, b.time_s);
+      EXPECT_EQ(a.time_high_s, b.time_high_s);
+      EXPECT_EQ(a.data.needed_Bps, b.data.needed_Bps);
+    }
+  }
+  // Its bytes per token decide whether storage bounds the pace: a change re-plans.
+  q.dataset.bytes_per_token = 2;
+  Result<RankResult> replanned = rank_offers(q, bundled(), &cache);
+  ASSERT_TRUE(replanned.ok());
+  EXPECT_EQ(replanned->shapes_cached, 0);
+}
+
+TEST(PlanCache, ChangingTheModelReplans) {
+  PlanCache cache;
+  ASSERT_TRUE(rank_offers(default_query(), bundled(), &cache).ok());
 
   Result<Query> other = parse_query_json(R"({"model":"qwen2.5-7b"})");
   ASSERT_TRUE(other.ok());

@@ -107,6 +107,12 @@ struct PlanResult {
 // 1% is below the time model's resolution (its validation band is ~+-20%).
 inline constexpr double kTightPreference = 0.01;
 
+// The part of a plan that depends on the dataset's size (its tokens, the optimizer steps, the time and its band at
+// the winner's pace), set for `tokens`. The search itself never reads the size: only the tokens per second it
+// finds, and the bytes per token (storage bound). A plan made for one dataset size and given another through this
+// is the plan made for that size (the ranking's PlanCache keeps plans across dataset changes so).
+void set_dataset_totals(PlanResult& res, const DatasetTokens& tokens);
+
 struct PlanOptions {
   double storage_read_MBps = 0;   // provider volume read throughput, 1e6 B/s per node; 0 = do not check
   int max_runners_up = 4;
