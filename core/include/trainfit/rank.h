@@ -104,9 +104,10 @@ struct RankResult {
   int cost_evaluations = 0;
 };
 
-// Plans kept between rankings (issue 9 §3): a plan depends on the model, the training setup, the dataset and
-// the instance shape, never on prices, regions, filters, sort or cost options. A caller that re-ranks after
-// every input change (the UI) passes the same cache each time, and only a change of model / setup / dataset /
+// Plans kept between rankings (issue 9 §3): a plan's search depends on the model, the training setup, the
+// dataset's bytes per token and the instance shape, never on prices, regions, filters, sort, cost options or the
+// dataset's size (whose totals a hit redoes: planner.h set_dataset_totals). A caller that re-ranks after every
+// input change (the UI) passes the same cache each time, and only a change of model / setup / bytes per token /
 // GPU table re-runs the planner. Holds the plans of one job at a time (a new job replaces them).
 class PlanCache {
  public:
