@@ -317,6 +317,21 @@ TEST(BadInputMatrix, ContradictoryArchitectureKnobsAreNamed) {
   EXPECT_EQ(bad["error"].value("field", ""), "model.block");
 }
 
+// fuzz_hf_config, 2026-12-02 (tests/fuzz/corpus/fuzz_hf_config/tiny_hidden.json): a config may describe a model
+// narrower than the default LoRA rank (Gemma 3 with hidden_size 14). The config is accepted; a LoRA query with it
+// is refused naming lora_rank (the rank cannot exceed the hidden size), a full fine-tune with it is not.
+TEST(BadInputMatrix, AModelNarrowerThanTheLoraRankIsRefusedNamingTheRank) {
+  const std::string config = R"({"architectures":["Gemma3ForConditionalGeneration"],"model_type":"gemma3",
+      "text_config":{"hidden_size":14,"vision_use_head":false}})";
+  const json doc = json::parse(api_call("hf_config", config, nullptr));
+  ASSERT_TRUE(doc.value("ok", false)) << doc.dump();
+  const json lora = json::parse(api_call("query", json{{"model", doc["model"]}}.dump(), nullptr));
+  EXPECT_FALSE(lora.value("ok", true));
+  EXPECT_EQ(lora["error"].value("field", ""), "lora_rank");
+  const json full = json::parse(api_call("query", json{{"model", doc["model"]}, {"method", "full"}}.dump(), nullptr));
+  EXPECT_TRUE(full.value("ok", false)) << full.dump();
+}
+
 // A Hugging Face config.json is untrusted text (CLI --hf-config, the UI's paste box, the JS API): every defect
 // is an error naming the config field, quickly, never a crash (fuzz_hf_config covers the rest).
 TEST(BadInputMatrix, HfConfigDefectsNameTheConfigField) {
