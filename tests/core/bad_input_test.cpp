@@ -317,7 +317,7 @@ TEST(BadInputMatrix, ContradictoryArchitectureKnobsAreNamed) {
   EXPECT_EQ(bad["error"].value("field", ""), "model.block");
 }
 
-// fuzz_hf_config, 2026-12-02 (tests/fuzz/corpus/fuzz_hf_config/tiny_hidden.json): a config may describe a model
+// fuzz_hf_config, 2026-12-02 (tests/fuzz/corpus/fuzz_hf_config/regression_tiny_hidden.json): a config may describe a model
 // narrower than the default LoRA rank (Gemma 3 with hidden_size 14). The config is accepted; a LoRA query with it
 // is refused naming lora_rank (the rank cannot exceed the hidden size), a full fine-tune with it is not.
 TEST(BadInputMatrix, AModelNarrowerThanTheLoraRankIsRefusedNamingTheRank) {
