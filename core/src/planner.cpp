@@ -826,7 +826,8 @@ struct SearchOutcome {
 
 // Phase 3: best-first over all candidates: the first item that fits is the fastest plan. Then keep popping until
 // every live node count has its fastest plan and `alternatives` distinct alternatives on the winner's node count
-// are known (bounded, so a plan stays well under a millisecond). Node counts where every candidate failed are marked dead.
+// are known (bounded, so a plan stays well under a millisecond). Node counts where every candidate failed are
+// marked dead.
 void best_first(Searcher& s, bool fixed, std::vector<char>& alive, int alive_count, int alternatives,
                 SearchOutcome& o) {
   const int n_counts = static_cast<int>(alive.size());

@@ -265,11 +265,6 @@ static JobCostInput job_input(const Query& q, const RankResult& r, const Provide
 
 namespace {
 
-// NOTE(perf): rank_offers is a short driver over functions of moderate size, kept out of line (see the NOTE in
-// snapshot.cpp): the per-offer work (Ranker::offer), a shape's plan (Ranker::shape_for), a node-count choice
-// (Ranker::choose), the sort and the Pareto sweep. With the offer loop inside one long function, every page
-// load had V8 optimise all of rank_offers (~80 ms of a core) during the first ranking; now only the small hot
-// parts are, and later rankings run them optimised.
 // What the planner is asked for an offer sold by `p` (billing.h seller_of): one source for the ranking and for
 // plan_offer_row, so a row's detail shows the plan the ranking made.
 PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives) {
@@ -292,6 +287,11 @@ TrainConfig ranking_train(const Query& q) {
   return train;
 }
 
+// NOTE(perf): rank_offers is a short driver over functions of moderate size, kept out of line (see the NOTE in
+// snapshot.cpp): the per-offer work (Ranker::offer), a shape's plan (Ranker::shape_for), a node-count choice
+// (Ranker::choose), the sort and the Pareto sweep. With the offer loop inside one long function, every page
+// load had V8 optimise all of rank_offers (~80 ms of a core) during the first ranking; now only the small hot
+// parts are, and later rankings run them optimised.
 struct Ranker {
   const Query& q;
   const Snapshot& s;
@@ -724,8 +724,9 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   size_t n_rows = 0;
   for (const Offer& o : s.offers) n_rows += (o.price_usd_per_h >= 0) + (o.spot_usd_per_h >= 0);
   r.rows.reserve(n_rows);
-  // Shapes grow with GPU types, counts and hosts, not with regions: the bundled snapshot's 2,319 offers have 713
-  // (an 8B LoRA), its 100k synthetic copy the same. Reserved so that they are not moved while the ranking grows.
+  // Shapes grow with GPU types, counts and hosts, not with regions (the bundled snapshot's 2,319 offers have 713
+  // for an 8B LoRA, its 100k synthetic copy the same). Not reserved for all of them: 1,024 up front moved the
+  // 100k-offer heap peak across an emscripten growth step (103 -> 112 MiB, docs/performance.md).
   r.shapes.reserve(std::min<size_t>(s.offers.size(), 256));
   if (cache) {
     Query job = plan_job_query(q);
