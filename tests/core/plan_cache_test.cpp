@@ -57,8 +57,14 @@ TEST(PlanCache, ChangingTheDatasetSizeReusesEveryPlanWithItsTotalsRedone) {
   PlanCache cache;
   Query q = default_query();
   ASSERT_TRUE(rank_offers(q, bundled(), &cache).ok());
+  auto padded_examples = [](Query& x) {
+    x.dataset.tokens = 0;
+    x.dataset.examples = 2e5;
+    x.dataset.avg_tokens_per_example = 700;
+    x.dataset.packing = false;
+  };
   for (const auto& change : {+[](Query& x) { x.dataset.tokens *= 4; }, +[](Query& x) { x.dataset.epochs = 3; },
-                             +[](Query& x) { x.dataset.tokens = 0; x.dataset.examples = 2e5; x.dataset.avg_tokens_per_example = 700; x.dataset.packing = false; }}) {
+                             +padded_examples}) {
     change(q);
     Result<RankResult> cached = rank_offers(q, bundled(), &cache);
     Result<RankResult> fresh = rank_offers(q, bundled());

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace trainfit {
 namespace {
@@ -447,22 +448,35 @@ TEST(TimeValidation, TheTimeBandCoversEveryFullySpecifiedValidationError) {
   }
 }
 
+// A published Megatron-Bridge FP8 pre-training run (docs/performance-summary.md @00b7660): the preset's model with
+// the run's 8,192-token context, Megatron-Core's full training in FP8 at `global_batch` sequences.
+struct MegatronRun {
+  ModelSpec model;
+  TrainConfig train;
+};
+std::optional<MegatronRun> megatron_fp8_pretraining(const char* model_id, int64_t global_batch) {
+  const ModelSpec* m = find_model(model_id);
+  if (!m) return std::nullopt;
+  MegatronRun run{*m, TrainConfig{}};
+  run.model.max_position_embeddings = 8192;
+  run.train.method = Method::full;
+  run.train.framework = Framework::megatron_core;
+  run.train.precision = Precision::fp8_mixed;
+  run.train.seq_len = 8192;
+  run.train.global_batch = global_batch;
+  return run;
+}
+
 // Issue 17's "done when": a Megatron-profile plan of Llama 3 70B pre-training (seq 8192, global batch 128, FP8) on
 // 8 DGX H100 nodes (8 x 400 Gb/s InfiniBand) uses tensor x pipeline parallelism with sequence parallelism and runs
 // within 20% of the published 1,602 tokens/s per GPU (NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md
 // @00b7660, 25.11 NeMo container, DGX-H100: "LLAMA3_70B | 64 | FP8-CS | 128 | 1 | 8192 | 0 | 4 | 8 | 1 | 5 | 1 |
 // 64 | 1602 | 719"). Before the framework terms it found 886 tokens/s per GPU (full recompute, TP 2 x PP 8).
 TEST(Planner, MegatronPlansLlama3SeventyBOnSixtyFourH100sWithTpPpSpNearThePublishedThroughput) {
-  const ModelSpec* m = find_model("llama-3-70b");
-  ASSERT_NE(m, nullptr);
-  ModelSpec model = *m;
-  model.max_position_embeddings = 8192;
-  TrainConfig t;
-  t.method = Method::full;
-  t.framework = Framework::megatron_core;
-  t.precision = Precision::fp8_mixed;
-  t.seq_len = 8192;
-  t.global_batch = 128;
+  const std::optional<MegatronRun> run = megatron_fp8_pretraining("llama-3-70b", 128);
+  ASSERT_TRUE(run.has_value());
+  const ModelSpec& model = run->model;
+  const TrainConfig& t = run->train;
   const Offer dgx = node(8, LinkClass::nvswitch, 900, NetKind::infiniband, 3200, 8);
   auto r = plan_job(model, t, tokens(1e10), h100(), dgx, 8);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
@@ -483,16 +497,10 @@ TEST(Planner, MegatronPlansLlama3SeventyBOnSixtyFourH100sWithTpPpSpNearThePublis
 // VP 8, CP 2: 126 layers + embedding + loss = 128 = 64 chunks of 2, --account-for-embedding/loss-in-pipeline-split).
 // Before, the planner found no layout; now it plans one with PP x VP not dividing 126, within 20%.
 TEST(Planner, MegatronPlansLlama405BOnAThousandH100sWithUnevenPipelineStages) {
-  const ModelSpec* m = find_model("llama-3.1-405b");
-  ASSERT_NE(m, nullptr);
-  ModelSpec model = *m;
-  model.max_position_embeddings = 8192;
-  TrainConfig t;
-  t.method = Method::full;
-  t.framework = Framework::megatron_core;
-  t.precision = Precision::fp8_mixed;
-  t.seq_len = 8192;
-  t.global_batch = 512;
+  std::optional<MegatronRun> run = megatron_fp8_pretraining("llama-3.1-405b", 512);
+  ASSERT_TRUE(run.has_value());
+  const ModelSpec& model = run->model;
+  TrainConfig& t = run->train;
   const Offer dgx = node(8, LinkClass::nvswitch, 900, NetKind::infiniband, 3200, 128);
   auto r = plan_job(model, t, tokens(1e10), h100(), dgx, 128);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
