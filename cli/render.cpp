@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainfit/memory.h"
 #include "trainfit/snapshot.h"
 
 namespace trainfit::cli {
@@ -127,23 +128,15 @@ Table models_table(const json& doc) {
 Table estimate_table(const json& doc) {
   Table t{{"component", "GiB", "bytes"}, {}, {false, true, true}};
   const json& m = doc["memory"];
-  static const std::pair<const char*, const char*> kRows[] = {
-      {"weights", "weights_bytes"},
-      {"fp32 master weights", "master_weights_bytes"},
-      {"gradients", "gradients_bytes"},
-      {"optimizer states", "optimizer_states_bytes"},
-      {"activations", "activations_bytes"},
-      {"logits + loss", "logits_bytes"},
-      {"LoRA adapters", "lora_adapters_bytes"},
-      {"quantization", "quantization_bytes"},
-      {"runtime overhead", "overhead_bytes"},
-      {"fragmentation", "fragmentation_bytes"},
+  // The components from the core's one table (memory.h kMemoryComponents), then the totals.
+  for (const MemoryComponent& c : kMemoryComponents) t.rows.push_back({c.label, gib(m[c.key]), num(m[c.key], "%.0f")});
+  static const std::pair<const char*, const char*> kTotals[] = {
       {"total (expected)", "total_bytes"},
       {"total (low)", "total_low_bytes"},
       {"total (high)", "total_high_bytes"},
       {"host RAM per node", "host_ram_per_node_bytes"},
   };
-  for (const auto& [label, key] : kRows) t.rows.push_back({label, gib(m[key]), num(m[key], "%.0f")});
+  for (const auto& [label, key] : kTotals) t.rows.push_back({label, gib(m[key]), num(m[key], "%.0f")});
   return t;
 }
 

@@ -106,19 +106,17 @@ void heading(const char* text) {
 // Memory stacked bar: one segment per component, the VRAM line (the driver-reported capacity), the usable
 // limit and the band whisker; `label_bytes` is the datasheet figure named beside it.
 void memory_bar(const MemoryBreakdown& m, double vram_bytes, double label_bytes, double headroom) {
-  const Seg segs[] = {
-      {"weights", m.weights, IM_COL32(66, 135, 245, 255)},
-      {"master weights", m.master_weights, IM_COL32(90, 170, 250, 255)},
-      {"gradients", m.gradients, IM_COL32(250, 160, 60, 255)},
-      {"optimizer states", m.optimizer_states, IM_COL32(230, 90, 80, 255)},
-      {"activations", m.activations, IM_COL32(90, 190, 110, 255)},
-      {"logits + loss", m.logits, IM_COL32(150, 210, 90, 255)},
-      {"LoRA adapters", m.lora_adapters, IM_COL32(180, 120, 230, 255)},
-      {"quantization", m.quantization, IM_COL32(210, 150, 230, 255)},
-      {"ZeRO-3 gathered", m.zero3_gathered, IM_COL32(120, 200, 210, 255)},
-      {"CUDA/NCCL overhead", m.overhead, IM_COL32(150, 150, 150, 255)},
-      {"fragmentation", m.fragmentation, IM_COL32(110, 110, 120, 255)},
+  // One segment per component of the core's table (memory.h kMemoryComponents), in its order, with a colour each.
+  static const ImU32 kColors[] = {
+      IM_COL32(66, 135, 245, 255),  IM_COL32(90, 170, 250, 255),  IM_COL32(250, 160, 60, 255),
+      IM_COL32(230, 90, 80, 255),   IM_COL32(90, 190, 110, 255),  IM_COL32(60, 160, 140, 255),
+      IM_COL32(150, 210, 90, 255),  IM_COL32(180, 120, 230, 255), IM_COL32(210, 150, 230, 255),
+      IM_COL32(120, 200, 210, 255), IM_COL32(150, 150, 150, 255), IM_COL32(110, 110, 120, 255),
   };
+  static_assert(sizeof kColors / sizeof kColors[0] == kMemoryComponentCount, "one colour per memory component");
+  Seg segs[kMemoryComponentCount];
+  for (int i = 0; i < kMemoryComponentCount; ++i)
+    segs[i] = Seg{kMemoryComponents[i].label, m.*kMemoryComponents[i].bytes, kColors[i]};
   const float fs = ImGui::GetFontSize();
   const float w = ImGui::GetContentRegionAvail().x;
   const float h = fs * 1.6f;

@@ -344,6 +344,10 @@ void draw_job_panel(App::Impl& s) {
                           "Activation recomputation. auto lets the planner choose per instance.");
     const Attention attentions[] = {Attention::flash, Attention::eager};
     changed |= enum_combo("Attention", &d.train.attention, attentions);
+    const GradReduce reduces[] = {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16};
+    changed |= enum_combo("Gradient reduce", &d.train.grad_reduce, reduces,
+                          "dtype of the data-parallel gradient buffer and its reduction. auto: the framework's "
+                          "(fp32 under megatron-core and nanotron); bf16 = Megatron's --grad-reduce-in-bf16.");
 
     ImGui::Separator();
     ParallelConfig& p = d.train.parallel;
@@ -363,6 +367,11 @@ void draw_job_panel(App::Impl& s) {
       layout |= input_int("CP", &p.cp, "Context parallel.");
       if (layout) p.gpus = p.tp * p.pp * p.dp * p.cp;
       changed |= layout;
+      if (d.model.num_experts > 1) {  // expert parallelism: carved out of the TP x CP x DP ranks, no GPUs added
+        changed |= input_int("EP", &p.ep, "Expert parallel: the routed experts split over EP ranks taken from "
+                                          "TP x CP x DP; must divide the experts.");
+        changed |= input_int("Expert TP", &p.etp, "Expert tensor parallel; 0 = TP (Megatron-Core's default).");
+      }
       ImGui::TextDisabled("GPUs: %d", p.tp * p.pp * p.dp * p.cp);
       ImGui::SetNextItemWidth(field_w());
       if (ImGui::SliderInt("ZeRO stage", &p.zero, 0, 3)) changed = true;

@@ -53,27 +53,20 @@ std::string tight_note() {
 json params_doc(const ParamCounts& p) {
   return json{{"total", num(p.total)},         {"active", num(p.active)}, {"embedding", num(p.embedding)},
               {"head", num(p.head)},           {"per_layer", num(p.per_layer)},
-              {"trainable", num(p.trainable)}};
+              {"expert", num(p.expert)},       {"trainable", num(p.trainable)}};
 }
 
 json memory_doc(const MemoryBreakdown& m) {
   json notes = json::array();
   for (const auto& w : m.notes) notes.push_back({{"code", w.code}, {"field", w.field}, {"message", w.message}});
-  return json{{"weights_bytes", num(m.weights)},
-              {"master_weights_bytes", num(m.master_weights)},
-              {"gradients_bytes", num(m.gradients)},
-              {"optimizer_states_bytes", num(m.optimizer_states)},
-              {"activations_bytes", num(m.activations)},
-              {"logits_bytes", num(m.logits)},
-              {"lora_adapters_bytes", num(m.lora_adapters)},
-              {"quantization_bytes", num(m.quantization)},
-              {"overhead_bytes", num(m.overhead)},
-              {"fragmentation_bytes", num(m.fragmentation)},
-              {"total_bytes", num(m.total)},
-              {"total_low_bytes", num(m.total_low)},
-              {"total_high_bytes", num(m.total_high)},
-              {"host_ram_per_node_bytes", num(m.host_ram_per_node_bytes)},
-              {"notes", notes}};
+  json doc = json::object();
+  for (const MemoryComponent& c : kMemoryComponents) doc[c.key] = num(m.*c.bytes);
+  doc["total_bytes"] = num(m.total);
+  doc["total_low_bytes"] = num(m.total_low);
+  doc["total_high_bytes"] = num(m.total_high);
+  doc["host_ram_per_node_bytes"] = num(m.host_ram_per_node_bytes);
+  doc["notes"] = std::move(notes);
+  return doc;
 }
 
 // The layout `estimate` evaluates: the query's fixed layout (cp included), or one GPU; gradient accumulation
@@ -88,6 +81,8 @@ Result<MemoryLayout> estimate_layout(const Query& q) {
     layout.dp = par.dp;
     layout.cp = par.cp;
     layout.vp = par.vp;
+    layout.ep = par.ep;
+    layout.etp = par.etp;
     layout.zero = par.zero;
     layout.sequence_parallel = par.sequence_parallel;
     layout.offload_optimizer = par.offload_optimizer;
@@ -202,7 +197,7 @@ json step_doc(const StepTime& st) {
               {"optimizer_s", num(st.optimizer_s)},     {"offload_s", num(st.offload_s)},
               {"total_s", num(st.total_s)},             {"tp_comm_s", num(st.tp_comm_s)},
               {"pp_comm_s", num(st.pp_comm_s)},         {"dp_comm_s", num(st.dp_comm_s)},
-              {"cp_comm_s", num(st.cp_comm_s)},
+              {"cp_comm_s", num(st.cp_comm_s)},         {"ep_comm_s", num(st.ep_comm_s)},
               {"memory_bound", st.memory_bound}};
 }
 
@@ -217,6 +212,8 @@ json plan_doc(const Plan& p) {
               {"dp", l.dp},
               {"cp", l.cp},
               {"vp", l.vp},
+              {"ep", l.ep},
+              {"etp", l.etp > 0 ? l.etp : l.tp},
               {"zero", l.zero},
               {"sequence_parallel", l.sequence_parallel},
               {"offload_optimizer", l.offload_optimizer},

@@ -33,6 +33,8 @@ FrameworkProfile make_generic() {
   p.interleaved_pp = true;
   p.full.source = p.lora.source = p.qlora.source = "no restriction";
   p.full.note = p.lora.note = p.qlora.note = "any layout";
+  p.full.ep = true;  // expert parallelism is modelled for full training (memory.cpp)
+  p.full.ep_source = "no restriction";
   p.source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)";
   return p;
 }
@@ -96,8 +98,12 @@ FrameworkProfile make_megatron_core() {
   full.offload = false;
   full.note = "TP, PP, CP, sequence parallel; DDP or the distributed optimizer (ZeRO-1)";
   full.source = "Megatron-LM arguments.py (--use-distributed-optimizer, --tensor/--pipeline/--context-parallel-size)";
+  full.ep = true;
+  full.ep_source = "Megatron-LM arguments.py --expert-model-parallel-size, --expert-tensor-parallel-size; "
+                   "megatron/core/transformer/moe/token_dispatcher.py (alltoall, allgather, flex dispatchers)";
   p.full = full;
   MethodSupport lora = full;
+  lora.ep = false;  // expert parallelism is modelled for full training only (memory.cpp)
   lora.note = "LoRA with TP and PP (NeMo PEFT)";
   lora.source = "NeMo docs nlp/nemo_megatron/peft (LoRA with tensor and pipeline parallelism)";
   p.lora = lora;
@@ -148,6 +154,8 @@ FrameworkProfile make_nanotron() {
   full.offload = false;
   full.note = "TP, PP and DP with ZeRO-1";
   full.source = "nanotron config: parallelism.tp/pp/dp, optimizer.zero_stage (0 or 1)";
+  full.ep = true;
+  full.ep_source = "nanotron config/parallelism_config.py ParallelismArgs.expert_parallel_size";
   p.full = full;
   p.lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)");
   p.qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)");
@@ -171,6 +179,10 @@ FrameworkProfile make_torchtitan() {
                        "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
                        "with the embedding and the output as one each, the remainder on the first stages)";
   full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
+  full.ep = true;
+  full.ep_source = "torchtitan config parallelism.expert_parallel_degree / expert_tensor_parallel_degree "
+                   "(distributed/expert_parallel.py: all-to-all token dispatch; experts FSDP-sharded over "
+                   "dp_shard_mod_ep)";
   p.full = full;
   p.logits_freed_before_backward = true;  // train.py: "del pred" before loss.backward()
   p.loss_source = "torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
@@ -196,6 +208,15 @@ const FrameworkProfile* table() {
 }
 
 }  // namespace
+
+double grad_element_bytes(const TrainConfig& train, double dtype_bytes) {
+  switch (train.grad_reduce) {
+    case GradReduce::fp32: return 4.0;
+    case GradReduce::bf16: return std::min(dtype_bytes, 2.0);
+    case GradReduce::automatic: break;
+  }
+  return framework_profile(train.framework).fp32_grad_buffer ? 4.0 : dtype_bytes;
+}
 
 const FrameworkProfile* framework_profiles(int* count) {
   if (count) *count = 7;
@@ -267,7 +288,7 @@ double pipeline_stage_factor(int64_t layers, int pp, int vp) {
 }
 
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
-                                   bool offload) {
+                                   bool offload, int ep) {
   const FrameworkProfile& p = framework_profile(framework);
   const MethodSupport& m = p.method(method);
   const char* what = method == Method::full ? "full fine-tuning" : method == Method::lora ? "LoRA" : "QLoRA";
@@ -281,6 +302,7 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (cp > 1 && !m.cp) head = "CP " + std::to_string(cp);
   else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
   else if (offload && !m.offload) head = "CPU offload";
+  else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);
   else return std::string();
   return head + " is not supported by " + p.name + " for " + what + " (" + m.note + ")";
 }

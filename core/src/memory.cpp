@@ -96,6 +96,30 @@ Result<Flags> method_flags(const ModelSpec& m, const TrainConfig& t) {
   return f;
 }
 
+}  // namespace
+
+Error expert_layout_error(const ModelSpec& m, int tp, int cp, int dp, int ep, int etp) {
+  if (ep < 1 || etp < 0) return Error{"parallel.ep", "ep must be >= 1 and etp >= 0 (0: etp = tp)"};
+  const int64_t experts = m.num_experts;
+  const int64_t width = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+  const int64_t et = etp > 0 ? etp : tp;
+  if (ep > 1 && experts <= 1) return Error{"parallel.ep", "expert parallelism needs a mixture-of-experts model"};
+  if (ep > 1 && experts % ep != 0)
+    return Error{"parallel.ep", "must divide the experts (" + std::to_string(experts) + ")"};
+  // Megatron-Core carves the expert-parallel groups out of the TP x CP x DP ranks of a pipeline stage
+  // (parallel_state.py: expert_tensor_parallel_size x expert_model_parallel_size must divide them).
+  const int64_t ranks = int64_t(tp) * cp * dp;
+  if (ranks % (int64_t(ep) * et) != 0)
+    return Error{etp > 0 ? "parallel.etp" : "parallel.ep",
+                 "ep x etp (" + std::to_string(int64_t(ep) * et) + ") must divide tp x cp x dp (" +
+                     std::to_string(ranks) + ")"};
+  if (experts > 1 && et > 1 && width % et != 0)
+    return Error{"parallel.etp", "must divide the expert MLP width (" + std::to_string(width) + ")"};
+  return Error{};
+}
+
+namespace {
+
 Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayout& l) {
   if (t.seq_len < 1 || t.seq_len > (int64_t(1) << 24)) return Error{"seq_len", "must be between 1 and 16,777,216"};
   if (l.micro_batch < 1 || l.micro_batch > (int64_t(1) << 24))
@@ -118,6 +142,9 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
   if (m.num_heads % l.tp != 0)
     return Error{"parallel.tp", "must divide num_heads (" + std::to_string(m.num_heads) + ")"};
   if (t.seq_len % l.cp != 0) return Error{"parallel.cp", "must divide seq_len"};
+  if (auto e = expert_layout_error(m, l.tp, l.cp, l.dp, l.ep, l.etp); !e.message.empty()) return e;
+  if (t.method != Method::full && (l.ep > 1 || (l.etp > 0 && l.etp != l.tp)))
+    return Error{"parallel.ep", "expert parallelism is modelled for full training only (not LoRA / QLoRA)"};
   if (!(t.overhead_bytes < 1e15) || !(t.fragmentation < 10) || std::isnan(t.overhead_bytes) ||
       std::isnan(t.fragmentation))
     return Error{"overhead_bytes", "must be a finite number"};
@@ -453,7 +480,25 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const bool is_first = !one_rank || l.pp_rank == 0, is_last = !one_rank || l.pp_rank == l.pp - 1;
   const double named_stage =
       is_first ? first_stage : (is_last ? last_stage : double(layers_stage) * pc.per_layer);
-  const double stage_params = (one_rank ? named_stage : std::max(first_stage, last_stage)) / tp;
+  double stage_params = (one_rank ? named_stage : std::max(first_stage, last_stage)) / tp;
+  // Expert parallelism (MoE): a stage's routed experts are split over ep x etp ranks instead of tp, and their
+  // optimizer states and gradients are sharded over the expert data-parallel ranks, tp x cp x dp / (ep x etp)
+  // (Megatron-Core MoE: expert and dense parameters keep separate gradient buffers and optimizer shards,
+  // distributed/distributed_data_parallel.py expert_data_parallel_group; torchtitan FSDP over dp_shard_mod_ep).
+  const int etp_r = l.etp > 0 ? l.etp : l.tp;
+  const bool expert_split = pc.expert > 0 && (l.ep > 1 || etp_r != l.tp);
+  const double expert_layer = pc.expert / L;  // routed-expert parameters of the average layer
+  double layer_local = pc.per_layer / tp;     // one layer's parameters on this GPU
+  double zdiv = dp;                           // what ZeRO divides this GPU's model states by
+  if (expert_split) {
+    const double ept = double(l.ep) * double(etp_r);
+    const double exp_local = double(layers_stage) * expert_layer / ept;
+    stage_params += exp_local - double(layers_stage) * expert_layer / tp;
+    layer_local += expert_layer / ept - expert_layer / tp;
+    const double edp = tp * dp / ept;         // expert data parallel (dp here is dp x cp)
+    const double sharded = (stage_params - exp_local) / dp + exp_local / edp;
+    if (sharded > 0) zdiv = stage_params / sharded;
+  }
   const double stage_frac = pc.total > 0 ? stage_params / pc.total : 0;  // share of the model on this GPU
   const double lora_local = fl.full ? 0.0 : r.params.trainable * double(layers_stage) / L / tp;
 
@@ -475,7 +520,8 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // Frameworks that accumulate gradients in an fp32 buffer (framework.h: Megatron-Core's main_grad, nanotron's
   // FP32GradientAccumulator) keep 4 bytes per trained parameter for the whole run.
   const FrameworkProfile& fw = framework_profile(train.framework);
-  if (fw.fp32_grad_buffer) g_bytes = 4.0;
+  // TrainConfig::grad_reduce overrides the framework's default either way.
+  g_bytes = grad_element_bytes(train, g_bytes);
   const double state_elem = prec == Precision::bf16 ? 2.0 : 4.0;  // pure bf16 keeps optimizer states in bf16
   double opt_per_param = 0;
   switch (train.optimizer) {
@@ -502,9 +548,9 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     master = n * master_bytes;
     grads = n * g_bytes;
     states = state_total;
-    if (l.zero >= 1) { master /= dp; states /= dp; }   // P_os
-    if (l.zero >= 2) grads /= dp;                      // P_os+g
-    if (l.zero >= 3) weights /= dp;                    // P_os+g+p
+    if (l.zero >= 1) { master /= zdiv; states /= zdiv; }   // P_os
+    if (l.zero >= 2) grads /= zdiv;                        // P_os+g
+    if (l.zero >= 3) weights /= zdiv;                      // P_os+g+p
     if (l.offload_optimizer) {
       // ZeRO-Offload (Ren et al. 2021, Sec. 4.1): fp32 master, optimizer states and fp32 gradient partitions
       // live in host memory; the GPU keeps its 16-bit weights (and gradient buckets).
@@ -517,9 +563,9 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
       // Live parameters: FSDP / ZeRO-3 gather one layer and prefetch the next; backward also holds one
       // layer's unsharded gradient before reduce-scatter. FSDP2 stacks (framework.h fsdp2_root_unit): the root
       // unit's (embedding, head) and the last block's full parameters at the start of backward.
-      const double layer = pc.per_layer / tp;
+      const double layer = layer_local;
       if (l.offload_params) { host_offload += weights; weights = 0; }
-      const double root = (stage_params - double(layers_stage) * pc.per_layer / tp) * w_bytes;
+      const double root = (stage_params - double(layers_stage) * layer_local) * w_bytes;
       gathered = fw.fsdp2_root_unit ? root + layer * w_bytes : 2 * layer * w_bytes + layer * g_bytes;
     }
   } else {
@@ -632,6 +678,16 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
     acts_gpu = last_acts;
     logits_gpu = logits;
   }
+  // Expert parallelism's token dispatch (Megatron-Core MoEAlltoAllTokenDispatcher, torchtitan's all-to-all
+  // expert parallel): the layer being computed holds its tokens permuted into a send buffer and the tokens
+  // received from the other EP ranks, each k copies of the local tokens (balanced routing) of hidden width;
+  // SP splits the tokens over the TP ranks. One layer's pair is alive at a time. Routing imbalance (the busiest
+  // rank receives more than k x its tokens) is not modelled.
+  double dispatch = 0;
+  if (l.ep > 1 && moe_layer_count(model) > 0)
+    dispatch = 2.0 * tokens * double(model.experts_per_token) * h * e / rep_div;
+  acts_gpu += dispatch;
+
   // Recompute (full, or an op-level selective policy) re-runs a layer's forward in that layer's backward, after
   // the loss gradient has gone through the head and the loss buffers are freed (torch.utils.checkpoint): the
   // recomputed layer's working set and the loss buffers are never alive together.
@@ -652,7 +708,8 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   r.master_weights = master;
   r.gradients = grads;
   r.optimizer_states = states;
-  r.activations = acts_gpu;
+  r.activations = acts_gpu - dispatch;
+  r.moe_dispatch = dispatch;
   r.logits = logits_gpu;
   r.lora_adapters = lora;
   r.quantization = quant;

@@ -383,6 +383,13 @@ Result<ParamCounts> count_params(const ModelSpec& m) {
     }
   });
   c.per_layer = layers_total / double(m.num_layers);  // the average block when dense and MoE layers mix
+  // The routed experts alone (visit_mlps' expert MLPs): what expert parallelism divides.
+  const double moe = moe_layer_count(m);
+  if (moe > 0) {
+    const double width = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+    visit_mlp(m, width, double(m.num_experts), double(m.experts_per_token), moe,
+              [&](const Tensor& t) { c.expert += t.rows * t.cols * t.copies; });
+  }
   c.total = rest + layers_total;
   c.active = rest + layers_active;
   return c;

@@ -422,6 +422,31 @@ double collective_time_s(Collective op, double bytes, int n, const Link& link) {
   return factor * bytes / link.busbw_Bps + steps * link.latency_s;
 }
 
+double all_to_all_time_s(double bytes, int n, int per_node, const Offer& o, const GpuSpec& g) {
+  if (n <= 1 || !(bytes > 0)) return 0.0;
+  per_node = std::clamp(per_node, 1, n);
+  const double nn = static_cast<double>(n), pn = static_cast<double>(per_node);
+  // Each rank keeps 1/n of its buffer and sends (per_node - 1)/n to the ranks of its node over the node's links
+  // and (n - per_node)/n across nodes (nccl-tests doc/PERFORMANCE.md, alltoall: busbw = algbw x (n-1)/n). Across
+  // nodes the node's NICs carry every local rank's share at once. The two parts run concurrently.
+  double t_intra = 0, t_inter = 0, latency = 0;
+  if (per_node > 1) {
+    const Link intra = intra_link(o, g, per_node);
+    if (!(intra.busbw_Bps > 0)) return 1e30;
+    t_intra = bytes * (pn - 1.0) / nn / intra.busbw_Bps;
+    latency = intra.latency_s;
+  }
+  if (n > per_node) {
+    if (o.inter_net == NetKind::none || !(o.inter_net_Gbps > 0)) return 1e30;
+    const double node_Bps = o.inter_net_Gbps * 1e9 / 8.0 * inter_net_fraction(o.inter_net);
+    const double ranks_on_node = std::min(pn, static_cast<double>(std::max(1, o.gpu_count)));
+    t_inter = bytes * (nn - pn) / nn * ranks_on_node / node_Bps;
+    latency = std::max(latency, inter_net_latency_s(o.inter_net));
+  }
+  // One message to every peer: NCCL's all-to-all is n - 1 point-to-point sends grouped in one launch.
+  return std::max(t_intra, t_inter) + latency;
+}
+
 double p2p_time_s(double bytes, const Link& link) {
   if (!(bytes > 0)) return 0.0;
   if (!(link.busbw_Bps > 0)) return 1e30;

@@ -101,6 +101,7 @@ struct LayoutKey {
   int ni = 0;              // index of its node count
   int cp = 1;              // context parallel
   int vp = 1;              // virtual pipeline stages per rank (interleaved 1F1B)
+  int ep = 1, etp = 0;     // expert parallel, expert tensor parallel (0 = tp)
 };
 
 struct Group {  // (layout, zero, recompute, offload): memory is monotone in the micro-batch within a group
@@ -166,17 +167,19 @@ void set_dataset_totals(PlanResult& res, const DatasetTokens& tokens) {
 }
 
 std::string plan_summary(const Plan& p) {
-  char buf[200];
+  char buf[320];
   const MemoryLayout& l = p.layout;
   if (!(p.tokens_per_s > 0)) {  // a node count where nothing fits: no layout to describe
     std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
     return buf;
   }
-  char cp[16] = "", vp[16] = "";
+  char cp[24] = "", vp[24] = "", ep[48] = "";
   if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d", l.cp);
   if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
-  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d%s, DP %d%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
-                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, vp, l.dp, cp, l.zero,
+  const int etp = l.etp > 0 ? l.etp : l.tp;
+  if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d)", l.ep, etp);
+  std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d%s, DP %d%s%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
+                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, vp, l.dp, cp, ep, l.zero,
                 l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full"),
                 static_cast<long long>(l.micro_batch), static_cast<long long>(l.num_microbatches),
                 l.offload_optimizer ? ", optimizer offload" : "", l.offload_params ? ", parameter offload" : "");
@@ -218,6 +221,8 @@ struct Searcher {
     m.dp = L.dp;
     m.cp = L.cp;
     m.vp = L.vp;
+    m.ep = L.ep;
+    m.etp = L.etp;
     m.zero = gr.zero;
     m.sequence_parallel = L.tp > 1;
     m.offload_optimizer = gr.off_opt;
@@ -326,7 +331,7 @@ struct Searcher {
     ++evaluated;
     return step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb,
                      L.global_batch / (L.dp * mb), nullptr, nullptr, bubble, terms_at(L.mb_begin + k), &L.dp_terms,
-                     L.cp, L.vp, L.tp > 1);  // sequence parallel with TP, as memory_layout sets it
+                     L.cp, L.vp, L.tp > 1, L.ep, L.etp);  // sequence parallel with TP, as memory_layout sets it
   }
 
   double exact_time(const Group& gr, int k) { return group_step(gr, k); }
@@ -401,7 +406,8 @@ struct Searcher {
     p.global_batch = L.global_batch;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
-              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp, L.vp, L.tp > 1);
+              &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp, L.vp, L.tp > 1, L.ep,
+              L.etp);
     p.efficiency = eff;
     p.tokens_per_s = static_cast<double>(L.global_batch) * c.seq / p.step.total_s;
     const FlopsPerToken& f = c.flops[rc_index(gr.rc)];
@@ -506,7 +512,7 @@ Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& trai
     double eff = 0;
     step_time(c, links, layout.tp, layout.pp, layout.dp, layout.zero, layout.recompute, layout.offload_optimizer,
               layout.offload_params, layout.micro_batch, layout.num_microbatches, &out.step, &eff, nullptr, nullptr,
-              nullptr, layout.cp, layout.vp, layout.sequence_parallel);
+              nullptr, layout.cp, layout.vp, layout.sequence_parallel, layout.ep, layout.etp);
     const int64_t gb = global_batch > 0 ? global_batch : layout.micro_batch * layout.num_microbatches * layout.dp;
     out.efficiency = eff;
     out.tokens_per_s = static_cast<double>(gb) * c.seq / out.step.total_s;
@@ -630,19 +636,46 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   // Stages of unequal layer counts only where the framework runs them (framework.h uneven_pp).
   if ((vp > 1 || !fixed) && !pipeline_split_ok(framework_profile(train.framework), s.model.num_layers, pp, vp))
     return true;
-  LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp, vp};
-  L.links = layout_links(c, nodes, tp, pp, dp, cp);
-  if (L.links.excluded) return true;
-  Result<bool> mb = add_micro_batches(s, gb / dp, pp, vp, static_cast<size_t>(L.mb_begin), fixed);
-  if (!mb) return mb.error();
-  L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
-  if (L.mb_count <= 0) return true;
-  s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
-  const int li = static_cast<int>(s.layouts.size());
-  s.layouts.push_back(L);
-  int zeros[4];
-  const int n_z = zero_candidates(s, dp, pp, cp, fixed, zeros);
-  push_groups(s, li, zeros, n_z, rc_list, n_rc, fixed);
+  // Expert-parallel variants of the layout (MoE): the query's for a fixed layout, else none (ep 1) and every ep
+  // that divides the experts and the TP x CP x DP ranks, with the experts whole on each rank (etp 1), where the
+  // framework launches expert parallelism (framework.h MethodSupport::ep).
+  int eps[10][2], n_ep = 0;
+  if (fixed) {
+    eps[n_ep][0] = std::max(1, train.parallel.ep);
+    eps[n_ep++][1] = train.parallel.etp;
+  } else {
+    eps[n_ep][0] = 1;
+    eps[n_ep++][1] = 0;
+    const int64_t experts = s.model.num_experts;
+    if (experts > 1 && framework_profile(train.framework).method(train.method).ep) {
+      for (int ep = 2; ep <= 256 && n_ep < 10; ep *= 2) {
+        if (experts % ep || (int64_t(tp) * cp * dp) % ep) continue;
+        eps[n_ep][0] = ep;
+        eps[n_ep++][1] = 1;
+      }
+    }
+  }
+  for (int e = 0; e < n_ep; ++e) {
+    if (Error err = expert_layout_error(s.model, tp, cp, dp, eps[e][0], eps[e][1]); !err.message.empty()) {
+      if (fixed) return err;
+      continue;
+    }
+    LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp, vp};
+    L.ep = eps[e][0];
+    L.etp = eps[e][1];
+    L.links = layout_links(c, nodes, tp, pp, dp, cp);
+    if (L.links.excluded) return true;
+    Result<bool> mb = add_micro_batches(s, gb / dp, pp, vp, static_cast<size_t>(L.mb_begin), fixed);
+    if (!mb) return mb.error();
+    L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;
+    if (L.mb_count <= 0) return true;
+    s.mb_terms.resize(s.mbs.size());  // the slice's terms, unfilled
+    const int li = static_cast<int>(s.layouts.size());
+    s.layouts.push_back(L);
+    int zeros[4];
+    const int n_z = zero_candidates(s, dp, pp, cp, fixed, zeros);
+    push_groups(s, li, zeros, n_z, rc_list, n_rc, fixed);
+  }
   return true;
 }
 
@@ -737,8 +770,14 @@ bool node_count_can_fit(Searcher& s, int nodes) {
     // Model states divide by TP x PP (x DP under ZeRO-3), activations by TP (SP) and CP. Ties: more TP, then more
     // PP (it divides the model states, CP only the activations); virtual stages last (they only add in-flight
     // activations), so the checks below see distinct (TP, PP, CP) shapes.
-    const double score = static_cast<double>(L.tp) * L.pp * L.cp * (gr.zero == 3 ? L.dp : 1) + 1e-3 * L.tp +
-                         1e-6 * L.pp - (L.vp > 1 ? 1e-4 : 0.0);
+    double score = static_cast<double>(L.tp) * L.pp * L.cp * (gr.zero == 3 ? L.dp : 1);
+    // Expert parallelism shrinks the model states by the experts' share f: (1/tp) / ((1 - f)/tp + f/(ep x etp)).
+    const int etp = L.etp > 0 ? L.etp : L.tp;
+    if (s.c.expert_params > 0 && (L.ep > 1 || etp != L.tp)) {
+      const double f = s.c.expert_params / s.c.params.total;
+      score *= (1.0 / L.tp) / ((1.0 - f) / L.tp + f / (static_cast<double>(L.ep) * etp));
+    }
+    score += 1e-3 * L.tp + 1e-6 * L.pp - (L.vp > 1 ? 1e-4 : 0.0);
     for (int k = 0; k < kLean; ++k) {
       if (score > lean_score[k]) {
         for (int j = kLean - 1; j > k; --j) {

@@ -25,6 +25,10 @@ constexpr double kOffloadExposed = 0.5;
 // Korthikanti et al. 2022 Table 2: ~34 s*b*h bytes of activations per layer are written in forward and read in
 // backward; the roofline counts that traffic twice.
 constexpr double kActBytesPerTokenHidden = 34.0 * 2.0;
+// Grouped-GEMM efficiency of the routed experts against a dense GEMM of the same shape: routing, token
+// permutation and un-permutation (memory-bound copies of k x tokens x hidden) and the per-expert tiles' tails.
+// Calibrated on published MoE throughput rows (perf_validation.cpp).
+constexpr double kGroupedGemmFactor = 1.0;
 
 double optimizer_state_bytes(Optimizer o) {
   switch (o) {
@@ -71,7 +75,7 @@ Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp, int cp) {
 
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp, int vp, bool sp) {
+                 MbTerms* mbt, DpTerms* dpt, int cp, int vp, bool sp, int ep, int etp) {
   const TrainConfig& t = *c.train;
   const FrameworkProfile& fw = framework_profile(t.framework);
   const FlopsPerToken& f = c.flops[rc_index(rc)];
@@ -84,6 +88,14 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   // (Megatron-Core context parallel; the attention's causal load is balanced by its chunk reordering).
   const double tok = static_cast<double>(mb) * c.seq / static_cast<double>(std::max(1, cp));
   const double mm = static_cast<double>(m);
+  // Expert parallelism: the routed experts live on ep x etp ranks per stage instead of tp (memory.cpp), so this
+  // GPU's parameters, gradients and optimizer shard are the dense part over tp plus the experts over ep x etp.
+  const int etp_r = etp > 0 ? etp : tp;
+  const bool moe = c.expert_share > 0;
+  const bool expert_split = c.expert_params > 0 && (ep > 1 || etp_r != tp);
+  const double shard_e = static_cast<double>(ep) * etp_r * pp / stage;
+  const double dense_params = c.params.total - c.expert_params;
+  const double full_method = t.method == Method::full ? 1.0 : 0.0;  // experts are trained only in full training
 
   MbTerms local;
   MbTerms& mt = mbt ? *mbt : local;
@@ -102,20 +114,46 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
     if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
     if (cp > 1) mt.cp_ring = p2p_time_s(2.0 * tok * c.kv_width / tp * c.act_bytes, links.cp);
+    if (moe) {
+      // The routed experts run as grouped GEMMs of tokens-per-expert rows (Megatron-Core --moe-grouped-gemm,
+      // torchtitan torch._grouped_mm): each of the ep x (E / ep) experts of the EP group gets k x its tokens / E
+      // of the group's tokens (balanced routing); sequence parallelism gives each TP rank its own tokens/tp when
+      // the experts are not TP-split (etp < tp). The GEMMs are as narrow as the expert MLP width per etp rank.
+      const double tok_rank = tp > 1 && etp_r < tp ? tok / tp * etp_r : tok;
+      const double per_expert = tok_rank * c.topk * ep / std::max(1.0, c.experts);
+      const double width_e = std::min(c.width, c.expert_width / etp_r);
+      const double ee = c.base_eff.overridden
+                            ? c.base_eff.value
+                            : c.base_eff.generation * gemm_width_factor(width_e) * microbatch_factor(per_expert) *
+                                  kGroupedGemmFactor * c.base_eff.method * c.base_eff.framework * c.base_eff.scale;
+      mt.eff_expert = std::clamp(ee, 1e-3, 1.0);
+      // Token dispatch and combine (Megatron-Core MoEAlltoAllTokenDispatcher; torchtitan expert parallel
+      // all-to-all): each rank sends k copies of its tokens' hidden states, in the activation dtype; the EP group
+      // is laid out after the expert-TP ranks (Megatron-Core's expert rank order etp-ep-edp-pp).
+      if (ep > 1) {
+        const double bytes = (tp > 1 && sp ? tok / tp : tok) * c.topk * c.width * c.act_bytes;
+        const int per_node_ep = std::min(ep, std::max(1, c.g / etp_r));
+        mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu);
+      }
+    }
     mt.filled = true;
   }
   const double eff = mt.eff;
   if (eff_out) *eff_out = eff;
   const double rate = c.peak * eff;
+  // Seconds per FLOP: the routed experts' share at their grouped-GEMM rate, the rest at the layer's rate.
+  const double inv_rate =
+      moe ? (1.0 - c.expert_share) / rate + c.expert_share / (c.peak * mt.eff_expert) : 1.0 / rate;
 
   // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
   // weight-grad, recomputed forward) plus activation traffic, at the achievable HBM bandwidth.
   // FP8: the attention-score share runs at the BF16 rate (Ctx attn_factor; 1 otherwise).
   const double af = c.attn_factor[rc_index(rc)];
-  double t_model = f.model * tok / shard / rate * af;
-  double t_rc = f.recompute * tok / shard / rate * af;
+  double t_model = moe ? f.model * tok / shard * inv_rate * af : f.model * tok / shard / rate * af;
+  double t_rc = moe ? f.recompute * tok / shard * inv_rate * af : f.recompute * tok / shard / rate * af;
   const double passes = (t.method == Method::full ? 3.0 : 2.0) + (rc == Recompute::full ? 1.0 : 0.0);
-  const double base_params = c.params.total / shard;
+  const double base_params =
+      expert_split ? dense_params / shard + c.expert_params / shard_e : c.params.total / shard;
   const double bytes_mb = passes * base_params * c.weight_read_bytes +
                           kActBytesPerTokenHidden * tok * c.width * c.layers / shard;
   const double t_mem = bytes_mb / c.hbm_Bps;
@@ -170,13 +208,22 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   const double t_pp_exposed = vp > 1 && fw.pp_p2p_overlap_interleaved
                                   ? std::max((1.0 - kOverlap) * t_pp, t_pp - kOverlap * t_work)
                                   : t_pp;
-  const double t_stage = t_work + t_tp_exposed + t_pp_exposed + t_cp_exposed;
+  // Expert parallel all-to-alls: dispatch and combine in forward and again in backward (their gradients), once
+  // more in a recomputed forward, per MoE layer of the stage; synchronous (Megatron-Core overlaps them only
+  // with --overlap-moe-expert-parallel-comm, off by default; torchtitan does not), so all exposed.
+  double t_ep = 0;
+  if (ep > 1 && moe) {
+    const double n_a2a = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
+    t_ep = n_a2a * (c.moe_layers / pp * stage) * mt.a2a;
+  }
+  const double t_stage = t_work + t_tp_exposed + t_pp_exposed + t_cp_exposed + t_ep;
 
   const double compute_s = mm * t_model;
   const double recompute_s = mm * t_rc;
   const double tp_s = mm * t_tp_exposed;
   const double pp_s = mm * t_pp_exposed;
   const double cp_s = mm * t_cp_exposed;
+  const double ep_s = mm * t_ep;
   // 1F1B: (p-1) extra micro-batch slots; bubble fraction (p-1)/(m+p-1) of the pipeline time
   // (Narayanan et al. 2021 §2.2.1).
   // Interleaving divides the bubble by v (Narayanan et al. 2021 §2.2.2: bubble fraction (p-1)/(v m)).
@@ -186,9 +233,15 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).
   const int dpg = dp * std::max(1, cp);  // gradients are reduced (and ZeRO states sharded) over DP x CP ranks
   if (dpg > 1) {
-    const double grads = c.trainable / shard * c.grad_bytes;
-    const double params = c.params.total / shard * c.weight_bytes;
-    const double updated = c.trainable / shard * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
+    // With expert parallelism the expert gradients are reduced over the expert data-parallel ranks instead; this
+    // GPU's bytes are its own (dense over tp, experts over ep x etp), timed on the data-parallel link.
+    const double local_trainable =
+        expert_split ? c.trainable - full_method * c.expert_params : c.trainable;
+    const double local = expert_split ? local_trainable / shard + full_method * c.expert_params / shard_e
+                                      : c.trainable / shard;
+    const double grads = local * c.grad_bytes;
+    const double params = base_params * c.weight_bytes;
+    const double updated = local * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
     const Link& L = links.dp;
     DpTerms local_dp;
     DpTerms& dt = dpt ? *dpt : local_dp;
@@ -255,7 +308,12 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
 
   // Optimizer update: memory bound on the GPU; CPU Adam is host-memory bound (ZeRO-Offload, Ren et al. 2021
   // §4.1), all GPUs of a node sharing the host bandwidth.
-  const double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dpg) : 1.0);
+  double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dpg) : 1.0);
+  if (expert_split && full_method > 0) {
+    const double edp = static_cast<double>(tp) * dpg / (static_cast<double>(ep) * etp_r);
+    opt_params = dense_params / shard / (zero >= 1 ? static_cast<double>(dpg) : 1.0) +
+                 c.expert_params / shard_e / (zero >= 1 ? edp : 1.0);
+  }
   double optimizer_s = 0, offload_s = 0;
   if (!off_opt) {
     optimizer_s = opt_params * c.opt_update_bytes / c.hbm_Bps;
@@ -271,7 +329,7 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     offload_s += mm * std::max(0.0, fetch - kOverlap * t_work);
   }
 
-  const double exposed_comm_s = tp_s + pp_s + cp_s + dp_exposed_s;
+  const double exposed_comm_s = tp_s + pp_s + cp_s + ep_s + dp_exposed_s;
   const double total_s = compute_s + recompute_s + exposed_comm_s + bubble_s + optimizer_s + offload_s;
   if (out) {
     out->compute_s = compute_s;
@@ -289,6 +347,8 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     out->dp_exposed_s = dp_exposed_s;
     out->cp_comm_s = mm * t_cp;
     out->cp_exposed_s = cp_s;
+    out->ep_comm_s = ep_s;
+    out->ep_exposed_s = ep_s;
     out->memory_bound = memory_bound;
   }
   if (bubble_out) *bubble_out = bubble_s;
@@ -356,13 +416,24 @@ JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& tra
   j.layers = model.num_layers > 0 ? static_cast<double>(model.num_layers)
                                   : std::max(1.0, j.params.total / (12.0 * j.width * j.width));
   j.seq = static_cast<double>(train.seq_len);
+  if (j.params.expert > 0 && j.flops[0].forward > 0) {
+    // Routed experts' forward FLOPs per token: 2 x the k active experts' parameters (Kaplan et al. 2020's 2N per
+    // token, counted over the parameters a token uses).
+    const double E = static_cast<double>(model.num_experts), k = static_cast<double>(model.experts_per_token);
+    j.expert_share = std::clamp(2.0 * j.params.expert * k / E / j.flops[0].forward, 0.0, 1.0);
+    j.topk = k;
+    j.experts = E;
+    j.expert_width = static_cast<double>(model.moe_intermediate_size > 0 ? model.moe_intermediate_size
+                                                                         : model.intermediate_size);
+    j.moe_layers = moe_layer_count(model);
+  }
   j.act_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
   j.weight_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;
   j.weight_read_bytes = j.weight_bytes;
   if (train.method == Method::qlora) j.weight_bytes = 0.53;  // NF4 4 bits + double-quantised constants
   j.lora = lora_adapter_params(model, train);
   j.trainable = train.method == Method::full ? j.params.total : std::max(j.lora.total, 1.0);
-  j.grad_bytes = train.precision == Precision::fp32 || framework_profile(train.framework).fp32_grad_buffer ? 4.0 : 2.0;
+  j.grad_bytes = grad_element_bytes(train, train.precision == Precision::fp32 ? 4.0 : 2.0);
   const double master = (is_mixed(train.precision) || train.precision == Precision::fp32) ? 4.0 : 2.0;
   const double state = optimizer_state_bytes(train.optimizer);
   j.opt_update_bytes = 2.0 * (master + state) + j.grad_bytes + (is_mixed(train.precision) ? 2.0 : 0.0);
@@ -399,6 +470,12 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   for (int i = 0; i < 3; ++i) c.attn_factor[i] = 1.0 + j.attn_share[i] * (1.0 / attn_ratio - 1.0);
   c.width = j.width;
   c.kv_width = j.kv_width;
+  c.expert_share = j.expert_share;
+  c.expert_params = j.params.expert;
+  c.topk = j.topk;
+  c.experts = j.experts;
+  c.expert_width = j.expert_width;
+  c.moe_layers = j.moe_layers;
   c.layers = j.layers;
   c.seq = j.seq;
   c.g = offer.gpu_count;

@@ -46,6 +46,11 @@ struct Ctx {
   double cpu_opt_bytes = 28;     // host bytes per parameter for CPU Adam (fp32 param, grad, m, v)
   double host_Bps = 0;           // host memory bandwidth per node available to the CPU optimizer
   double pcie_Bps = 0;           // GPU <-> host, per GPU
+  // Mixture of experts (zero for dense models): the routed experts' share of the forward FLOPs per token, their
+  // parameter count, tokens routed per token (top-k), expert count, expert MLP width, MoE layers.
+  double expert_share = 0;
+  double expert_params = 0;
+  double topk = 0, experts = 0, expert_width = 0, moe_layers = 0;
 };
 
 struct Links {
@@ -66,6 +71,8 @@ struct MbTerms {  // one layout at one micro-batch
   double tp_ar = 0;   // one TP all-reduce of the micro-batch's activations (tp > 1)
   double pp_p2p = 0;  // one pipeline send (pp > 1)
   double cp_ring = 0; // one context-parallel ring step: a K/V block to the next rank (cp > 1)
+  double eff_expert = 0;  // compute efficiency of the routed experts' grouped GEMMs (MoE)
+  double a2a = 0;         // one MoE token all-to-all (dispatch or combine) over the EP group (ep > 1)
 };
 struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO class on first use
   bool zero01 = false, rs_filled = false, zero2 = false, zero3 = false;
@@ -80,9 +87,10 @@ struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO 
 // compute efficiency. `mbt` and `dpt` (may be null) cache the layout's terms above; `sp`: sequence parallel with
 // tp > 1, which shards the norms and dropout over the TP ranks too (the efficiency's width factor). The parts are
 // locals, written to `out` once at the end (no zeroed StepTime per evaluation).
+// ep / etp: expert parallel and expert tensor parallel degrees (etp 0 = tp; job.h ParallelConfig).
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
                  bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp = 1, int vp = 1, bool sp = false);
+                 MbTerms* mbt, DpTerms* dpt, int cp = 1, int vp = 1, bool sp = false, int ep = 1, int etp = 0);
 
 // The half of a Ctx that depends only on the job (model and training setup), with its errors split by where
 // make_ctx reports them: `early` before the instance's figures are checked, `late` after them (so a plan
@@ -96,6 +104,7 @@ struct JobPart {
   FlopsPerToken flops[3];
   double attn_share[3] = {0, 0, 0};  // attention-score part of flops[i].hardware (forward, backward, recomputed)
   double kv_width = 0;  // num_kv_heads x head_dim: the K and V width a context-parallel ring sends
+  double expert_share = 0, topk = 0, experts = 0, expert_width = 0, moe_layers = 0;  // Ctx's MoE terms
   double width = 0, layers = 0, seq = 0, act_bytes = 2, weight_bytes = 2, weight_read_bytes = 2, trainable = 0,
          grad_bytes = 2, opt_update_bytes = 0;
 };

@@ -8,6 +8,7 @@
 #include "trainfit/query.h"
 
 #include "trainfit/framework.h"
+#include "trainfit/memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,6 +48,8 @@ constexpr EnumName<Recompute> kRecomputes[] = {{Recompute::none, "none"},
                                                {Recompute::full, "full"},
                                                {Recompute::automatic, "auto"}};
 constexpr EnumName<Attention> kAttentions[] = {{Attention::flash, "flash"}, {Attention::eager, "eager"}};
+constexpr EnumName<GradReduce> kGradReduces[] = {
+    {GradReduce::automatic, "auto"}, {GradReduce::fp32, "fp32"}, {GradReduce::bf16, "bf16"}};
 // The profiles' names (framework.h; framework.cpp holds what each supports).
 constexpr EnumName<Framework> kFrameworks[] = {{Framework::generic, "generic"},
                                                {Framework::hf_trainer, "hf-trainer"},
@@ -282,6 +285,7 @@ const std::vector<Key>& keys() {
                                  [](Query& q) -> int64_t& { return q.train.global_batch; }));
     t.push_back(enum_key("recompute", kRecomputes, [](Query& q) -> Recompute& { return q.train.recompute; }));
     t.push_back(enum_key("attention", kAttentions, [](Query& q) -> Attention& { return q.train.attention; }));
+    t.push_back(enum_key("grad_reduce", kGradReduces, [](Query& q) -> GradReduce& { return q.train.grad_reduce; }));
     t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
     t.push_back(make(
         "parallel", Kind::text, 0, 0, [](const Query& q) { return json(q.train.parallel.automatic ? "auto" : "manual"); },
@@ -321,6 +325,8 @@ const std::vector<Key>& keys() {
     par_int("parallel.dp", &ParallelConfig::dp, 1, 65536);
     par_int("parallel.cp", &ParallelConfig::cp, 1, 1024);
     par_int("parallel.vp", &ParallelConfig::vp, 1, 64);
+    par_int("parallel.ep", &ParallelConfig::ep, 1, 1024);
+    par_int("parallel.etp", &ParallelConfig::etp, 0, 1024);
     par_int("parallel.zero", &ParallelConfig::zero, 0, 3);
     par_bool("parallel.sequence_parallel", &ParallelConfig::sequence_parallel);
     par_bool("parallel.offload_optimizer", &ParallelConfig::offload_optimizer);
@@ -624,6 +630,14 @@ std::string check_query(const Query& q, std::string* field) {
                " the layer count (" + std::to_string(m.num_layers) + ")" +
                (fw.uneven_pp ? "" : std::string(": ") + fw.name + " runs no uneven pipeline stages");
       }
+      if (Error e = expert_layout_error(m, p.tp, p.cp, p.dp, p.ep, p.etp); !e.message.empty()) {
+        *field = e.field;
+        return e.message;
+      }
+      if (q.train.method != Method::full && (p.ep > 1 || (p.etp > 0 && p.etp != p.tp))) {
+        *field = "parallel.ep";
+        return "expert parallelism is modelled for full training only (not LoRA / QLoRA)";
+      }
       if (p.vp > 1 && !framework_profile(q.train.framework).interleaved_pp) {
         *field = "parallel.vp";
         return std::string("virtual pipeline stages (interleaved 1F1B) are not supported by ") +
@@ -654,7 +668,7 @@ std::string check_query(const Query& q, std::string* field) {
   }
   if (!p.automatic) {  // a fixed layout the query's framework cannot launch
     const std::string why = framework_layout_error(q.train.framework, q.train.method, p.tp, p.pp, p.cp, p.dp, p.zero,
-                                                   p.offload_optimizer || p.offload_params);
+                                                   p.offload_optimizer || p.offload_params, p.ep);
     if (!why.empty()) {
       *field = framework_profile(q.train.framework).method(q.train.method).supported ? "parallel" : "framework";
       return why;
@@ -1061,6 +1075,7 @@ const char* to_string(Framework f) { return enum_name(kFrameworks, f); }
 const char* to_string(Optimizer o) { return enum_name(kOptimizers, o); }
 const char* to_string(Recompute r) { return enum_name(kRecomputes, r); }
 const char* to_string(Attention a) { return enum_name(kAttentions, a); }
+const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
 const char* to_string(SortKey k) { return enum_name(kSortKeys, k); }
 const char* to_string(Arch a) { return enum_name(kArchs, a); }
 

@@ -99,7 +99,21 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{R"({"parallel":{"zero":4}})", "parallel.zero", "too large"},
                       BadCase{R"({"filters":{"must_fit":"yes"}})", "filters.must_fit", "true or false"},
                       BadCase{R"({"global_batch":2,"micro_batch":4})", "global_batch", "at least micro_batch"},
-                      BadCase{R"({"model":{"arch":"llama","hidden_size":4096}})", "model.num_layers", "required"}));
+                      BadCase{R"({"model":{"arch":"llama","hidden_size":4096}})", "model.num_layers", "required"},
+                      // Expert parallelism: the split must divide the experts and the TP x CP x DP ranks, the
+                      // model must be a mixture of experts, the method full, and the framework must launch it.
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"dp":6,"ep":3}})",
+                              "parallel.ep", "must divide the experts (128)"},
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"dp":4,"ep":8}})",
+                              "parallel.ep", "must divide tp x cp x dp (4)"},
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"tp":2,"dp":2,"ep":4,"etp":2}})",
+                              "parallel.etp", "must divide tp x cp x dp (4)"},
+                      BadCase{R"({"parallel":{"dp":8,"ep":2}})", "parallel.ep", "mixture-of-experts"},
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"lora","parallel":{"dp":8,"ep":8}})",
+                              "parallel.ep", "full training only"},
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","framework":"hf-trainer","parallel":{"dp":8,"ep":8}})",
+                              "parallel", "EP 8 is not supported by hf-trainer"},
+                      BadCase{R"({"parallel":{"ep":0}})", "parallel.ep", "must be positive"}));
 
 TEST(QueryHash, RejectsGarbageOverlongAndInjection) {
   EXPECT_FALSE(parse_query_hash("#%%%").ok());

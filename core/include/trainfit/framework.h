@@ -17,6 +17,8 @@ struct MethodSupport {
   unsigned zero_stages = 0xF;            // bit s: ZeRO stage s (3 = FSDP full shard) with data parallelism
   bool offload = true;                   // CPU offload of optimizer states / parameters
   bool multi_gpu = true;                 // more than one GPU at all
+  bool ep = false;                       // expert parallelism for MoE models (the planner searches it)
+  const char* ep_source = "";
   const char* note = "";                 // what it runs, in words (why-not text)
   const char* source = "";
 };
@@ -89,6 +91,11 @@ struct FrameworkProfile {
 };
 
 const FrameworkProfile& framework_profile(Framework f);
+
+// Bytes per gradient element of the data-parallel buffer (what is kept and reduced) for a job whose gradients are
+// otherwise `dtype_bytes` wide: 4 where the job reduces in fp32 (TrainConfig::grad_reduce, or the framework's
+// fp32_grad_buffer by default), 2 where it asks for bf16 and its gradients are 16-bit, else dtype_bytes.
+double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
 // Every profile, `generic` first (docs, CLI help, UI).
 const FrameworkProfile* framework_profiles(int* count);
 
@@ -122,6 +129,6 @@ double pipeline_stage_factor(int64_t layers, int pp, int vp);
 // Why `framework` cannot run this layout for `method` ("" = it can): e.g. "TP 2 is not supported by hf-trainer
 // for QLoRA (DDP or FSDP only)".
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
-                                   bool offload);
+                                   bool offload, int ep = 1);
 
 }  // namespace trainfit

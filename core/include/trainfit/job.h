@@ -96,6 +96,10 @@ enum class Precision { fp32, bf16_mixed, fp16_mixed, bf16, fp8_mixed, automatic 
 enum class Optimizer { adamw, adamw_8bit, sgd, sgd_momentum, adafactor, lion };
 enum class Recompute { none, selective, full, automatic };
 enum class Attention { flash, eager };
+// The data-parallel gradient buffer's dtype, reduced in it: automatic = the framework's default (framework.h
+// fp32_grad_buffer: Megatron-Core and nanotron fp32, the others the parameters' dtype); fp32 (Megatron-Core
+// DistributedDataParallelConfig.grad_reduce_in_fp32 = True); bf16 (--grad-reduce-in-bf16: the 16-bit dtype).
+enum class GradReduce { automatic, fp32, bf16 };
 // The trainer the job runs in (framework.h): what it can launch and the buffers it keeps. generic = no framework's
 // restrictions or buffers (the default).
 enum class Framework { generic, hf_trainer, torchtune, litgpt, megatron_core, nanotron, torchtitan };
@@ -109,6 +113,11 @@ struct ParallelConfig {
   int dp = 1;            // data parallel
   int cp = 1;            // context parallel
   int vp = 1;            // virtual pipeline stages per rank (interleaved 1F1B; Narayanan et al. 2021 §2.2.2)
+  // Expert parallel (MoE): the routed experts are split over ep ranks carved out of the TP x CP x DP ranks, and
+  // each expert over etp ranks (expert tensor parallel; 0 = tp, Megatron-Core's default when
+  // --expert-tensor-parallel-size is not given). Expert data parallel = tp x cp x dp / (ep x etp).
+  int ep = 1;
+  int etp = 0;
   int zero = 0;          // ZeRO stage 0..3 (3 == FSDP full shard)
   bool sequence_parallel = false;
   bool offload_optimizer = false;
@@ -128,6 +137,7 @@ struct TrainConfig {
   int64_t global_batch = 0;      // sequences per optimizer step; 0 = micro_batch * dp
   Recompute recompute = Recompute::automatic;
   Attention attention = Attention::flash;
+  GradReduce grad_reduce = GradReduce::automatic;
   Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.

@@ -15,6 +15,8 @@ namespace trainfit {
 struct MemoryLayout {
   int tp = 1, pp = 1, dp = 1, cp = 1;
   int vp = 1;                         // virtual pipeline stages per rank (interleaved 1F1B)
+  int ep = 1;                         // expert parallel: the routed experts split over ep ranks (MoE)
+  int etp = 0;                        // expert tensor parallel; 0 = tp (job.h ParallelConfig)
   // Which pipeline rank to estimate: 0 (first stage) .. pp - 1 (last stage); -1 = the worst one, what must fit
   // (the default). Megatron-LM logs the last rank's peak (validation.cpp), so its rows ask for pp - 1.
   int pp_rank = -1;
@@ -39,6 +41,7 @@ struct MemoryBreakdown {
   double lora_adapters = 0;           // adapter weights + their grads + optimizer states
   double quantization = 0;            // QLoRA block constants and dequantisation buffers
   double zero3_gathered = 0;          // ZeRO-3/FSDP: gathered layer params (+ prefetch) and one unsharded layer grad
+  double moe_dispatch = 0;            // MoE token dispatch: all-to-all send / receive buffers of one layer (ep > 1)
   double overhead = 0;                // CUDA context, library workspaces
   double fragmentation = 0;           // allocator fragmentation allowance
   double total = 0;
@@ -57,6 +60,31 @@ struct MemoryBreakdown {
   std::vector<Warning> notes;         // e.g. params_only activations approximation
 };
 
+// The components of a breakdown, in display order: one table for the JSON document (`key`), the CLI table and
+// the UI's memory bar (`label`). With the total's other parts (none) they add up to allocated_peak + overhead +
+// fragmentation, except that with one micro-batch and no pipeline the gradients and the activations peak at
+// different moments (the peak counts the larger: memory.cpp, "Peak").
+struct MemoryComponent {
+  const char* label;
+  const char* key;
+  double MemoryBreakdown::*bytes;
+};
+inline constexpr MemoryComponent kMemoryComponents[] = {
+    {"weights", "weights_bytes", &MemoryBreakdown::weights},
+    {"fp32 master weights", "master_weights_bytes", &MemoryBreakdown::master_weights},
+    {"gradients", "gradients_bytes", &MemoryBreakdown::gradients},
+    {"optimizer states", "optimizer_states_bytes", &MemoryBreakdown::optimizer_states},
+    {"activations", "activations_bytes", &MemoryBreakdown::activations},
+    {"MoE dispatch buffers", "moe_dispatch_bytes", &MemoryBreakdown::moe_dispatch},
+    {"logits + loss", "logits_bytes", &MemoryBreakdown::logits},
+    {"LoRA adapters", "lora_adapters_bytes", &MemoryBreakdown::lora_adapters},
+    {"quantization", "quantization_bytes", &MemoryBreakdown::quantization},
+    {"ZeRO-3 gathered layers", "zero3_gathered_bytes", &MemoryBreakdown::zero3_gathered},
+    {"runtime overhead", "overhead_bytes", &MemoryBreakdown::overhead},
+    {"fragmentation", "fragmentation_bytes", &MemoryBreakdown::fragmentation},
+};
+inline constexpr int kMemoryComponentCount = int(sizeof kMemoryComponents / sizeof kMemoryComponents[0]);
+
 // Chunk passes (forwards of one model chunk, L / (p v) layers, for one micro-batch) whose activations pipeline
 // rank r (0 .. p-1) holds at its peak under Megatron-Core's schedules (megatron/core/pipeline_parallel/
 // schedules.py): 1F1B warms up with p - r - 1 forwards and runs one more before its first backward, min(m, p - r)
@@ -65,6 +93,11 @@ struct MemoryBreakdown {
 // most all m v passes of the step. On the first stage that is (1 + (p - 1) / (p v)) x p x (L / p) layers' worth
 // (Korthikanti et al. 2022 §4.2.3) when m v is large enough.
 int64_t pipeline_chunk_passes_in_flight(int pp, int vp, int rank, int64_t num_microbatches);
+
+// Why expert parallelism ep with expert tensor parallelism etp (0 = tp) does not split this model over
+// tp x cp x dp ranks (an empty message when it does): ep must divide the experts, ep x etp the TP x CP x DP ranks
+// (Megatron-Core parallel_state.py), etp the expert MLP width. The field names the query key.
+Error expert_layout_error(const ModelSpec& model, int tp, int cp, int dp, int ep, int etp);
 
 Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfig& train,
                                         const MemoryLayout& layout);

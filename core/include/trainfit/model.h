@@ -17,6 +17,8 @@ struct ParamCounts {
   double embedding = 0;    // input embeddings (+ untied output head counted in `head`)
   double head = 0;         // untied LM head (0 when tied)
   double per_layer = 0;    // one transformer block (total, all experts; the average when dense and MoE mix)
+  double expert = 0;       // MoE: the routed experts' parameters, all layers (what expert parallelism splits;
+                           // the router and shared experts are dense parameters)
   double trainable = 0;    // depends on method; filled by the memory estimator
 };
 

@@ -94,6 +94,10 @@ struct Link {
 // Time of one collective over n ranks on a buffer of `bytes` (the full, unsharded size):
 // all-reduce 2(n-1)/n * bytes / busbw, reduce-scatter and all-gather (n-1)/n * bytes / busbw, plus latency.
 double collective_time_s(Collective op, double bytes, int n, const Link& link);
+// All-to-all over n ranks, per_node of them on each node, each rank holding `bytes` to scatter to all (MoE token
+// dispatch and combine under expert parallelism): the in-node part on the node's links, the cross-node part on the
+// node's NICs shared by its ranks. 1e30 when the ranks span nodes without a network.
+double all_to_all_time_s(double bytes, int n, int per_node, const Offer& offer, const GpuSpec& gpu);
 // Point-to-point send of `bytes`.
 double p2p_time_s(double bytes, const Link& link);
 

@@ -43,6 +43,7 @@ struct StepTime {
   double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0;          // total time of each kind
   double tp_exposed_s = 0, pp_exposed_s = 0, dp_exposed_s = 0;  // the part on the critical path
   double cp_comm_s = 0, cp_exposed_s = 0;                       // context parallel K/V ring (cp > 1)
+  double ep_comm_s = 0, ep_exposed_s = 0;                       // MoE token all-to-all over the EP group (ep > 1)
   bool memory_bound = false;   // the HBM roofline, not the tensor peak, set the micro-batch time
 };
 

@@ -1,0 +1,203 @@
+// Mixture of experts with expert parallelism: the routed experts' parameters, their sharding over the EP and
+// expert-data-parallel ranks, the dispatch buffers, the all-to-all time, and the planner's EP search.
+#include "trainfit/framework.h"
+#include "trainfit/memory.h"
+#include "trainfit/model.h"
+#include "trainfit/perf.h"
+#include "trainfit/planner.h"
+#include "trainfit/query.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "facade_helpers.h"
+
+namespace trainfit {
+namespace {
+
+const ModelSpec& qwen3_moe() {
+  const ModelSpec* m = find_model("qwen3-30b-a3b");
+  EXPECT_NE(m, nullptr);
+  return *m;
+}
+
+TrainConfig full_training(Framework fw = Framework::megatron_core) {
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.framework = fw;
+  t.seq_len = 4096;
+  return t;
+}
+
+// Qwen3-30B-A3B (config.json of Qwen/Qwen3-30B-A3B): 48 layers, 128 experts of SwiGLU width 768 on hidden 2048,
+// every layer MoE: 48 x 128 x 3 x 2048 x 768 = 28,991,029,248 routed-expert parameters of the 30,532,122,624.
+TEST(Moe, RoutedExpertParametersAreCountedApart) {
+  auto c = count_params(qwen3_moe());
+  ASSERT_TRUE(c.ok());
+  EXPECT_DOUBLE_EQ(c->expert, 48.0 * 128 * 3 * 2048 * 768);
+  EXPECT_DOUBLE_EQ(c->total, 30532122624.0);
+  const ModelSpec* dense = find_model("llama-3.1-8b");
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(count_params(*dense)->expert, 0.0);
+}
+
+// Expert parallelism divides the experts' weights by ep (the dense part stays whole with TP 1), and ZeRO-1 shards the
+// dense optimizer states over DP and the experts' over the expert-data-parallel ranks (tp x dp / ep).
+TEST(Moe, ExpertParallelShardsExpertsAndTheirStatesByTheirOwnGroups) {
+  const ModelSpec& m = qwen3_moe();
+  const TrainConfig t = full_training();
+  const ParamCounts pc = *count_params(m);
+  MemoryLayout l;
+  l.dp = 8;
+  l.zero = 1;
+  l.recompute = Recompute::full;
+  const MemoryBreakdown no_ep = *estimate_memory(m, t, l);
+  l.ep = 8;
+  const MemoryBreakdown ep8 = *estimate_memory(m, t, l);
+  const double dense = pc.total - pc.expert;
+  // Megatron-Core keeps fp32 gradients (framework.h fp32_grad_buffer): 4 B; 16-bit weights: 2 B.
+  EXPECT_NEAR(no_ep.weights, pc.total * 2, 1);
+  EXPECT_NEAR(ep8.weights, dense * 2 + pc.expert / 8 * 2, 1);
+  EXPECT_NEAR(ep8.gradients, (dense + pc.expert / 8) * 4, 1);
+  // Optimizer states (Adam, 8 B) and fp32 master (4 B): dense over DP 8, experts over EDP = 8 / 8 = 1.
+  EXPECT_NEAR(ep8.optimizer_states, (dense / 8 + pc.expert / 8) * 8, 16);
+  EXPECT_NEAR(ep8.master_weights, (dense / 8 + pc.expert / 8) * 4, 16);
+  EXPECT_NEAR(no_ep.optimizer_states, pc.total / 8 * 8, 16);
+  EXPECT_LT(ep8.total, no_ep.total);
+  // Dispatch buffers: send and receive, k copies of the micro-batch's tokens at hidden width, 2 B.
+  EXPECT_EQ(no_ep.moe_dispatch, 0.0);
+  EXPECT_NEAR(ep8.moe_dispatch, 2.0 * 4096 * 8 * 2048 * 2, 1);
+  // The components of the table add up to the total (gradients and activations coexist: fp32 grad buffer).
+  double sum = 0;
+  for (const MemoryComponent& c : kMemoryComponents) sum += ep8.*c.bytes;
+  EXPECT_NEAR(sum, ep8.total, 1e-6 * ep8.total);
+}
+
+TEST(Moe, ExpertLayoutErrorsNameTheKey) {
+  const ModelSpec& m = qwen3_moe();
+  EXPECT_TRUE(expert_layout_error(m, 1, 1, 8, 8, 0).message.empty());
+  EXPECT_EQ(expert_layout_error(m, 1, 1, 6, 3, 0).field, "parallel.ep");
+  EXPECT_EQ(expert_layout_error(m, 1, 1, 4, 8, 0).field, "parallel.ep");
+  EXPECT_EQ(expert_layout_error(m, 2, 1, 2, 4, 2).field, "parallel.etp");
+  EXPECT_TRUE(expert_layout_error(m, 2, 1, 4, 4, 2).message.empty());
+  // etp must divide the expert MLP width (768 = 2^8 x 3).
+  EXPECT_EQ(expert_layout_error(m, 1, 1, 8, 1, 5).field, "parallel.etp");
+}
+
+// All-to-all: inside an NVSwitch node at the link's rate; across nodes the NICs carry every local rank's share and
+// the same bytes take longer.
+TEST(Moe, AllToAllAcrossNodesIsSlowerThanInsideANode) {
+  GpuSpec g;
+  g.id = "h100-sxm";
+  g.nvlink_GBps = 900;
+  g.pcie_gen = 5;
+  Offer o;
+  o.gpu_count = 8;
+  o.intra_link = LinkClass::nvswitch;
+  o.intra_link_GBps = 900;
+  o.inter_net = NetKind::infiniband;
+  o.inter_net_Gbps = 3200;
+  const double bytes = 512e6;
+  const double inside = all_to_all_time_s(bytes, 8, 8, o, g);
+  const double across = all_to_all_time_s(bytes, 16, 8, o, g);
+  EXPECT_GT(inside, 0.0);
+  EXPECT_GT(across, inside);
+  EXPECT_EQ(all_to_all_time_s(bytes, 1, 1, o, g), 0.0);
+  o.inter_net = NetKind::none;
+  o.inter_net_Gbps = 0;
+  EXPECT_GE(all_to_all_time_s(bytes, 16, 8, o, g), 1e29);  // no network: the layout cannot run
+}
+
+// The planner searches EP where the framework launches it (Megatron-Core, torchtitan), never under hf-trainer,
+// and a fixed EP layout is evaluated exactly, with its all-to-all in the step.
+TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
+  const Snapshot& snap = test::bundled_snapshot();
+  const int oi = snap.find_offer("nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1");
+  ASSERT_GE(oi, 0);
+  const Offer& offer = snap.offers[oi];
+  const GpuSpec& gpu = snap.gpus[offer.gpu];
+  Dataset d;
+  d.tokens = 1e10;
+  TrainConfig t = full_training(Framework::megatron_core);
+  t.global_batch = 256;
+  t.framework = Framework::hf_trainer;
+  auto h = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
+  ASSERT_TRUE(h.ok());
+  if (h->fits) EXPECT_EQ(h->best.layout.ep, 1) << plan_summary(h->best);
+  for (const Plan& p : h->runners_up) EXPECT_EQ(p.layout.ep, 1) << plan_summary(p);
+
+  // A fixed layout: TP 1, DP 8, EP 8, ZeRO-1.
+  t.framework = Framework::megatron_core;
+  t.parallel.automatic = false;
+  t.parallel.gpus = 8;
+  t.parallel.dp = 8;
+  t.parallel.ep = 8;
+  t.parallel.zero = 1;
+  t.micro_batch = 1;
+  auto f = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  ASSERT_TRUE(f->fits) << f->why_not;
+  EXPECT_EQ(f->best.layout.ep, 8);
+  EXPECT_GT(f->best.step.ep_comm_s, 0.0);
+}
+
+// The same query through the facade: the plan document carries ep / etp and the step its all-to-all.
+TEST(Moe, FacadePlanDocumentCarriesExpertParallelism) {
+  const std::string q =
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":256,)"
+      R"("micro_batch":1,"parallel":{"dp":8,"ep":8,"zero":1},)"
+      R"("dataset":{"tokens":1e10},"target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})";
+  const nlohmann::json doc = test::facade("plan", q);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  const auto& best = doc["plan"]["best"];
+  EXPECT_EQ(best["ep"].get<int>(), 8) << best.dump();
+  EXPECT_EQ(best["etp"].get<int>(), 1);
+  EXPECT_GT(best["step"]["ep_comm_s"].get<double>(), 0.0);
+  EXPECT_GT(doc["plan"]["memory"]["moe_dispatch_bytes"].get<double>(), 0.0);
+  // The hash form of a fixed EP layout round-trips.
+  auto h = parse_query_hash("#model=qwen3-30b-a3b&method=full&parallel.dp=8&parallel.ep=8");
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  EXPECT_EQ(h->train.parallel.ep, 8);
+  EXPECT_NE(query_to_hash(*h).find("parallel.ep=8"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// grad_reduce: Megatron-Core keeps an fp32 gradient buffer by default (accumulate_allreduce_grads_in_fp32); with
+// --grad-reduce-in-bf16 it is 16-bit, and any framework can be asked for an fp32 one.
+TEST(GradReduce, OverridesTheFrameworksGradientBufferDtype) {
+  const ModelSpec* m = find_model("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.framework = Framework::megatron_core;
+  MemoryLayout l;
+  l.recompute = Recompute::full;
+  const double n = count_params(*m)->total;
+  EXPECT_NEAR(estimate_memory(*m, t, l)->gradients, n * 4, 1);
+  t.grad_reduce = GradReduce::bf16;
+  EXPECT_NEAR(estimate_memory(*m, t, l)->gradients, n * 2, 1);
+  t.framework = Framework::generic;
+  t.grad_reduce = GradReduce::automatic;
+  EXPECT_NEAR(estimate_memory(*m, t, l)->gradients, n * 2, 1);
+  t.grad_reduce = GradReduce::fp32;
+  EXPECT_NEAR(estimate_memory(*m, t, l)->gradients, n * 4, 1);
+  auto q = parse_query_json(R"({"method":"full","grad_reduce":"bf16"})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  EXPECT_EQ(q->train.grad_reduce, GradReduce::bf16);
+  EXPECT_NE(query_to_hash(*q).find("grad_reduce=bf16"), std::string::npos);
+  auto bad = parse_query_json(R"({"grad_reduce":"fp16"})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "grad_reduce");
+}
+
+}  // namespace
+}  // namespace trainfit
