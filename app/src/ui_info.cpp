@@ -57,7 +57,7 @@ void draw_accuracy(App::Impl& s) {
                         s.row_memory->total_high / kGiB, kBandLowFactor, kBandHighFactor);
     ImGui::BulletText("Training time: %s, band %s - %s (-%.0f%% / +%.0f%%)", fmt_duration(a, sizeof a, r->time_s),
                       fmt_duration(b, sizeof b, r->time_low_s), fmt_duration(c, sizeof c, r->time_high_s),
-                      kTimeBandLow * 100, kTimeBandHigh * 100);
+                      time_band(s.query.model).low * 100, time_band(s.query.model).high * 100);
     ImGui::BulletText("Total cost: %s, band %s - %s", fmt_usd(a, sizeof a, r->total_usd),
                       fmt_usd(b, sizeof b, r->total_low_usd), fmt_usd(c, sizeof c, r->total_high_usd));
   }

@@ -131,6 +131,16 @@ FrameworkProfile make_megatron_core() {
   // perf_validation.cpp (NeMo Llama 2 7B on 8 H100, Megatron-Bridge Llama 3 70B on 64 H100 TP 4 PP 8 VP 5);
   // the other Megatron FP8 rows are held out.
   p.fp8_efficiency = 1.225;
+  // Its grouped GEMMs (TE GroupedLinear, FP8 / MXFP8 where asked) with the published recipes' CUDA graphs and fused
+  // permutation: geometric mean over its MoE calibration rows (perf_validation.cpp: Megatron-Core Qwen3-235B on 256
+  // H100 with the all-to-all dispatcher, Megatron-Bridge Qwen3-30B-A3B on 8 B200); the other MoE rows are held out.
+  p.moe_efficiency = 0.48;
+  p.moe_efficiency_source = "perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo Qwen3-235B "
+                            "256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)";
+  p.moe_dispatch_per_node = true;
+  p.fused_rmsnorm = true;  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
+  p.moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
+                          "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP";
   p.fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, Megatron-Bridge "
                             "25.11 Llama 3 70B)";
   p.cp_search_min_seq = 8192;

@@ -160,9 +160,11 @@ bool autocast_on(const TrainConfig& t) {
 // Bytes one norm keeps per token and hidden element. LayerNorm (fused kernel): its input (Korthikanti: 2sbh per LayerNorm).
 // Hugging Face RMSNorm (LlamaRMSNorm and kin) upcasts to fp32 and keeps that fp32 input; a trainable
 // weight also keeps the normalised 16-bit tensor (mul saves the other operand only if it needs a grad).
-double norm_bytes(const ModelSpec& m, Precision p, bool trainable_weight, bool autocast = false) {
+double norm_bytes(const ModelSpec& m, Precision p, bool trainable_weight, bool autocast = false, bool fused = false) {
   const double e = act_bytes(p);
-  if (m.norm == Norm::layernorm) return autocast ? 4.0 : e;
+  // A fused norm kernel (LayerNorm; Transformer Engine's RMSNorm / LayerNormLinear, framework.h fused_rmsnorm) keeps
+  // its 16-bit input and a per-token statistic, and recomputes the normalised tensor in backward.
+  if (m.norm == Norm::layernorm || fused) return autocast ? 4.0 : e;
   return 4.0 + (trainable_weight ? e : 0.0);
 }
 
@@ -182,7 +184,9 @@ struct ActCtx {
   const Flags& fl;
   double e, le, lora_dropout;
   bool amp, flash;
-  double norm(bool trainable) const { return norm_bytes(m, prec_of(t), trainable, amp); }
+  double norm(bool trainable) const {
+    return norm_bytes(m, prec_of(t), trainable, amp, framework_profile(t.framework).fused_rmsnorm);
+  }
   // A linear's input is kept iff its weight is trained, it carries an adapter, or it is a bitsandbytes
   // 4-bit layer (MatMul4Bit saves its input whenever any input needs a grad, bitsandbytes autograd/_functions.py).
   bool keeps(bool adapted) const { return fl.full || fl.qlora || adapted; }
@@ -652,7 +656,7 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const double first_acts = (double(layers_stage) * la.stored + embed_acts) * first_scale + working;
   const double last_acts = double(layers_stage) * la.stored * last_scale + working +
                            (encoder ? 0.0
-                                    : tokens * norm_bytes(model, prec, fl.full, amp) * h / rep_div +
+                                    : tokens * norm_bytes(model, prec, fl.full, amp, fw.fused_rmsnorm) * h / rep_div +
                                           (fl.full ? tokens * e * h / rep_div : 0.0));  // final norm, lm_head input
   // Logits and loss: the logits in the compute dtype (e) and the framework's fp32 vocabulary-sized buffers
   // (framework.h loss_fp32_buffers: HF / PyTorch cross-entropy keeps the fp32 log-softmax, and at the start of

@@ -422,7 +422,7 @@ double collective_time_s(Collective op, double bytes, int n, const Link& link) {
   return factor * bytes / link.busbw_Bps + steps * link.latency_s;
 }
 
-double all_to_all_time_s(double bytes, int n, int per_node, const Offer& o, const GpuSpec& g) {
+double all_to_all_time_s(double bytes, int n, int per_node, const Offer& o, const GpuSpec& g, double cross_node_share) {
   if (n <= 1 || !(bytes > 0)) return 0.0;
   per_node = std::clamp(per_node, 1, n);
   const double nn = static_cast<double>(n), pn = static_cast<double>(per_node);
@@ -440,7 +440,7 @@ double all_to_all_time_s(double bytes, int n, int per_node, const Offer& o, cons
     if (o.inter_net == NetKind::none || !(o.inter_net_Gbps > 0)) return 1e30;
     const double node_Bps = o.inter_net_Gbps * 1e9 / 8.0 * inter_net_fraction(o.inter_net);
     const double ranks_on_node = std::min(pn, static_cast<double>(std::max(1, o.gpu_count)));
-    t_inter = bytes * (nn - pn) / nn * ranks_on_node / node_Bps;
+    t_inter = bytes * cross_node_share * (nn - pn) / nn * ranks_on_node / node_Bps;
     latency = std::max(latency, inter_net_latency_s(o.inter_net));
   }
   // One message to every peer: NCCL's all-to-all is n - 1 point-to-point sends grouped in one launch.

@@ -158,6 +158,8 @@ double fixed_tokens_per_s(const ModelSpec& m, const TrainConfig& t, const GpuSpe
   l.dp = t.parallel.dp;
   l.cp = std::max(1, t.parallel.cp);
   l.vp = std::max(1, t.parallel.vp);
+  l.ep = std::max(1, t.parallel.ep);
+  l.etp = t.parallel.etp;
   l.zero = t.parallel.zero;
   l.sequence_parallel = t.parallel.sequence_parallel;
   l.recompute = t.recompute;
@@ -224,6 +226,7 @@ struct FrameworkRun {
   // informative, outside the 20% bar and the time band.
   bool fully_specified = true;
   ModelSpec (*custom_model)() = nullptr;  // a model that is not a preset (`model` then only names it)
+  int ep = 1;            // expert parallel (MoE), experts whole on each rank (expert tensor parallel 1)
 };
 
 // GPT-3 175B as NeMo trains it: Brown et al. 2020 Table 2.1 shape (96 layers, d_model 12288, 96 heads, 4h GELU
@@ -249,6 +252,8 @@ TimeReference framework_row(const FrameworkRun& r) {
   t.parallel.cp = r.cp;
   t.parallel.vp = r.vp;
   t.parallel.dp = r.gpus / (r.tp * r.pp * r.cp);
+  t.parallel.ep = r.ep;
+  t.parallel.etp = r.ep > 1 ? 1 : 0;
   t.parallel.sequence_parallel = r.tp > 1;  // Megatron recipes and torchtitan TP both shard norms/dropout (SP)
   double tok_s = 0;
   if (base) {
@@ -283,6 +288,7 @@ TimeReference framework_row(const FrameworkRun& r) {
     }
   }
   row.tolerance = 0.20;  // issue 17 §5: framework rows within 20%
+  row.moe = base && base->num_experts > 1;
   return row;
 }
 
@@ -294,6 +300,20 @@ constexpr const char* kBridge2602 =
     "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @0a25f91 (26.02 NeMo container, DGX-H100 FP8)";
 constexpr const char* kTitan2412 =
     "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf (H100 96GB HBM2e at 500 W, tps per GPU)";
+// Mixture-of-experts rows. Megatron-Bridge's tables force-balance the routing ("we force-balance the token
+// distribution among experts and all benchmarks are token-dropless") and run grouped GEMMs with the flex (HybridEP)
+// or all-to-all dispatcher (src/megatron/bridge/perf_recipes/qwen/h100/qwen3_moe.py and kin @067f987).
+constexpr const char* kBridge260401 =
+    "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.04.01 NeMo container, MoE "
+    "pre-training, force-balanced dropless routing)";
+constexpr const char* kBridge2509 =
+    "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (25.09, DGX-H100 MoE pre-training)";
+constexpr const char* kMoeModelZoo =
+    "yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @020b813 (NVIDIA, Megatron-Core, 256 H100 BF16, "
+    "seq 4096, GBS 2048, force-balanced; tokens/s = GBS x seq / (step time x GPUs))";
+constexpr const char* kTitanQwenMoe =
+    "mlc-ai/pith-train issue #79 (torchtitan Qwen3-30B-A3B on 8x B200: BF16, seq 8192, FSDP 8, EP 1, micro-batch 8, "
+    "GBS 64, selective AC, compiled; 19.52k tokens/s/GPU)";
 constexpr const char* kTitanH200 =
     "pytorch/torchtitan benchmarks/llama3_8b_h200_2025-06_torchtitan.md @bcdeaa3 (4 and 8 H200 nodes, float8 "
     "tensorwise, llama3_8b.toml: seq 8192, selective op AC)";
@@ -496,8 +516,80 @@ std::vector<TimeReference> time_validation_rows() {
          3, 2, 128, 8192, sel, fp8, 10753, false, kTitanH200},
         {"torchtitan Llama 3.1 8B, 32x H200, FSDP, float8, compile", "llama-3.1-8b", F::torchtitan, 1, 32, 1, 1, 1, 1,
          3, 2, 64, 8192, sel, fp8, 10938, false, kTitanH200},
+        // Mixture of experts with expert parallelism (Megatron-Core: distributed optimizer; FSDP2 stacks: ZeRO-3).
+        {"Megatron-Bridge Qwen3-30B-A3B, 16x H100 FP8 (EP 16)", "qwen3-30b-a3b", F::megatron_core, 0, 16, 1, 1, 1, 1,
+         1, 1, 1024, 4096, none, fp8, 8960, false, kBridge260401, true, nullptr, 16},
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, all-to-all (TP 2, PP 32, VP 3, EP 8)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, sel, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8},
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 4, PP 8, VP 4, EP 8)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 4, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1130, false, kMoeModelZoo, true, nullptr, 8},
+        // Cross-node EP through DeepEP (RDMA between nodes, NVLink forwarding inside them, SM-resident kernels): the
+        // alpha-beta all-to-all over the NICs predicts it ~35-40% slow: informative (docs/accuracy.md).
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, sel, bf16, 1663, false, kMoeModelZoo, false, nullptr,
+         32},
+        {"Megatron-Bridge Qwen3-235B-A22B, 256x H100 FP8 (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 8192, 4096, none, fp8, 1712, false, kBridge260401, true, nullptr,
+         32},
+        {"Megatron-Bridge GPT-OSS 120B, 64x H100 BF16 (PP 4, EP 8)", "gpt-oss-120b", F::megatron_core, 0, 64, 1, 4, 1,
+         1, 1, 1, 1280, 4096, sel, bf16, 5824, false, kBridge260401, true, nullptr, 8},
+        // DeepSeek-V3 as Megatron-Bridge runs it: cross-node EP 64 through DeepEP, a multi-token-prediction layer and
+        // the pipeline layout "Et|(tt|)*30mL", blockwise FP8 with FP8 parameter gather and bf16 Adam moments: none of
+        // these is a layout trainfit expresses; informative.
+        {"Megatron-Bridge DeepSeek-V3, 1024x H100 FP8 (TP 2, PP 8, VP 4, EP 64)", "deepseek-v3", F::megatron_core, 0,
+         1024, 2, 8, 4, 1, 1, 1, 8192, 4096, sel, fp8, 1297, false, kBridge2509, false, nullptr, 64},
+        {"Megatron-Bridge Qwen3-30B-A3B, 8x B200 MXFP8 (EP 8, micro-batch 4)", "qwen3-30b-a3b", F::megatron_core, 2, 8,
+         1, 1, 1, 1, 1, 4, 512, 4096, none, fp8, 27136, true, kBridge260401, true, nullptr, 8},
+        {"Megatron-Bridge GPT-OSS 120B, 64x B200 BF16 (EP 8, micro-batch 4)", "gpt-oss-120b", F::megatron_core, 2, 64,
+         1, 1, 1, 1, 1, 4, 1280, 4096, none, bf16, 13568, false, kBridge260401, true, nullptr, 8},
+        {"Megatron-Bridge Qwen3-235B-A22B, 256x B200 MXFP8 (PP 8, EP 8)", "qwen3-235b-a22b", F::megatron_core, 2, 256,
+         1, 8, 1, 1, 1, 1, 8192, 4096, none, fp8, 3776, false, kBridge260401, true, nullptr, 8},
+        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8), seq 8192, micro-batch 8", "qwen3-30b-a3b", F::torchtitan, 2,
+         8, 1, 1, 1, 1, 3, 8, 64, 8192, sel, bf16, 19520, false, kTitanQwenMoe},
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+  }
+
+  // --- trainfit's own runs on a lent H200 (bench/device/measure_moe_longctx.py; results in
+  // bench/device/h200-2026-12-04): transformers 5.17 / PyTorch 2.11, pure bf16 with fused AdamW, SDPA, one GPU,
+  // median step time over four steps. The three Qwen3-MoE rows (Qwen3-30B-A3B's shape, 6 or 12 layers, grouped_mm
+  // experts) calibrate the generic grouped-GEMM factor (framework.h moe_efficiency); the dense Llama 3.2 1B rows at 8k
+  // and 32k tokens are held out.
+  {
+    struct Own {
+      const char* name;
+      const char* preset;
+      int64_t layers, mb, seq;
+      double step_s;
+      bool calibration;
+    } runs[] = {
+        {"Qwen3-30B-A3B shape, 6 layers, micro-batch 1, seq 4096, 1x H200 (measured)", "qwen3-30b-a3b", 6, 1, 4096,
+         0.102853, true},
+        {"Qwen3-30B-A3B shape, 6 layers, micro-batch 4, seq 4096, 1x H200 (measured)", "qwen3-30b-a3b", 6, 4, 4096,
+         0.300148, true},
+        {"Qwen3-30B-A3B shape, 12 layers, micro-batch 2, seq 4096, 1x H200 (measured)", "qwen3-30b-a3b", 12, 2, 4096,
+         0.293949, true},
+        {"Llama 3.2 1B, seq 8192, 1x H200 (measured)", "llama-3.2-1b", 0, 1, 8192, 0.191883, false},
+        {"Llama 3.2 1B, seq 32768, 1x H200 (measured)", "llama-3.2-1b", 0, 1, 32768, 1.157526, false},
+    };
+    const GpuSpec g = h200_sxm();
+    const Offer o = hgx_node(g, 3200, NetKind::infiniband, 1);
+    for (const Own& r : runs) {
+      const ModelSpec* base = find_model(r.preset);
+      double tok_s = 0;
+      if (base) {
+        ModelSpec m = *base;
+        if (r.layers > 0) m.num_layers = r.layers;
+        m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
+        const TrainConfig t = fixed_layout(1, 1, 1, 0, Recompute::none, r.mb, r.mb, r.seq, Precision::bf16);
+        tok_s = fixed_tokens_per_s(m, t, g, o);
+      }
+      TimeReference row = rate_row(r.name, "bench/device/h200-2026-12-04/results.jsonl (trainfit's own run)",
+                                   double(r.mb * r.seq) / r.step_s, tok_s, 1, r.calibration);
+      row.tolerance = 0.20;
+      row.moe = r.layers > 0;
+      rows.push_back(row);
+    }
   }
 
   // --- nanotron: SmolLM3 3B pre-training, 11.2T tokens at seq 4096 on 384 H100 in 24 days ("The pre-training used

@@ -26,6 +26,11 @@
 
 namespace trainfit {
 
+TimeBand time_band(const ModelSpec& model) {
+  if (moe_layer_count(model) > 0) return TimeBand{kMoeTimeBandLow, kMoeTimeBandHigh};
+  return TimeBand{};
+}
+
 const char* topology_name(Topology t) {
   switch (t) {
     case Topology::single_gpu: return "single_gpu";
@@ -162,8 +167,8 @@ void set_dataset_totals(PlanResult& res, const DatasetTokens& tokens) {
   res.time_s = res.tokens.processed / res.best.tokens_per_s;
   // Band: over the fully specified validation runs, published time / predicted time lies within
   // [1 - kTimeBandLow, 1 + kTimeBandHigh].
-  res.time_low_s = res.time_s * (1.0 - kTimeBandLow);
-  res.time_high_s = res.time_s * (1.0 + kTimeBandHigh);
+  res.time_low_s = res.time_s * (1.0 - res.band.low);
+  res.time_high_s = res.time_s * (1.0 + res.band.high);
 }
 
 std::string plan_summary(const Plan& p) {
@@ -1051,6 +1056,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   if (max_nodes < 1) return Error{"max_nodes", "must be at least 1"};
 
   PlanResult res;
+  res.band = time_band(model);
   res.tokens = *dt;
   res.precision = c.precision;
   res.framework = train.framework;

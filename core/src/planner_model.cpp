@@ -25,10 +25,6 @@ constexpr double kOffloadExposed = 0.5;
 // Korthikanti et al. 2022 Table 2: ~34 s*b*h bytes of activations per layer are written in forward and read in
 // backward; the roofline counts that traffic twice.
 constexpr double kActBytesPerTokenHidden = 34.0 * 2.0;
-// Grouped-GEMM efficiency of the routed experts against a dense GEMM of the same shape: routing, token
-// permutation and un-permutation (memory-bound copies of k x tokens x hidden) and the per-expert tiles' tails.
-// Calibrated on published MoE throughput rows (perf_validation.cpp).
-constexpr double kGroupedGemmFactor = 1.0;
 
 double optimizer_state_bytes(Optimizer o) {
   switch (o) {
@@ -71,6 +67,73 @@ Links layout_links(const Ctx& c, int nodes, int tp, int pp, int dp, int cp) {
   }
   if (tp > 1 && std::string_view(l.tp.kind) == "pcie") l.tp_over_pcie = true;
   return l;
+}
+
+// The data-parallel collectives of one gradient group of n ranks on link L (ZeRO, Rajbhandari et al. 2020 §7:
+// stage 0-2 move 2 Psi per step, stage 3 3 Psi), for this GPU's gradient, parameter and updated-parameter bytes:
+// their total time and the part not hidden behind the step's forward / backward windows. `dt` caches the
+// collectives of a layout (DpTerms).
+void dp_collectives(const FrameworkProfile& fw, int zero, double mm, double grads, double params, double updated, int n,
+                    const Link& L, double fwd_win, double bwd_win, DpTerms& dt, double& dp_comm_s, double& dp_exposed_s) {
+  if (zero >= 2 && !dt.rs_filled) {
+    dt.rs = collective_time_s(Collective::reduce_scatter, grads, n, L);
+    dt.rs_filled = true;
+  }
+  if (zero == 1 && fw.dp_overlap_param_gather) {
+    // Megatron-Core's distributed optimizer with --overlap-grad-reduce and --overlap-param-gather: the gradient
+    // reduce-scatter runs bucket by bucket behind the last micro-batch's backward, and the all-gather of the
+    // updated 16-bit parameters behind the next step's forward (Megatron-LM distributed/param_and_grad_buffer.py;
+    // framework.h dp_overlap_param_gather), each hidden up to kOverlap of its window.
+    if (!dt.rs_filled) {
+      dt.rs = collective_time_s(Collective::reduce_scatter, grads, n, L);
+      dt.rs_filled = true;
+    }
+    if (!dt.zero2) {
+      dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), n, L);
+      dt.ag_updated = collective_time_s(Collective::all_gather, updated, n, L);
+      dt.zero2 = true;
+    }
+    dp_comm_s = dt.rs + dt.ag_updated;
+    dp_exposed_s = std::max(dt.rs_tail, dt.rs - kOverlap * bwd_win) + std::max(0.0, dt.ag_updated - kOverlap * fwd_win);
+  } else if (zero <= 1) {
+    // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
+    // hidden behind the last micro-batch's backward except the last bucket.
+    if (!dt.zero01) {
+      dt.ar = collective_time_s(Collective::all_reduce, grads, n, L);
+      dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), n, L);
+      dt.zero01 = true;
+    }
+    const double ar = dt.ar;
+    const double tail = dt.ar_tail;
+    dp_comm_s = ar;
+    dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
+  } else if (zero == 2) {
+    // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
+    // parameters are all-gathered once per step, behind the next forward.
+    if (!dt.zero2) {
+      dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), n, L);
+      dt.ag_updated = collective_time_s(Collective::all_gather, updated, n, L);
+      dt.zero2 = true;
+    }
+    const double rs = dt.rs;
+    const double tail = dt.rs_tail;
+    const double ag = dt.ag_updated;
+    dp_comm_s = mm * rs + ag;
+    dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
+  } else {
+    // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
+    // gradients, every micro-batch; prefetch hides them behind the layer computations.
+    if (!dt.zero3) {
+      dt.ag_params = collective_time_s(Collective::all_gather, params, n, L);
+      dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), n, L);
+      dt.zero3 = true;
+    }
+    const double ag = dt.ag_params;
+    const double rs = dt.rs;
+    const double tail = dt.ag_tail;
+    dp_comm_s = mm * (2.0 * ag + rs);
+    dp_exposed_s = mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
+  }
 }
 
 double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
@@ -125,7 +188,7 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
       const double ee = c.base_eff.overridden
                             ? c.base_eff.value
                             : c.base_eff.generation * gemm_width_factor(width_e) * microbatch_factor(per_expert) *
-                                  kGroupedGemmFactor * c.base_eff.method * c.base_eff.framework * c.base_eff.scale;
+                                  fw.moe_efficiency * c.base_eff.method * c.base_eff.framework * c.base_eff.scale;
       mt.eff_expert = std::clamp(ee, 1e-3, 1.0);
       // Token dispatch and combine (Megatron-Core MoEAlltoAllTokenDispatcher; torchtitan expert parallel
       // all-to-all): each rank sends k copies of its tokens' hidden states, in the activation dtype; the EP group
@@ -133,7 +196,15 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
       if (ep > 1) {
         const double bytes = (tp > 1 && sp ? tok / tp : tok) * c.topk * c.width * c.act_bytes;
         const int per_node_ep = std::min(ep, std::max(1, c.g / etp_r));
-        mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu);
+        // A dispatcher that sends a token once per destination node (framework.h moe_dispatch_per_node) moves the
+        // cross-node share of its k copies once per distinct node: N (1 - (1 - 1/N)^k) of k for N nodes in the group
+        // and uniform routing (DeepEP, Liu et al. 2024 DeepSeek-V3 §3.2.2: node-then-GPU forwarding).
+        double cross = 1.0;
+        if (fw.moe_dispatch_per_node && ep > per_node_ep) {
+          const double nodes = static_cast<double>(ep) / per_node_ep;
+          cross = nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, c.topk)) / c.topk;
+        }
+        mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu, cross);
       }
     }
     mt.filled = true;
@@ -232,77 +303,37 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
 
   // Data parallel (ZeRO, Rajbhandari et al. 2020 §7: stage 0-2 move 2 Psi per step, stage 3 3 Psi).
   const int dpg = dp * std::max(1, cp);  // gradients are reduced (and ZeRO states sharded) over DP x CP ranks
-  if (dpg > 1) {
-    // With expert parallelism the expert gradients are reduced over the expert data-parallel ranks instead; this
-    // GPU's bytes are its own (dense over tp, experts over ep x etp), timed on the data-parallel link.
-    const double local_trainable =
-        expert_split ? c.trainable - full_method * c.expert_params : c.trainable;
-    const double local = expert_split ? local_trainable / shard + full_method * c.expert_params / shard_e
-                                      : c.trainable / shard;
-    const double grads = local * c.grad_bytes;
-    const double params = base_params * c.weight_bytes;
-    const double updated = local * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
-    const Link& L = links.dp;
+  // Expert parallelism: the dense parameters' gradients are reduced over the DP x CP ranks, the experts' over the
+  // expert data-parallel ranks, tp x dp x cp / (ep x etp), laid out after the EP ranks (Megatron-Core's expert
+  // rank order etp-ep-edp-pp; torchtitan's dp_shard_mod_ep mesh), each group with its own bytes and link.
+  const double edp = static_cast<double>(tp) * dpg / (static_cast<double>(ep) * etp_r);
+  if (!expert_split && dpg > 1) {
+    const double grads = c.trainable / shard * c.grad_bytes;
+    const double params = c.params.total / shard * c.weight_bytes;
+    const double updated = c.trainable / shard * (is_mixed(t.precision) ? 2.0 : c.weight_bytes);
     DpTerms local_dp;
-    DpTerms& dt = dpt ? *dpt : local_dp;
-    if (zero >= 2 && !dt.rs_filled) {
-      dt.rs = collective_time_s(Collective::reduce_scatter, grads, dpg, L);
-      dt.rs_filled = true;
+    dp_collectives(fw, zero, mm, grads, params, updated, dpg, links.dp, fwd_win, bwd_win, dpt ? *dpt : local_dp,
+                   dp_comm_s, dp_exposed_s);
+  } else if (expert_split) {
+    const double up_bytes = is_mixed(t.precision) ? 2.0 : c.weight_bytes;
+    const double dense_trainable = (c.trainable - full_method * c.expert_params) / shard;
+    const double expert_trainable = full_method * c.expert_params / shard_e;
+    if (dpg > 1) {
+      DpTerms local_dp;
+      dp_collectives(fw, zero, mm, dense_trainable * c.grad_bytes, dense_params / shard * c.weight_bytes,
+                     dense_trainable * up_bytes, dpg, links.dp, fwd_win, bwd_win, dpt ? *dpt : local_dp, dp_comm_s,
+                     dp_exposed_s);
     }
-    if (zero == 1 && fw.dp_overlap_param_gather) {
-      // Megatron-Core's distributed optimizer with --overlap-grad-reduce and --overlap-param-gather: the gradient
-      // reduce-scatter runs bucket by bucket behind the last micro-batch's backward, and the all-gather of the
-      // updated 16-bit parameters behind the next step's forward (Megatron-LM distributed/param_and_grad_buffer.py;
-      // framework.h dp_overlap_param_gather), each hidden up to kOverlap of its window.
-      if (!dt.rs_filled) {
-        dt.rs = collective_time_s(Collective::reduce_scatter, grads, dpg, L);
-        dt.rs_filled = true;
-      }
-      if (!dt.zero2) {
-        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dpg, L);
-        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dpg, L);
-        dt.zero2 = true;
-      }
-      dp_comm_s = dt.rs + dt.ag_updated;
-      dp_exposed_s = std::max(dt.rs_tail, dt.rs - kOverlap * bwd_win) + std::max(0.0, dt.ag_updated - kOverlap * fwd_win);
-    } else if (zero <= 1) {
-      // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
-      // hidden behind the last micro-batch's backward except the last bucket.
-      if (!dt.zero01) {
-        dt.ar = collective_time_s(Collective::all_reduce, grads, dpg, L);
-        dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), dpg, L);
-        dt.zero01 = true;
-      }
-      const double ar = dt.ar;
-      const double tail = dt.ar_tail;
-      dp_comm_s = ar;
-      dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
-    } else if (zero == 2) {
-      // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
-      // parameters are all-gathered once per step, behind the next forward.
-      if (!dt.zero2) {
-        dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), dpg, L);
-        dt.ag_updated = collective_time_s(Collective::all_gather, updated, dpg, L);
-        dt.zero2 = true;
-      }
-      const double rs = dt.rs;
-      const double tail = dt.rs_tail;
-      const double ag = dt.ag_updated;
-      dp_comm_s = mm * rs + ag;
-      dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
-    } else {
-      // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
-      // gradients, every micro-batch; prefetch hides them behind the layer computations.
-      if (!dt.zero3) {
-        dt.ag_params = collective_time_s(Collective::all_gather, params, dpg, L);
-        dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), dpg, L);
-        dt.zero3 = true;
-      }
-      const double ag = dt.ag_params;
-      const double rs = dt.rs;
-      const double tail = dt.ag_tail;
-      dp_comm_s = mm * (2.0 * ag + rs);
-      dp_exposed_s = mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
+    const int n_edp = static_cast<int>(std::lround(edp));
+    if (n_edp > 1) {
+      const int per_node = std::min(n_edp, std::max(1, c.g / (ep * etp_r)));
+      const Link le = group_link(*c.offer, *c.gpu, n_edp, per_node);
+      DpTerms expert_dp;
+      double comm = 0, exposed = 0;
+      dp_collectives(fw, zero, mm, expert_trainable * c.grad_bytes, c.expert_params / shard_e * c.weight_bytes,
+                     expert_trainable * up_bytes, n_edp, le, fwd_win, bwd_win, expert_dp, comm, exposed);
+      dp_comm_s += comm;
+      dp_exposed_s += exposed;
     }
   }
 
@@ -310,7 +341,6 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   // §4.1), all GPUs of a node sharing the host bandwidth.
   double opt_params = c.trainable / shard / (zero >= 1 ? static_cast<double>(dpg) : 1.0);
   if (expert_split && full_method > 0) {
-    const double edp = static_cast<double>(tp) * dpg / (static_cast<double>(ep) * etp_r);
     opt_params = dense_params / shard / (zero >= 1 ? static_cast<double>(dpg) : 1.0) +
                  c.expert_params / shard_e / (zero >= 1 ? edp : 1.0);
   }

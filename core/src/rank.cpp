@@ -487,18 +487,19 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
 Candidate Ranker::candidate(const Plan& plan, int k, double train_s, const GpuSpec& g, const Provider& p,
                             const Offer& o, const BillingRule& rule, PricingOption option) const {
   const CostBreakdown* c = &cost;
+  const TimeBand band = time_band(q.model);
   Candidate cand;
   cand.nodes = plan.nodes;
   cand.plan_index = k;
   cand.time_s = train_s;
-  cand.time_low_s = train_s * (1 - kTimeBandLow);
-  cand.time_high_s = train_s * (1 + kTimeBandHigh);
+  cand.time_low_s = train_s * (1 - band.low);
+  cand.time_high_s = train_s * (1 + band.high);
   cand.wall_s = c->wall_s;
   cand.total_usd = c->total_usd;
   // Band: the time band scales the compute part; for spot the interruption quantiles widen it.
   const double compute_part = c->compute_usd + c->rounding_waste_usd;
-  cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * kTimeBandLow;
-  cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * kTimeBandHigh;
+  cand.total_low_usd = std::min(c->low.total_usd, c->total_usd) - compute_part * band.low;
+  cand.total_high_usd = std::max(c->high.total_usd, c->total_usd) + compute_part * band.high;
   cand.total_low_usd = std::max(0.0, cand.total_low_usd);
   cand.rounding_waste_usd = c->rounding_waste_usd;
   cand.usd_per_mtok = r.useful_tokens > 0 ? c->total_usd / (r.useful_tokens / 1e6) : 0;

@@ -554,6 +554,48 @@ Result<bool> add_hf_single_gpu(std::vector<ValidationRow>& out) {
   return true;
 }
 
+// Measured by trainfit on a lent H200 (bench/device/measure_moe_longctx.py; the runs' configs and results are in
+// bench/device/h200-2026-12-04): Hugging Face transformers 5.17 / PyTorch 2.11 causal LMs from random init, pure
+// bf16 (bf16 weights, fused torch.optim.AdamW with bf16 states), SDPA attention, zero_grad(set_to_none=True), the
+// model's own loss (logits upcast to fp32), peak = torch.cuda.max_memory_allocated over four steps after two. Qwen3-MoE
+// is Qwen3-30B-A3B's shape with 6 or 12 layers (128 experts, top-8, grouped_mm experts); the dense model is Llama 3.2
+// 1B's shape at 8k and 32k tokens (at 64k the run ran out of memory: reality.cpp).
+Result<bool> add_h200_measured(std::vector<ValidationRow>& out) {
+  struct Case {
+    const char* preset;
+    int64_t layers, micro_batch, seq;
+    double allocated_GiB;
+  } cases[] = {
+      {"qwen3-30b-a3b", 6, 1, 4096, 35.9094}, {"qwen3-30b-a3b", 6, 4, 4096, 70.3255},
+      {"qwen3-30b-a3b", 12, 2, 4096, 77.1845}, {"llama-3.2-1b", 0, 1, 8192, 32.1050},
+      {"llama-3.2-1b", 0, 1, 32768, 107.5155},
+  };
+  for (const Case& c : cases) {
+    const ModelSpec* base = find_model(c.preset);
+    if (!base) return Error{"model", std::string("validation preset missing: ") + c.preset};
+    ModelSpec m = *base;
+    if (c.layers > 0) m.num_layers = c.layers;
+    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, c.seq);
+    TrainConfig t;
+    t.method = Method::full;
+    t.precision = Precision::bf16;
+    t.seq_len = c.seq;
+    MemoryLayout l;
+    l.micro_batch = c.micro_batch;
+    l.recompute = Recompute::none;
+    auto e = estimate_memory(m, t, l);
+    if (!e) return e.error();
+    char name[160];
+    std::snprintf(name, sizeof name, "%s%s, micro-batch %lld, seq %lld, pure bf16, 1x H200 (measured)",
+                  base->name.c_str(), c.layers > 0 ? (", " + std::to_string(c.layers) + " layers").c_str() : "",
+                  (long long)c.micro_batch, (long long)c.seq);
+    out.push_back(row(name, "bench/device/h200-2026-12-04/results.jsonl (trainfit's own run, 2026-12-04)",
+                      RefKind::measured_peak, "allocated peak, GiB", c.allocated_GiB, e->allocated_peak / kGiB, 0.10,
+                      "transformers 5.17 + PyTorch 2.11, random init, fused AdamW in bf16, no recompute"));
+  }
+  return true;
+}
+
 void add_param_counts(std::vector<ValidationRow>& out) {
   for (const auto& p : builtin_presets()) {
     if (p.params_expected <= 0) continue;
@@ -568,7 +610,7 @@ void add_param_counts(std::vector<ValidationRow>& out) {
 Result<std::vector<ValidationRow>> validation_report() {
   std::vector<ValidationRow> out;
   for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu, add_megatron, add_torchtitan,
-                    add_answerai}) {
+                    add_answerai, add_h200_measured}) {
     auto r = step(out);
     if (!r) return r.error();
   }

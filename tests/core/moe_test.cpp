@@ -123,6 +123,16 @@ TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
   d.tokens = 1e10;
   TrainConfig t = full_training(Framework::megatron_core);
   t.global_batch = 256;
+  // Qwen3-30B-A3B on one B200 node: expert parallelism is searched (the model finds EP and pipeline layouts within
+  // a few percent of each other here: EP's larger grouped GEMMs against its all-to-alls), so an EP layout is the
+  // plan or one of its runners-up.
+  auto r = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  bool ep_seen = r->best.layout.ep > 1;
+  for (const Plan& p : r->runners_up) ep_seen = ep_seen || p.layout.ep > 1;
+  EXPECT_TRUE(ep_seen) << plan_summary(r->best);
+
   t.framework = Framework::hf_trainer;
   auto h = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
   ASSERT_TRUE(h.ok());
@@ -142,6 +152,29 @@ TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
   ASSERT_TRUE(f->fits) << f->why_not;
   EXPECT_EQ(f->best.layout.ep, 8);
   EXPECT_GT(f->best.step.ep_comm_s, 0.0);
+}
+
+// DeepSeek-V3 (671B) cannot be trained on H100 nodes without splitting its 256 experts: the Megatron-Core plan on up
+// to 128 p5-class nodes (8 H100, NVSwitch, 3,200 Gb/s) uses expert parallelism, and its all-to-all is in the step.
+TEST(Moe, DeepSeekV3OnAnH100ClusterIsPlannedWithExpertParallelism) {
+  const ModelSpec* m = find_model("deepseek-v3");
+  ASSERT_NE(m, nullptr);
+  const Snapshot& snap = test::bundled_snapshot();
+  const int oi = snap.find_offer("aws/p5.48xlarge/us-east-1");
+  ASSERT_GE(oi, 0);
+  const Offer& offer = snap.offers[oi];
+  TrainConfig t = full_training(Framework::megatron_core);
+  t.precision = Precision::fp8_mixed;
+  t.global_batch = 8192;
+  Dataset d;
+  d.tokens = 1e11;
+  auto r = plan_job(*m, t, d, snap.gpus[offer.gpu], offer, 128);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_GT(r->best.layout.ep, 1) << plan_summary(r->best);
+  EXPECT_EQ(256 % r->best.layout.ep, 0);
+  EXPECT_GT(r->best.step.ep_comm_s, 0.0);
+  EXPECT_GT(r->best.nodes, 8) << plan_summary(r->best);
 }
 
 // The same query through the facade: the plan document carries ep / etp and the step its all-to-all.

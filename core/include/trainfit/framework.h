@@ -83,6 +83,22 @@ struct FrameworkProfile {
   // perf_validation.cpp (their time-equivalent errors' geometric mean is 1; a test checks it); 1 = generic.
   double fp8_efficiency = 1.0;
   const char* fp8_efficiency_source = "";
+  // Routed experts' grouped GEMMs against a dense GEMM of the same shape (planner_model.cpp step_time): routing,
+  // token permutation / un-permutation (memory-bound copies of k x tokens x hidden) and the experts' tile tails.
+  // Generic: fitted to trainfit's own H200 runs of Hugging Face transformers' grouped_mm experts
+  // (bench/device/h200-2026-12-04); the frameworks': geometric mean over their MoE calibration rows
+  // (perf_validation.cpp), like fp8_efficiency.
+  double moe_efficiency = 0.54;
+  const char* moe_efficiency_source = "bench/device/h200-2026-12-04: transformers 5.17 Qwen3-MoE grouped_mm on one H200";
+  // RMSNorm runs as a fused kernel that keeps its 16-bit input (Transformer Engine's RMSNorm and LayerNormLinear:
+  // input, ln_out for the weight gradient (counted with the linear), rsigma); false: the Hugging Face RMSNorm, which
+  // upcasts and keeps its fp32 input and the normalised tensor (memory.cpp norm_bytes).
+  bool fused_rmsnorm = false;
+  // Across nodes the token dispatcher sends a token once per destination node and fans it out inside the node
+  // (DeepEP / HybridEP: Megatron-Core --moe-token-dispatcher-type flex); false: once per routed expert (the plain
+  // all-to-all dispatcher).
+  bool moe_dispatch_per_node = false;
+  const char* moe_dispatch_source = "";
   // The shortest sequence at which the search also tries context parallelism (CP 2/4/8).
   int64_t cp_search_min_seq = 16384;
   const char* cp_search_source = "";

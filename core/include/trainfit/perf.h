@@ -97,7 +97,9 @@ double collective_time_s(Collective op, double bytes, int n, const Link& link);
 // All-to-all over n ranks, per_node of them on each node, each rank holding `bytes` to scatter to all (MoE token
 // dispatch and combine under expert parallelism): the in-node part on the node's links, the cross-node part on the
 // node's NICs shared by its ranks. 1e30 when the ranks span nodes without a network.
-double all_to_all_time_s(double bytes, int n, int per_node, const Offer& offer, const GpuSpec& gpu);
+// cross_node_share: the part of the cross-node bytes a dispatcher actually sends (1: every copy).
+double all_to_all_time_s(double bytes, int n, int per_node, const Offer& offer, const GpuSpec& gpu,
+                         double cross_node_share = 1.0);
 // Point-to-point send of `bytes`.
 double p2p_time_s(double bytes, const Link& link);
 
