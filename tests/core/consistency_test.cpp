@@ -49,7 +49,7 @@ json random_query(std::mt19937_64& rng) {
   auto pick_i = [&](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
   json q;
   q["model"] = pick({"qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "qwen2.5-7b", "llama-3.1-8b", "mistral-7b-v0.1",
-                     "gemma-2-9b", "qwen2.5-14b", "llama-2-13b"});
+                     "gemma-2-9b", "qwen2.5-14b", "llama-2-13b", "gpt-oss-20b", "qwen3-30b-a3b"});
   q["method"] = pick({"full", "lora", "qlora"});
   q["framework"] = pick({"generic", "generic", "hf-trainer", "torchtune", "megatron-core", "torchtitan"});
   if (q["framework"] == "megatron-core" && q["method"] == "qlora") q["framework"] = "hf-trainer";
@@ -69,7 +69,7 @@ json random_query(std::mt19937_64& rng) {
 
 TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 rng(20261202);
-  int compared = 0, tight = 0, queries = 0;
+  int compared = 0, tight = 0, queries = 0, expert_parallel = 0;
   for (int i = 0; i < 1000; ++i) {
     json q = random_query(rng);
     const json rank = call("rank", q);
@@ -94,11 +94,13 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       EXPECT_EQ((*p)["memory_bytes"], row["memory_bytes"]) << where;
       EXPECT_EQ((*p)["verdict"], row["verdict"]) << where;
       tight += row["verdict"] == "tight";
+      expert_parallel += (*p)["ep"].get<int>() > 1;
 
       // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
       json e = q;
       e["parallel"] = {{"gpus", (*p)["tp"].get<int>() * (*p)["pp"].get<int>() * (*p)["dp"].get<int>() * (*p)["cp"].get<int>()},
                        {"tp", (*p)["tp"]}, {"pp", (*p)["pp"]}, {"dp", (*p)["dp"]}, {"cp", (*p)["cp"]}, {"vp", (*p)["vp"]},
+                       {"ep", (*p)["ep"]}, {"etp", (*p)["ep"].get<int>() > 1 ? (*p)["etp"].get<int>() : 0},
                        {"zero", (*p)["zero"]}, {"sequence_parallel", (*p)["tp"].get<int>() > 1},
                        {"offload_optimizer", (*p)["offload_optimizer"]}, {"offload_params", (*p)["offload_params"]}};
       e["recompute"] = (*p)["recompute"];
@@ -140,6 +142,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   EXPECT_EQ(queries, 1000);
   EXPECT_GT(compared, 1000) << "too few ranked rows were compared";
   EXPECT_GT(tight, 0) << "no tight plan among the random queries: the verdict's middle state went untested";
+  EXPECT_GT(expert_parallel, 0) << "no expert-parallel plan among the random queries: EP went untested";
 }
 
 }  // namespace
