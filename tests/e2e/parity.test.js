@@ -22,6 +22,11 @@ const QUERIES = [
   // issue 19: the dev-cycle sort and the doubtful-price switch give the same document on both surfaces
   { model: 'llama-3.1-8b', method: 'lora', sort: 'dev_cycle', cost: { dev_runs: 40, dev_run_minutes: 10 },
     filters: { show_doubtful: true }, top: 40 },
+  // Mixture of experts: the planner's expert-parallel search, and a fixed EP layout (parallel.ep / etp)
+  { model: 'qwen3-30b-a3b', method: 'full', framework: 'megatron-core', dataset: { tokens: 1e10 },
+    filters: { max_nodes: 2 }, top: 20 },
+  { model: 'qwen3-30b-a3b', method: 'full', parallel: { dp: 8, ep: 8, etp: 1, zero: 1 }, micro_batch: 1,
+    global_batch: 64, grad_reduce: 'bf16', top: 10 },
 ];
 
 let site, base, ctx, page;
