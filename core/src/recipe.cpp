@@ -230,6 +230,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
   a.push_back("--tensor-model-parallel-size " + itext(l.tp));
   a.push_back("--pipeline-model-parallel-size " + itext(l.pp));
   if (l.cp > 1) a.push_back("--context-parallel-size " + itext(l.cp));
+  // Expert parallelism (Megatron-LM arguments.py --expert-model-parallel-size / --expert-tensor-parallel-size): the
+  // routed experts over ep ranks, each expert over etp ranks (written when it differs from TP, Megatron's default).
+  if (l.ep > 1) a.push_back("--expert-model-parallel-size " + itext(l.ep));
+  if (l.etp > 0 && l.etp != l.tp) a.push_back("--expert-tensor-parallel-size " + itext(l.etp));
   // Interleaved 1F1B: vp virtual stages per pipeline rank, each num_layers / (pp x vp) layers (Megatron-LM
   // arguments.py); written only when the plan has them.
   // Uneven stages (framework.h megatron_pipeline_split): the embedding / loss counted as a layer, or the first and
@@ -252,6 +256,8 @@ std::vector<std::string> megatron_args(Ctx& c) {
     a.push_back("--tp-comm-overlap");
   // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
   if (l.zero >= 1) a.push_back("--use-distributed-optimizer");
+  // grad_reduce bf16: a 16-bit gradient buffer reduced in bf16 (framework.h grad_element_bytes).
+  if (c.q.train.grad_reduce == GradReduce::bf16) a.push_back("--grad-reduce-in-bf16");
   // ... with the gradient reduce-scatter and parameter all-gather overlapped, as the megatron-core profile's time
   // assumes (framework.h dp_overlap_param_gather).
   if (l.zero == 1 && l.dp * l.cp > 1 && framework_profile(c.q.train.framework).dp_overlap_param_gather)
@@ -271,8 +277,19 @@ std::vector<std::string> megatron_args(Ctx& c) {
     if (m.num_kv_heads > 0 && m.num_kv_heads != m.num_heads)
       a.push_back("--group-query-attention --num-query-groups " + itext(m.num_kv_heads));
     a.push_back("--max-position-embeddings " + itext(std::max(m.max_position_embeddings, c.q.train.seq_len)));
-    if (m.num_experts > 1)
+    if (m.num_experts > 1) {
       a.push_back("--num-experts " + itext(m.num_experts) + " --moe-router-topk " + itext(m.experts_per_token));
+      // The routed experts' width, grouped GEMMs and the token dispatcher the megatron-core time model assumes
+      // (framework.h moe_efficiency, moe_dispatch_per_node): all-to-all inside a node, DeepEP across nodes.
+      if (m.moe_intermediate_size > 0) a.push_back("--moe-ffn-hidden-size " + itext(m.moe_intermediate_size));
+      if (m.shared_expert_intermediate_size > 0)
+        a.push_back("--moe-shared-expert-intermediate-size " + itext(m.shared_expert_intermediate_size));
+      a.push_back("--moe-grouped-gemm");
+      if (l.ep > c.r.gpus_per_node)
+        a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
+      else
+        a.push_back("--moe-token-dispatcher-type alltoall");
+    }
     // Architecture flags where Megatron-LM's GPT model reproduces the architecture (Llama-style: SwiGLU, RMSNorm,
     // RoPE, no linear biases; Qwen2 adds q/k/v biases); GPT-2 is Megatron's default. Others need their own.
     if (m.arch == Arch::llama || m.arch == Arch::mistral || m.arch == Arch::mixtral || m.arch == Arch::qwen2) {
@@ -563,7 +580,7 @@ std::string resolve_precision(const Query& q, const GpuSpec& g) {
 void fill_files(Ctx& c) {
   Recipe& r = c.r;
   const MemoryLayout& l = r.plan.layout;
-  const bool model_parallel = l.tp > 1 || l.pp > 1 || l.cp > 1;
+  const bool model_parallel = l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1;
   for (const char* f : kRecipeFormats) {
     RecipeFile file;
     file.format = f;
@@ -578,8 +595,8 @@ void fill_files(Ctx& c) {
       file.filename = "ds_config.json";
       if (model_parallel) {
         file.applies = false;
-        file.why = "the plan uses tensor / pipeline / context parallelism, which a DeepSpeed config alone does not give a "
-                   "Hugging Face model; use the megatron recipe";
+        file.why = "the plan uses tensor / pipeline / context / expert parallelism, which a DeepSpeed config alone does "
+                   "not give a Hugging Face model; use the megatron recipe";
       } else {
         file.text = deepspeed_json(c);
       }
@@ -587,8 +604,8 @@ void fill_files(Ctx& c) {
       file.filename = "accelerate_config.yaml";
       if (model_parallel) {
         file.applies = false;
-        file.why = "the plan uses tensor / pipeline / context parallelism, which accelerate's FSDP and DeepSpeed plugins "
-                   "do not provide; use the megatron recipe";
+        file.why = "the plan uses tensor / pipeline / context / expert parallelism, which accelerate's FSDP and "
+                   "DeepSpeed plugins do not provide; use the megatron recipe";
       } else {
         file.text = accelerate_yaml(c);
       }
@@ -734,7 +751,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   // The query's framework (framework.h) decides where it can: Megatron-Core runs the Megatron arguments even for
   // a data-parallel plan; otherwise model parallelism needs them and data parallelism + ZeRO runs as HF Trainer.
   const Framework fw = q.train.framework;
-  r.engine = (l.tp > 1 || l.pp > 1 || l.cp > 1 || fw == Framework::megatron_core) ? "megatron" : "hf";
+  r.engine = (l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1 || fw == Framework::megatron_core) ? "megatron" : "hf";
   if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core)
     r.notes.push_back(std::string("the training-script arguments follow ") +
                       (r.engine == "megatron" ? "Megatron-LM" : "Hugging Face TrainingArguments") + "; " +

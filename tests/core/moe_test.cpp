@@ -6,6 +6,7 @@
 #include "trainfit/perf.h"
 #include "trainfit/planner.h"
 #include "trainfit/query.h"
+#include "trainfit/recipe.h"
 
 #include <gtest/gtest.h>
 
@@ -230,6 +231,36 @@ TEST(GradReduce, OverridesTheFrameworksGradientBufferDtype) {
   auto bad = parse_query_json(R"({"grad_reduce":"fp16"})");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().field, "grad_reduce");
+}
+
+}  // namespace
+}  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// The Megatron recipe of an expert-parallel plan carries the EP degree, the experts' shape and the dispatcher the
+// time model assumed; a DeepSpeed config or an accelerate file cannot run EP and says so.
+TEST(Moe, MegatronRecipeCarriesTheExpertParallelArguments) {
+  Query q = test::query_of(
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
+      R"("micro_batch":1,"grad_reduce":"bf16","parallel":{"dp":8,"ep":8,"etp":1,"zero":1},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})");
+  auto r = make_recipe(q, test::bundled_snapshot());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->engine, "megatron");
+  std::string megatron;
+  for (const RecipeFile& f : r->files) {
+    if (f.format == "megatron") megatron = f.text;
+    if (f.format == "deepspeed" || f.format == "accelerate") {
+      EXPECT_FALSE(f.applies) << f.format;
+      EXPECT_NE(f.why.find("expert"), std::string::npos) << f.why;
+    }
+  }
+  for (const char* want : {"--expert-model-parallel-size 8", "--num-experts 128 --moe-router-topk 8",
+                           "--moe-ffn-hidden-size 768", "--moe-grouped-gemm", "--moe-token-dispatcher-type alltoall",
+                           "--grad-reduce-in-bf16"})
+    EXPECT_NE(megatron.find(want), std::string::npos) << want << "\n" << megatron;
 }
 
 }  // namespace
