@@ -139,6 +139,7 @@ FrameworkProfile make_megatron_core() {
                             "256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)";
   p.moe_dispatch_per_node = true;
   p.fused_rmsnorm = true;  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
+  p.fused_swiglu = true;   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
   p.moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
                           "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP";
   p.fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, Megatron-Bridge "

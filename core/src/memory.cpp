@@ -279,7 +279,10 @@ void attention_terms(const ActCtx& c, Acc& a) {
 double mlp_bytes(const ActCtx& c, double i) {
   const bool mlp_out = c.keeps(c.fl.lora.mlp_output);
   double mlp = 0;
-  if (gated_mlp(c.m)) mlp += 3 * c.e * i + (mlp_out ? c.le * i : 0.0);
+  // A fused gated unit (framework.h fused_swiglu: Megatron-Core's bias_swiglu_impl) keeps only its 2i-wide input
+  // and recomputes the product in backward; the eager one keeps the gate and up outputs and the activation output.
+  if (gated_mlp(c.m) && framework_profile(c.t.framework).fused_swiglu) mlp += 2 * c.e * i + (mlp_out ? c.le * i : 0.0);
+  else if (gated_mlp(c.m)) mlp += 3 * c.e * i + (mlp_out ? c.le * i : 0.0);
   else if (c.m.mlp == Mlp::relu) mlp += c.e * i;                 // ReLU keeps its output, which is fc2's input
   else mlp += c.e * i + (mlp_out ? c.le * i : 0.0);              // GeLU input, fc2 input
   if (!c.fl.full && c.fl.lora.mlp_output) mlp += c.lora_dropout * i;

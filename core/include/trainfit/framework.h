@@ -94,6 +94,9 @@ struct FrameworkProfile {
   // input, ln_out for the weight gradient (counted with the linear), rsigma); false: the Hugging Face RMSNorm, which
   // upcasts and keeps its fp32 input and the normalised tensor (memory.cpp norm_bytes).
   bool fused_rmsnorm = false;
+  // The gated MLP's activation is one fused function that saves its gate-and-up input only (Megatron-Core
+  // fusions/fused_bias_swiglu.py SwiGLUFunction: ctx.save_for_backward(input)); false: the eager SiLU(gate) * up.
+  bool fused_swiglu = false;
   // Across nodes the token dispatcher sends a token once per destination node and fans it out inside the node
   // (DeepEP / HybridEP: Megatron-Core --moe-token-dispatcher-type flex); false: once per routed expert (the plain
   // all-to-all dispatcher).
