@@ -1,16 +1,22 @@
 // trainfit — the bare Dear ImGui page: the yardstick for the web app's load time (issue 9). Same emscripten
 // flags, same imgui build and backends, the same GLFW/WebGL2 start-up as web/main_web.cpp, and nothing else:
-// one window of text on ImGui's built-in font. scripts/bench reports the app's time to its first interactive
+// one window of text in the app's own font (the DejaVu Sans subset at 15 px, as App::rebuild_fonts adds it: the
+// build has no built-in ImGui font, imconfig_trainfit.h). scripts/bench reports the app's time to its first interactive
 // frame as a ratio to this page's.
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
 #include <cmath>
+#include <string_view>
 
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
+
+namespace trainfit {
+std::string_view embedded_ui_font();  // app/CMakeLists.txt: DejaVu Sans subset
+}
 
 namespace {
 GLFWwindow* g_window = nullptr;
@@ -49,6 +55,12 @@ int main() {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;
+  const std::string_view font = trainfit::embedded_ui_font();
+  ImFontConfig cfg;
+  cfg.FontDataOwnedByAtlas = false;
+  cfg.OversampleH = 2;
+  ImGui::GetIO().Fonts->AddFontFromMemoryTTF(const_cast<char*>(font.data()), static_cast<int>(font.size()), 15.0f, &cfg,
+                                             ImGui::GetIO().Fonts->GetGlyphRangesDefault());
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
   emscripten_set_main_loop(frame, 0, 1);

@@ -8,6 +8,9 @@
 #define IMGUI_DISABLE_OBSOLETE_KEYIO
 // The demo window is worth ~115 KB gzipped of wasm; it is never shown to users.
 #define IMGUI_DISABLE_DEMO_WINDOWS
+// No built-in ProggyClean font (scripts/setup backports the switch to imgui_draw.cpp): the UI and the bare page add
+// the DejaVu Sans subset themselves (app/CMakeLists.txt), which keeps ~10 KB gzip out of the web module.
+#define IMGUI_DISABLE_DEFAULT_FONT
 // ini files would need a file system in wasm; layout is fixed by the app, state lives in the URL.
 #define IMGUI_DISABLE_FILE_FUNCTIONS
 // Widget rectangles for the UI tests (headless GoogleTest and Playwright): see app/src/test_hooks.cpp.
