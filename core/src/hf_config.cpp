@@ -6,7 +6,7 @@
 // family (the knob defaults, model.cpp kFamilies); the fields then set the shape and the knobs. Field names and
 // defaults follow each configuration_*.py of transformers (LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config,
 // Qwen3MoeConfig, Gemma3TextConfig, Phi3Config, MixtralConfig, DeepseekV3Config, Olmo2Config, GPT2Config,
-// GptOssConfig, Llama4TextConfig).
+// GptOssConfig, Llama4TextConfig, Mistral3Config).
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -30,6 +30,7 @@ constexpr Type kTypes[] = {
     {"mixtral", Arch::mixtral, false},    {"deepseek_v3", Arch::deepseek_v3, false},
     {"olmo2", Arch::olmo2, false},        {"gpt2", Arch::gpt2, true},          {"gpt_oss", Arch::gpt_oss, false},
     {"llama4", Arch::llama4, false},      {"llama4_text", Arch::llama4, false},
+    {"mistral3", Arch::mistral, false},  // Mistral3Config: the Mistral text model under text_config, plus Pixtral
 };
 
 std::string supported_types() {
@@ -344,7 +345,15 @@ Result<ModelSpec> model_from_hf_config(std::string_view text) {
     // (transformers configuration_gemma3.py): they are filled in first, the file's fields win.
     json fields = t->arch == Arch::gemma3 ? gemma3_text_defaults() : json::object();
     fields.update(text_config ? *text_config : top);
-    return spec_from(top, Cfg{fields, text_config ? "hf_config.text_config." : "hf_config."}, *t);
+    auto m = spec_from(top, Cfg{fields, text_config ? "hf_config.text_config." : "hf_config."}, *t);
+    // Mistral 3.1 / 3.2 (mistral3): only the text model trains here; its Pixtral vision tower and projector
+    // (vision_config, transformers configuration_mistral3.py) are not counted, and the name says so.
+    if (m && std::string(t->model_type) == "mistral3" && outer.find("vision_config")) {
+      ModelSpec text = *m;
+      text.name = "mistral3 (config.json; text model, vision tower not counted)";
+      return text;
+    }
+    return m;
   } catch (const std::exception& e) {
     return Error{"hf_config", std::string("invalid value: ") + e.what()};
   }

@@ -125,6 +125,28 @@ TEST(HfConfig, EveryFixtureReproducesItsPreset) {
   }
 }
 
+// Mistral Small 3.1 / 3.2 (model_type mistral3): the text model under text_config is Mistral Small 3's, whose
+// Hub safetensors.total is 23,572,403,200 (data/models.json mistral-small-3-24b); the vision tower is not counted
+// and the model's name says so (fixture: tests/fixtures/hf_configs/README.md).
+TEST(HfConfig, Mistral3ReadsTheTextModelUnderTextConfig) {
+  auto m = model_from_hf_config(read_fixture("mistral-small-3.2-24b"));
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->arch, Arch::mistral);
+  EXPECT_EQ(counts(*m).total, 23572403200.0);
+  EXPECT_EQ(counts(*m).total, counts(preset("mistral-small-3-24b")).total);
+  EXPECT_EQ(m->max_position_embeddings, 131072);
+  EXPECT_NE(m->name.find("vision tower not counted"), std::string::npos) << m->name;
+  // A text-only mistral3 document names no vision tower; a broken text_config names its field.
+  auto t = model_from_hf_config(R"({"model_type": "mistral3", "text_config": {"hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}})");
+  ASSERT_TRUE(t.ok()) << t.error().to_string();
+  EXPECT_EQ(t->name.find("vision"), std::string::npos) << t->name;
+  auto bad = model_from_hf_config(R"({"model_type": "mistral3", "text_config": {"hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "hf_config.text_config.vocab_size");
+}
+
 TEST(HfConfig, UnknownTypesAndContradictionsNameTheField) {
   auto field = [](const std::string& text) {
     auto m = model_from_hf_config(text);
