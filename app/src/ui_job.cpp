@@ -321,7 +321,7 @@ void draw_job_panel(App::Impl& s) {
     ImGui::Separator();
     changed |= input_i64("Seq len", &d.train.seq_len, "Tokens per sequence.");
     changed |= input_i64("Global batch", &d.train.global_batch,
-                         "Sequences per optimizer step; 0 = micro-batch x data-parallel degree.");
+                         "Sequences per optimizer step; 0 = about 64, a multiple of the data-parallel degree (the plan says which).");
     changed |= input_i64("Micro-batch", &d.train.micro_batch,
                          "Sequences per GPU per micro-step (the planner may choose another with auto parallelism).");
     const Precision precisions[] = {Precision::automatic, Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16,

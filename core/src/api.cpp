@@ -89,12 +89,12 @@ Result<MemoryLayout> estimate_layout(const Query& q) {
     layout.offload_params = par.offload_params;
   }
   layout.micro_batch = q.train.micro_batch;
-  if (q.train.global_batch > 0) {
-    const int64_t per_step = static_cast<int64_t>(layout.dp) * q.train.micro_batch;
-    if (per_step <= 0 || q.train.global_batch % per_step != 0)
-      return Error{"global_batch", "must be a multiple of dp x micro_batch (" + std::to_string(per_step) + ")"};
-    layout.num_microbatches = q.train.global_batch / per_step;
-  }
+  // global_batch 0: the default plan chooses for this DP width and micro-batch (planner.h default_global_batch).
+  const int64_t gb = q.train.global_batch > 0 ? q.train.global_batch : default_global_batch(layout.dp, q.train.micro_batch);
+  const int64_t per_step = static_cast<int64_t>(layout.dp) * q.train.micro_batch;
+  if (per_step <= 0 || gb % per_step != 0)
+    return Error{"global_batch", "must be a multiple of dp x micro_batch (" + std::to_string(per_step) + ")"};
+  layout.num_microbatches = gb / per_step;
   return layout;
 }
 
@@ -222,6 +222,7 @@ json plan_doc(const Plan& p) {
               {"micro_batch", l.micro_batch},
               {"grad_accum", l.num_microbatches},
               {"global_batch", p.global_batch},
+              {"global_batch_default", p.global_batch_default},
               {"step", step_doc(p.step)},
               {"tokens_per_s", num(p.tokens_per_s)},
               {"mfu", num(p.mfu)},

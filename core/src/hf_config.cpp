@@ -6,7 +6,7 @@
 // family (the knob defaults, model.cpp kFamilies); the fields then set the shape and the knobs. Field names and
 // defaults follow each configuration_*.py of transformers (LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config,
 // Qwen3MoeConfig, Gemma3TextConfig, Phi3Config, MixtralConfig, DeepseekV3Config, Olmo2Config, GPT2Config,
-// GptOssConfig, Llama4TextConfig).
+// GptOssConfig, Llama4TextConfig, Mistral3Config, Glm4MoeConfig).
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -30,6 +30,8 @@ constexpr Type kTypes[] = {
     {"mixtral", Arch::mixtral, false},    {"deepseek_v3", Arch::deepseek_v3, false},
     {"olmo2", Arch::olmo2, false},        {"gpt2", Arch::gpt2, true},          {"gpt_oss", Arch::gpt_oss, false},
     {"llama4", Arch::llama4, false},      {"llama4_text", Arch::llama4, false},
+    {"mistral3", Arch::mistral, false},  // Mistral3Config: the Mistral text model under text_config, plus Pixtral
+    {"glm4_moe", Arch::qwen3, false},    // Glm4MoeConfig (GLM-4.5, 4.5-Air, 4.6): read_glm4_moe below
 };
 
 std::string supported_types() {
@@ -249,6 +251,48 @@ Result<bool> read_moe(const Cfg& c, ModelSpec& m) {
   return true;
 }
 
+// GLM-4.5 / 4.5-Air / 4.6 (Glm4MoeConfig; transformers modular_glm4_moe.py): the Qwen3 family's block
+// (SwiGLU, RMSNorm, RoPE, pre-norm) with DeepSeek-V3's MoE layout (Glm4MoeDecoderLayer = DeepseekV3DecoderLayer):
+// first_k_dense_replace dense layers, then n_routed_experts of width moe_intermediate_size plus n_shared_experts
+// of that width. attention_bias biases q, k and v (o_proj has none); use_qk_norm adds per-head q/k RMSNorm;
+// partial_rotary_factor rotates part of each head (no parameters, elementwise FLOPs only: checked, not modelled).
+// The router's e_score_correction_bias is a buffer, not a parameter (Glm4MoeTopkRouter.register_buffer).
+// MTP: num_nextn_predict_layers next-token-prediction layers sit in the checkpoints at index
+// num_hidden_layers, but Glm4MoePreTrainedModel drops them on load (_keys_to_ignore_on_load_unexpected
+// model.layers.46 / .92) and the published totals (106B, 355B) leave them out: they are not counted or trained.
+Result<int64_t> read_glm4_moe(const Cfg& c, ModelSpec& m) {
+  auto attn_bias = get_bool(c, "attention_bias", false);
+  auto qk_norm = get_bool(c, "use_qk_norm", false);
+  if (!attn_bias) return attn_bias.error();
+  if (!qk_norm) return qk_norm.error();
+  m.bias = *attn_bias ? Bias::qkv : Bias::none;
+  m.qk_norm = *qk_norm ? QkNorm::head : QkNorm::none;
+  if (const json* f = c.find("partial_rotary_factor")) {
+    if (!f->is_number() || !(f->get<double>() > 0.0) || f->get<double>() > 1.0)
+      return c.err("partial_rotary_factor", "must be a number in (0, 1]");
+  }
+  auto experts = get_int(c, "n_routed_experts", 1);
+  auto k = get_int(c, "num_experts_per_tok", 1);
+  auto width = get_int(c, "moe_intermediate_size", 0);
+  auto shared = get_int(c, "n_shared_experts", 0);
+  auto first = get_int(c, "first_k_dense_replace", 0);
+  auto mtp = get_int(c, "num_nextn_predict_layers", 0);
+  for (const auto* r : {&experts, &k, &width, &shared, &first, &mtp})
+    if (!*r) return r->error();
+  if (*mtp < 0 || *mtp > 64) return c.err("num_nextn_predict_layers", "must be between 0 and 64");
+  if (*experts <= 1) return *mtp;
+  if (*k < 1 || *k > *experts)
+    return c.err("num_experts_per_tok", "must be between 1 and n_routed_experts (" + std::to_string(*experts) + ")");
+  if (*width < 1) return c.err("moe_intermediate_size", "is required with n_routed_experts");
+  if (*shared < 0 || *shared > 64) return c.err("n_shared_experts", "must be between 0 and 64");
+  m.num_experts = *experts;
+  m.experts_per_token = *k;
+  m.moe_intermediate_size = *width;
+  m.shared_expert_intermediate_size = *shared * *width;  // one MLP of n_shared * width
+  m.first_k_dense = *first;
+  return *mtp;
+}
+
 // Multi-head latent attention (DeepseekV3Config): q_lora_rank null = a plain q_proj.
 Result<bool> read_mla(const Cfg& c, ModelSpec& m) {
   auto r = read_ints(c, m, {{"q_lora_rank", &ModelSpec::q_lora_rank, false},
@@ -311,11 +355,20 @@ Result<ModelSpec> spec_from(const json& top, const Cfg& c, const Type& t) {
   if (m.arch == Arch::deepseek_v3) {
     if (auto r = read_mla(c, m); !r) return r.error();
   }
+  int64_t mtp = 0;
+  const bool glm = std::string(t.model_type) == "glm4_moe";
+  if (glm) {
+    auto r = read_glm4_moe(c, m);
+    if (!r) return r.error();
+    mtp = *r;
+  }
   if (auto r = read_tie(top, c, t, m); !r) return r.error();
   if (auto ok = validate_model(m, "model"); !ok) return config_error(ok.error(), c, m);
   auto counts = count_params(m);
   if (!counts) return config_error(counts.error(), c, m);
   m.params = counts->total;
+  if (glm && mtp > 0)
+    m.name = "glm4_moe (config.json; " + std::to_string(mtp) + " MTP layer(s) not counted)";
   return m;
 }
 
@@ -344,7 +397,15 @@ Result<ModelSpec> model_from_hf_config(std::string_view text) {
     // (transformers configuration_gemma3.py): they are filled in first, the file's fields win.
     json fields = t->arch == Arch::gemma3 ? gemma3_text_defaults() : json::object();
     fields.update(text_config ? *text_config : top);
-    return spec_from(top, Cfg{fields, text_config ? "hf_config.text_config." : "hf_config."}, *t);
+    auto m = spec_from(top, Cfg{fields, text_config ? "hf_config.text_config." : "hf_config."}, *t);
+    // Mistral 3.1 / 3.2 (mistral3): only the text model trains here; its Pixtral vision tower and projector
+    // (vision_config, transformers configuration_mistral3.py) are not counted, and the name says so.
+    if (m && std::string(t->model_type) == "mistral3" && outer.find("vision_config")) {
+      ModelSpec text = *m;
+      text.name = "mistral3 (config.json; text model, vision tower not counted)";
+      return text;
+    }
+    return m;
   } catch (const std::exception& e) {
     return Error{"hf_config", std::string("invalid value: ") + e.what()};
   }

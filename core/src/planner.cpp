@@ -409,6 +409,7 @@ struct Searcher {
     p.gpus = L.nodes * c.g;
     p.layout = memory_layout(L, gr, mb);
     p.global_batch = L.global_batch;
+    p.global_batch_default = train.global_batch <= 0;
     double eff = 0;
     step_time(c, L.links, L.tp, L.pp, L.dp, gr.zero, gr.rc, gr.off_opt, gr.off_par, mb, p.layout.num_microbatches,
               &p.step, &eff, nullptr, terms_at(L.mb_begin + it.mb_index), &L.dp_terms, L.cp, L.vp, L.tp > 1, L.ep,
@@ -497,6 +498,26 @@ std::string loss_reason(const Plan& p, const Plan& best) {
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
+int64_t default_global_batch(int64_t dp, int64_t micro_batch) {
+  dp = std::max<int64_t>(1, dp);
+  micro_batch = std::max<int64_t>(1, micro_batch);
+  // Largest power of two p with p x dp <= target (at least 1), then 2p when it is nearer in ratio:
+  // target / (p dp) > 2 p dp / target, i.e. 2 (p dp)^2 < target^2.
+  int64_t p = 1;
+  while (p * 2 * dp <= kDefaultGlobalBatchTarget) p *= 2;
+  if (p * dp <= kDefaultGlobalBatchTarget && 2 * (p * dp) * (p * dp) < kDefaultGlobalBatchTarget * kDefaultGlobalBatchTarget)
+    p *= 2;
+  const int64_t per_replica = (p + micro_batch - 1) / micro_batch * micro_batch;
+  return per_replica * dp;
+}
+
+std::string default_global_batch_note(int64_t dp, int64_t global_batch) {
+  return "global_batch unset: " + std::to_string(global_batch) + " sequences per step (DP " + std::to_string(dp) +
+         " x " + std::to_string(global_batch / std::max<int64_t>(1, dp)) +
+         "), the power of two per replica nearest " + std::to_string(kDefaultGlobalBatchTarget) +
+         " / DP; set global_batch to fix it";
+}
+
 Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
                                  const Offer& offer, int nodes, const MemoryLayout& layout, int64_t global_batch) {
   try {
@@ -630,7 +651,7 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   const int used = fixed ? static_cast<int>(train.parallel.tp * train.parallel.pp * train.parallel.dp * cp) : total;
   if (used % (tp * pp * cp)) return true;
   const int dp = used / (tp * pp * cp);
-  const int64_t gb = train.global_batch > 0 ? train.global_batch : train.micro_batch * dp;
+  const int64_t gb = train.global_batch > 0 ? train.global_batch : default_global_batch(dp, fixed ? train.micro_batch : 1);
   if (gb % dp) return true;  // the global batch does not split over this DP degree
   // What the query's framework cannot launch is skipped and named (framework.h).
   if (std::string why = framework_layout_error(train.framework, train.method, tp, pp, cp, dp, -1, false); !why.empty()) {
@@ -1039,6 +1060,11 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
   if (s.skipped_count > 0)
     res.warnings.push_back({"framework", "framework_layouts",
                             std::to_string(s.skipped_count) + " layout(s) skipped: " + s.skipped});
+  // The default is news only where it is not 64 (a DP width that does not divide 64); each plan's JSON says
+  // global_batch_default either way.
+  if (best.global_batch_default && best.global_batch != kDefaultGlobalBatchTarget)
+    res.warnings.push_back({"global_batch", "global_batch_default",
+                            default_global_batch_note(best.layout.dp, best.global_batch)});
   if (best.step.memory_bound)
     res.warnings.push_back({"micro_batch", "memory_bound",
                             "the micro-batch is small enough that HBM bandwidth, not tensor throughput, sets the pace"});

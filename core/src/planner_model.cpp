@@ -397,7 +397,7 @@ JobPart job_part(const ModelSpec& model, const TrainConfig& train) {
   };
   if (train.seq_len <= 0) return early("seq_len", "must be a positive number of tokens");
   if (train.micro_batch <= 0) return early("micro_batch", "must be at least 1");
-  if (train.global_batch < 0) return early("global_batch", "must be 0 (micro_batch x dp) or positive");
+  if (train.global_batch < 0) return early("global_batch", "must be 0 (a default the DP width divides) or positive");
   try {
     return job_part_late(j, model, train);
   } catch (const std::exception& e) {  // reported where plan_job's own catch would have reported it

@@ -917,7 +917,7 @@ Query default_query() {
   q.train.method = Method::lora;
   q.train.micro_batch = 4;
   q.train.seq_len = 2048;
-  q.train.global_batch = 64;
+  q.train.global_batch = 0;  // planner.h default_global_batch: 64 where the DP width divides it
   q.dataset.tokens = 1e8;
   return q;
 }

@@ -358,6 +358,13 @@ TEST(BadInputMatrix, HfConfigDefectsNameTheConfigField) {
   EXPECT_EQ(field("{" + llama + R"(,"mlp_bias":true,"attention_bias":false})"), "hf_config.mlp_bias");
   EXPECT_EQ(field("{" + llama + R"(,"sliding_window":-1})"), "hf_config.sliding_window");
   EXPECT_EQ(field(R"({"model_type":"gemma3","text_config":[]})"), "hf_config.text_config");
+  EXPECT_EQ(field(R"({"model_type":"mistral3","text_config":"mistral"})"), "hf_config.text_config");
+  EXPECT_EQ(field(R"({"model_type":"glm4_moe","hidden_size":4096,"num_hidden_layers":46,"num_attention_heads":96,
+      "intermediate_size":10944,"vocab_size":151552,"n_routed_experts":128,"num_experts_per_tok":8})"),
+            "hf_config.moe_intermediate_size");
+  EXPECT_EQ(field(R"({"model_type":"glm4_moe","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,
+      "intermediate_size":128,"vocab_size":100,"use_qk_norm":"yes"})"), "hf_config.use_qk_norm");
+  EXPECT_EQ(field(R"({"model_type":"mistral3","text_config":{"hidden_size":5120}})"), "hf_config.text_config.num_hidden_layers");
   EXPECT_EQ(field(R"({"model_type":"deepseek_v3","hidden_size":1024,"num_hidden_layers":4,"num_attention_heads":8,
       "intermediate_size":2048,"vocab_size":1000,"kv_lora_rank":128})"),
             "hf_config.qk_nope_head_dim");

@@ -125,6 +125,71 @@ TEST(HfConfig, EveryFixtureReproducesItsPreset) {
   }
 }
 
+// Mistral Small 3.1 / 3.2 (model_type mistral3): the text model under text_config is Mistral Small 3's, whose
+// Hub safetensors.total is 23,572,403,200 (data/models.json mistral-small-3-24b); the vision tower is not counted
+// and the model's name says so (fixture: tests/fixtures/hf_configs/README.md).
+TEST(HfConfig, Mistral3ReadsTheTextModelUnderTextConfig) {
+  auto m = model_from_hf_config(read_fixture("mistral-small-3.2-24b"));
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->arch, Arch::mistral);
+  EXPECT_EQ(counts(*m).total, 23572403200.0);
+  EXPECT_EQ(counts(*m).total, counts(preset("mistral-small-3-24b")).total);
+  EXPECT_EQ(m->max_position_embeddings, 131072);
+  EXPECT_NE(m->name.find("vision tower not counted"), std::string::npos) << m->name;
+  // A text-only mistral3 document names no vision tower; a broken text_config names its field.
+  auto t = model_from_hf_config(R"({"model_type": "mistral3", "text_config": {"hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}})");
+  ASSERT_TRUE(t.ok()) << t.error().to_string();
+  EXPECT_EQ(t->name.find("vision"), std::string::npos) << t->name;
+  auto bad = model_from_hf_config(R"({"model_type": "mistral3", "text_config": {"hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "hf_config.text_config.vocab_size");
+}
+
+// GLM-4.5-Air and GLM-4.5 (model_type glm4_moe; fixtures: tests/fixtures/hf_configs/README.md), counted from
+// the config by hand: per layer q 96 x 128 and o from/to hidden, k and v 8 x 128, biases on q, k, v (no o bias),
+// two RMSNorms (+ per-head q/k norms of 128 on GLM-4.5); dense layers a SwiGLU of intermediate_size, MoE layers a
+// router (experts x hidden) and experts + 1 shared expert of 3 x hidden x moe_intermediate_size; untied
+// 151552-token embedding and head; final norm. The MTP layer is not counted. Published (transformers
+// docs/source/en/model_doc/glm4_moe.md, zai-org/GLM-4.5 README): GLM-4.5-Air 106B total / 12B active, GLM-4.5
+// 355B / 32B; the active figures leave the embedding and head out.
+TEST(HfConfig, Glm4MoeCountsMatchTheConfigAndThePublishedTotals) {
+  struct Case { const char* file; double h, layers, dense, inter, moe, experts, qk_norm, published, active; };
+  for (const Case& k : {Case{"glm-4.5-air", 4096, 46, 1, 10944, 1408, 128, 0, 106e9, 12e9},
+                        Case{"glm-4.5", 5120, 92, 3, 12288, 1536, 160, 1, 355e9, 32e9}}) {
+    auto m = model_from_hf_config(read_fixture(k.file));
+    ASSERT_TRUE(m.ok()) << k.file << ": " << m.error().to_string();
+    const double attn = 2 * k.h * 12288 + 2 * k.h * 1024 + (12288 + 2 * 1024) + 2 * k.h + k.qk_norm * 2 * 128;
+    const double expert = 3 * k.h * k.moe;
+    const double dense_layer = attn + 3 * k.h * k.inter;
+    const double moe_layer = attn + k.experts * k.h + (k.experts + 1) * expert;
+    const double vocab = 151552 * k.h;
+    const double total = k.dense * dense_layer + (k.layers - k.dense) * moe_layer + 2 * vocab + k.h;
+    const double active = k.dense * dense_layer + (k.layers - k.dense) * (moe_layer - (k.experts - 8) * expert);
+    const ParamCounts c = counts(*m);
+    EXPECT_EQ(c.total, total) << k.file;
+    EXPECT_NEAR(c.active, active + 2 * vocab + k.h, 1.0) << k.file;
+    EXPECT_NEAR(c.total / k.published, 1.0, 0.01) << k.file;          // 106.85B, 352.80B
+    EXPECT_NEAR(active / k.active, 1.0, 0.02) << k.file;              // 12.18B, 32.08B
+    EXPECT_EQ(m->num_experts, k.experts);
+    EXPECT_EQ(m->first_k_dense, k.dense);
+    EXPECT_EQ(m->bias, Bias::qkv);
+    EXPECT_NE(m->name.find("1 MTP layer(s) not counted"), std::string::npos) << m->name;
+  }
+  auto field = [](const std::string& text) {
+    auto m = model_from_hf_config(text);
+    return m.ok() ? std::string("(accepted)") : m.error().field;
+  };
+  const std::string glm = R"("model_type": "glm4_moe", "hidden_size": 64, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_intermediate_size": 32)";
+  EXPECT_EQ(field("{" + glm + R"(, "n_routed_experts": 8, "num_experts_per_tok": 9})"), "hf_config.num_experts_per_tok");
+  EXPECT_EQ(field("{" + glm + R"(, "partial_rotary_factor": 2})"), "hf_config.partial_rotary_factor");
+  EXPECT_EQ(field("{" + glm + R"(, "num_nextn_predict_layers": -1})"), "hf_config.num_nextn_predict_layers");
+  EXPECT_EQ(field("{" + glm + R"(, "n_routed_experts": 8, "first_k_dense_replace": 4})"), "hf_config.first_k_dense_replace");
+  EXPECT_EQ(field("{" + glm + "}"), "(accepted)");
+}
+
 TEST(HfConfig, UnknownTypesAndContradictionsNameTheField) {
   auto field = [](const std::string& text) {
     auto m = model_from_hf_config(text);

@@ -197,6 +197,73 @@ TEST(LayoutTiming, TinyBatchesHitTheHbmRoofline) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// global_batch 0: per replica the power of two nearest 64 / DP, rounded up to the micro-batch (planner.h).
+TEST(DefaultGlobalBatch, IsAMultipleOfTheDataParallelWidthNearSixtyFour) {
+  EXPECT_EQ(default_global_batch(1, 1), 64);
+  EXPECT_EQ(default_global_batch(8, 4), 64);
+  EXPECT_EQ(default_global_batch(64, 1), 64);
+  EXPECT_EQ(default_global_batch(3, 1), 48);   // 16 per replica (64 / 3 = 21.3: 16 is nearer in ratio than 32)
+  EXPECT_EQ(default_global_batch(5, 1), 80);   // 16 (12.8)
+  EXPECT_EQ(default_global_batch(6, 1), 48);   // 8 (10.7)
+  EXPECT_EQ(default_global_batch(10, 1), 80);  // 8 (6.4)
+  EXPECT_EQ(default_global_batch(12, 1), 48);  // 4 (5.3)
+  EXPECT_EQ(default_global_batch(10, 3), 90);  // 8 rounded up to a multiple of the micro-batch 3
+  EXPECT_EQ(default_global_batch(128, 1), 128);
+  EXPECT_EQ(default_global_batch(0, 0), 64);   // degenerate inputs clamp to 1
+}
+
+// A pod whose GPU count is not a power of two gets a layout when global_batch is unset (GPT-2 124M shape:
+// 12 heads, 12 layers), the plan's batch splits over its DP width and the plan says it chose it.
+TEST(Planner, UnsetGlobalBatchGivesPodsOfAnyWidthALayout) {
+  const ModelSpec gpt2 = llama(768, 12, 12, 12, 3072, 50257);
+  for (int gpus : {3, 5, 6, 10, 12}) {
+    TrainConfig t;
+    t.seq_len = 1024;
+    t.micro_batch = 4;
+    t.global_batch = 0;
+    auto r = plan_job(gpt2, t, tokens(1e8), l40s(), node(gpus, LinkClass::pcie, 32, NetKind::none, 0, 1), 1);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ASSERT_TRUE(r->fits) << gpus << " GPUs: " << r->why_not;
+    const Plan& b = r->best;
+    EXPECT_TRUE(b.global_batch_default);
+    EXPECT_EQ(b.global_batch % b.layout.dp, 0) << plan_summary(b);
+    EXPECT_EQ(b.global_batch, b.layout.dp * b.layout.micro_batch * b.layout.num_microbatches) << plan_summary(b);
+    EXPECT_EQ(b.global_batch, default_global_batch(b.layout.dp, 1)) << plan_summary(b);
+    bool noted = false;
+    for (const Warning& w : r->warnings)
+      if (w.code == "global_batch_default") {
+        noted = true;
+        EXPECT_NE(w.message.find(std::to_string(b.global_batch) + " sequences per step"), std::string::npos) << w.message;
+      }
+    EXPECT_EQ(noted, b.global_batch != 64) << gpus << " GPUs";
+  }
+}
+
+// A global batch the query sets is kept exactly, never replaced by the default: 60 on 10 GPUs (it splits over
+// DP 10 and 5); 64 only on a layout whose DP width divides it.
+TEST(Planner, SetGlobalBatchIsHonouredExactly) {
+  const ModelSpec gpt2 = llama(768, 12, 12, 12, 3072, 50257);
+  TrainConfig t;
+  t.seq_len = 1024;
+  t.micro_batch = 4;
+  t.global_batch = 60;
+  auto r = plan_job(gpt2, t, tokens(1e8), l40s(), node(10, LinkClass::pcie, 32, NetKind::none, 0, 1), 1);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_EQ(r->best.global_batch, 60);
+  EXPECT_FALSE(r->best.global_batch_default);
+  for (const Plan& p : r->runners_up) EXPECT_EQ(p.global_batch, 60) << plan_summary(p);
+  for (const Warning& w : r->warnings) EXPECT_NE(w.code, "global_batch_default");
+  t.global_batch = 64;
+  auto r64 = plan_job(gpt2, t, tokens(1e8), l40s(), node(10, LinkClass::pcie, 32, NetKind::none, 0, 1), 1);
+  ASSERT_TRUE(r64.ok()) << r64.error().to_string();
+  if (r64->fits) {
+    EXPECT_EQ(r64->best.global_batch, 64);
+    EXPECT_EQ(64 % r64->best.layout.dp, 0) << plan_summary(r64->best);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 TEST(Planner, SmallLoraJobStaysOnOneGpuInstance) {
   TrainConfig t;
   t.method = Method::lora;

@@ -134,7 +134,7 @@ struct TrainConfig {
   Optimizer optimizer = Optimizer::adamw;
   int64_t micro_batch = 1;       // sequences per GPU per micro-step
   int64_t seq_len = 2048;
-  int64_t global_batch = 0;      // sequences per optimizer step; 0 = micro_batch * dp
+  int64_t global_batch = 0;      // sequences per optimizer step; 0 = planner.h default_global_batch
   Recompute recompute = Recompute::automatic;
   Attention attention = Attention::flash;
   GradReduce grad_reduce = GradReduce::automatic;

@@ -71,6 +71,7 @@ struct Plan {
   int gpus = 1;                 // nodes * gpus_per_node (GPUs billed); tp * pp * dp of them work
   MemoryLayout layout;          // resolved layout handed to estimate_memory
   int64_t global_batch = 0;     // sequences per optimizer step
+  bool global_batch_default = false;  // the query left global_batch at 0: default_global_batch chose it
   StepTime step;
   double tokens_per_s = 0;      // whole job
   double mfu = 0;               // model FLOPs / (gpus x dense peak)
@@ -182,6 +183,16 @@ struct LayoutTiming {
   double efficiency = 0;
   std::string excluded;         // non-empty: this layout cannot run on the instance (e.g. TP across nodes)
 };
+// The global batch of a query that leaves global_batch at 0, on `dp` data-parallel replicas with micro-batch
+// `micro_batch` (1 while the planner still searches it): per replica the power of two nearest (in ratio)
+// kDefaultGlobalBatchTarget / dp, at least 1, rounded up to a multiple of the micro-batch; times dp. The DP
+// width always divides it, so pods of 3, 5, 6, 10 or 12 GPUs get layouts; a power-of-two DP up to 64 keeps 64.
+// plan, estimate and rank all derive it here, so one query gets one answer from each.
+inline constexpr int64_t kDefaultGlobalBatchTarget = 64;  // sequences per step: trainfit's long-standing default
+int64_t default_global_batch(int64_t dp, int64_t micro_batch);
+// "global_batch unset: 80 sequences per step (DP 10 x 8), the power of two per replica nearest 64 / DP"
+std::string default_global_batch_note(int64_t dp, int64_t global_batch);
+
 Result<LayoutTiming> time_layout(const ModelSpec& model, const TrainConfig& train, const GpuSpec& gpu,
                                  const Offer& offer, int nodes, const MemoryLayout& layout, int64_t global_batch);
 
