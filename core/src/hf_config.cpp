@@ -111,6 +111,7 @@ Result<bool> read_shape(const Cfg& c, ModelSpec& m) {
                             {"intermediate_size", &ModelSpec::intermediate_size, true},
                             {"vocab_size", &ModelSpec::vocab_size, true},
                             {"max_position_embeddings", &ModelSpec::max_position_embeddings, false},
+                            {"rope_theta", &ModelSpec::rope_theta, false},
                             {"head_dim", &ModelSpec::head_dim, false}});
   if (!r) return r;
   auto kv = get_int(c, "num_key_value_heads", m.num_heads);  // absent: multi-head attention

@@ -54,6 +54,7 @@ struct ModelSpec {
   int64_t intermediate_size = 0;     // MLP inner size (dense layers; MoE experts too unless moe_intermediate_size)
   int64_t vocab_size = 0;
   int64_t max_position_embeddings = 0;
+  int64_t rope_theta = 0;            // rotary base (config.json rope_theta); 0 = not given (no rotary, or unknown)
   bool tie_embeddings = false;
   int64_t num_experts = 1;           // 1 = dense
   int64_t experts_per_token = 1;     // top-k routing
