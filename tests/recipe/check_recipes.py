@@ -321,7 +321,7 @@ def check_case(case, query_path):
             check(a["fsdp_config"]["fsdp_sharding_strategy"] == ("FULL_SHARD" if plan["zero"] == 3 else "SHARD_GRAD_OP"),
                   case, "accelerate FSDP sharding")
         if want == "DEEPSPEED":
-            check(a["deepspeed_config"]["deepspeed_config_file"] == "ds_config.json", case, "accelerate ds config file")
+            check(a["deepspeed_config"].get("deepspeed_config_file") == "ds_config.json", case, "accelerate ds config file")
 
     # Megatron.
     if files["megatron"]["applies"]:
@@ -405,10 +405,47 @@ def check_ranked_rows():
     check(checked >= 20, "rows", f"only {checked} ranked rows checked")
 
 
+def check_every_provider():
+    """One offer of every provider and marketplace in the snapshot (the first direct offer of each provider, the first
+    row of each marketplace-provider pair), a small full fine-tune on one node: every file the recipe writes is
+    accepted by its tool's validation code (upstream_case), every file it does not write says why."""
+    picked = {}
+    for o in OFFERS:
+        picked.setdefault((o["provider"], o["via"]), []).append(o)
+    checked = 0
+    for (prov, via), offers in sorted(picked.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        case = f"provider {prov}" + (f" via {via}" if via else "")
+        # The first offer the job runs on (an offer can be too small, or its GPU count not divide the batch).
+        for o in offers[:10]:
+            q = {"model": "llama-3.2-1b", "method": "full", "seq_len": 1024, "global_batch": 32,
+                 "dataset": {"tokens": 2e7}, "target": {"offer": o["id"]}}
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                json.dump(q, f)
+                path = f.name
+            try:
+                r = run(["recipe", "--query", path, "--format", "json"])
+            finally:
+                os.unlink(path)
+            if r.returncode == 0:
+                break
+        check(r.returncode == 0, case, f"no recipe for its first offers: {r.stderr.strip()}")
+        if r.returncode != 0:
+            continue
+        doc = json.loads(r.stdout)
+        upstream_case(case, doc, doc["plan"], snapshot_offer(doc["offer"]), "full")
+        for f in doc["files"]:
+            check(f["applies"] == (f["text"] != ""), case, f"{f['format']}: applies and text disagree")
+            check(f["applies"] or f["why"], case, f"{f['format']}: not written and no why")
+        checked += 1
+    check(checked == len(picked), "providers", f"{checked} of {len(picked)} provider offers checked")
+    print(f"recipes: {checked} provider / marketplace offers through the upstream checks")
+
+
 cases = sorted(f[:-5] for f in os.listdir(QUERIES) if f.endswith(".json"))
 for case in cases:
     check_case(case, os.path.join(QUERIES, case + ".json"))
 check_cli_errors()
+check_every_provider()
 check_ranked_rows()
 for f in failures:
     print("FAIL", f)
