@@ -374,12 +374,12 @@ std::vector<std::string> megatron_args(Ctx& c) {
   return a;
 }
 
-// Megatron-LM's validate_args (megatron/training/arguments.py) requires CUDA_DEVICE_MAX_CONNECTIONS=1 with tensor,
-// context or sequence parallelism on GPUs before Blackwell, so the communication kernels are scheduled ahead of
-// the GEMMs they overlap; set for every such plan (harmless on newer GPUs).
+// Megatron-LM's validate_args (megatron/training/arguments.py at d98e8a64) asserts CUDA_DEVICE_MAX_CONNECTIONS=1
+// when tensor or context parallelism is > 1 on GPUs before Blackwell (the communication kernels are then queued
+// ahead of the GEMMs they overlap); set for every such plan (Blackwell no longer needs it; the value is allowed).
 std::string megatron_env(Ctx& c) {
   const MemoryLayout& l = c.r.plan.layout;
-  if (c.r.engine != "megatron" || !(l.tp > 1 || l.cp > 1 || l.sequence_parallel)) return "";
+  if (c.r.engine != "megatron" || !(l.tp > 1 || l.cp > 1)) return "";
   return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
 }
 
