@@ -105,6 +105,13 @@ Result<bool> read_shape(const Cfg& c, ModelSpec& m) {
     m.num_kv_heads = m.num_heads;
     return true;
   }
+  // rope_theta absent from config.json: the transformers config class's default (Gemma3TextConfig and MixtralConfig
+  // 1e6, GptOssConfig 150000, Llama4TextConfig 500000, the other rotary families' classes 10000).
+  if (m.positional == Positional::rope)
+    m.rope_theta = m.arch == Arch::gemma3 || m.arch == Arch::mixtral ? 1000000
+                   : m.arch == Arch::gpt_oss                         ? 150000
+                   : m.arch == Arch::llama4                          ? 500000
+                                                                     : 10000;
   auto r = read_ints(c, m, {{"hidden_size", &ModelSpec::hidden_size, true},
                             {"num_hidden_layers", &ModelSpec::num_layers, true},
                             {"num_attention_heads", &ModelSpec::num_heads, true},
