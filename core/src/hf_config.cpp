@@ -121,6 +121,16 @@ Result<bool> read_shape(const Cfg& c, ModelSpec& m) {
                             {"rope_theta", &ModelSpec::rope_theta, false},
                             {"head_dim", &ModelSpec::head_dim, false}});
   if (!r) return r;
+  // Llama 3.x rope scaling (transformers modeling_rope_utils _compute_llama3_parameters): its factor.
+  if (const json* rs = c.find("rope_scaling"); rs && rs->is_object()) {
+    const auto t = rs->find("rope_type") != rs->end() ? rs->find("rope_type") : rs->find("type");
+    const auto f = rs->find("factor");
+    if (t != rs->end() && t->is_string() && t->get<std::string>() == "llama3" && f != rs->end() && f->is_number()) {
+      const double x = f->get<double>();
+      if (!(x >= 1 && x <= 1024 && std::floor(x) == x)) return c.err("rope_scaling.factor", "must be a whole number in 1..1024");
+      m.rope_llama3_factor = int64_t(x);
+    }
+  }
   auto kv = get_int(c, "num_key_value_heads", m.num_heads);  // absent: multi-head attention
   if (!kv) return kv.error();
   m.num_kv_heads = *kv;

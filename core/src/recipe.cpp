@@ -351,6 +351,9 @@ std::vector<std::string> megatron_args(Ctx& c) {
       a.push_back("--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
       // The rotary base of the model's config (Megatron's default --rotary-base is 10000; Llama 3 uses 500000).
       if (m.rope_theta > 0) a.push_back("--rotary-base " + itext(m.rope_theta));
+      // Llama 3.x rope scaling (arguments.py --use-rope-scaling, --rope-scaling-factor: "as used in llama3.x").
+      if (m.rope_llama3_factor > 0)
+        a.push_back("--use-rope-scaling --rope-scaling-factor " + itext(m.rope_llama3_factor));
       if (m.arch == Arch::qwen2) a.push_back("--add-qkv-bias");
       if (!m.tie_embeddings) a.push_back("--untie-embeddings-and-output-weights");
     } else if (m.arch != Arch::gpt2) {

@@ -123,6 +123,7 @@ TEST(HfConfig, EveryFixtureReproducesItsPreset) {
     for (const IntKnob& k : int_knobs()) EXPECT_EQ((*m).*k.member, p.*k.member) << id << " " << k.key;
     EXPECT_EQ(m->arch, p.arch) << id;
     EXPECT_EQ(m->rope_theta, p.rope_theta) << id;  // the preset's rotary base is the config's rope_theta
+    EXPECT_EQ(m->rope_llama3_factor, p.rope_llama3_factor) << id;
   }
 }
 
