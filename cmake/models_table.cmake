@@ -19,7 +19,8 @@ endif()
 # The keys written into the spec, each with its kind. The spec starts as family_spec(arch) (the family's knob
 # defaults) and each key present in the JSON overrides its field, as parse_model_presets does.
 set(spec_fields str:id str:name str:hf_id int:hidden_size int:num_layers int:num_heads int:num_kv_heads
-    int:head_dim int:intermediate_size int:vocab_size int:max_position_embeddings bool:tie_embeddings
+    int:head_dim int:intermediate_size int:vocab_size int:max_position_embeddings int:rope_theta int:rope_llama3_factor
+    bool:tie_embeddings
     int:num_experts int:experts_per_token int:type_vocab_size Mlp:mlp Norm:norm Positional:positional Bias:bias
     Block:block QkNorm:qk_norm bool:dropout bool:attention_sinks int:sliding_window int:global_every
     int:moe_intermediate_size int:shared_expert_intermediate_size int:first_k_dense int:moe_layer_step

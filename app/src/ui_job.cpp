@@ -240,6 +240,7 @@ bool model_picker(App::Impl& s) {
   changed |= input_i64("intermediate_size", &d.model.intermediate_size, "MLP inner size (per expert for MoE).");
   changed |= input_i64("vocab_size", &d.model.vocab_size);
   changed |= input_i64("max_position_embeddings", &d.model.max_position_embeddings);
+  changed |= input_i64("rope_theta", &d.model.rope_theta, "Rotary base (config.json rope_theta); the Megatron recipe passes it.");
   if (ImGui::Checkbox("tie_embeddings", &d.model.tie_embeddings)) changed = true;
   changed |= input_i64("num_experts", &d.model.num_experts, "1 = dense. Fit uses all experts, compute the active ones.");
   changed |= input_i64("experts_per_token", &d.model.experts_per_token);

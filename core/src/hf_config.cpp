@@ -107,14 +107,32 @@ Result<bool> read_shape(const Cfg& c, ModelSpec& m) {
     m.num_kv_heads = m.num_heads;
     return true;
   }
+  // rope_theta absent from config.json: the transformers config class's default (Gemma3TextConfig and MixtralConfig
+  // 1e6, GptOssConfig 150000, Llama4TextConfig 500000, the other rotary families' classes 10000).
+  if (m.positional == Positional::rope)
+    m.rope_theta = m.arch == Arch::gemma3 || m.arch == Arch::mixtral ? 1000000
+                   : m.arch == Arch::gpt_oss                         ? 150000
+                   : m.arch == Arch::llama4                          ? 500000
+                                                                     : 10000;
   auto r = read_ints(c, m, {{"hidden_size", &ModelSpec::hidden_size, true},
                             {"num_hidden_layers", &ModelSpec::num_layers, true},
                             {"num_attention_heads", &ModelSpec::num_heads, true},
                             {"intermediate_size", &ModelSpec::intermediate_size, true},
                             {"vocab_size", &ModelSpec::vocab_size, true},
                             {"max_position_embeddings", &ModelSpec::max_position_embeddings, false},
+                            {"rope_theta", &ModelSpec::rope_theta, false},
                             {"head_dim", &ModelSpec::head_dim, false}});
   if (!r) return r;
+  // Llama 3.x rope scaling (transformers modeling_rope_utils _compute_llama3_parameters): its factor.
+  if (const json* rs = c.find("rope_scaling"); rs && rs->is_object()) {
+    const auto t = rs->find("rope_type") != rs->end() ? rs->find("rope_type") : rs->find("type");
+    const auto f = rs->find("factor");
+    if (t != rs->end() && t->is_string() && t->get<std::string>() == "llama3" && f != rs->end() && f->is_number()) {
+      const double x = f->get<double>();
+      if (!(x >= 1 && x <= 1024 && std::floor(x) == x)) return c.err("rope_scaling.factor", "must be a whole number in 1..1024");
+      m.rope_llama3_factor = int64_t(x);
+    }
+  }
   auto kv = get_int(c, "num_key_value_heads", m.num_heads);  // absent: multi-head attention
   if (!kv) return kv.error();
   m.num_kv_heads = *kv;

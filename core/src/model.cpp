@@ -655,6 +655,8 @@ std::vector<IntKnob> int_keys() {
                                {"intermediate_size", &ModelSpec::intermediate_size},
                                {"vocab_size", &ModelSpec::vocab_size},
                                {"max_position_embeddings", &ModelSpec::max_position_embeddings},
+                               {"rope_theta", &ModelSpec::rope_theta},
+                               {"rope_llama3_factor", &ModelSpec::rope_llama3_factor},
                                {"num_experts", &ModelSpec::num_experts},
                                {"experts_per_token", &ModelSpec::experts_per_token},
                                {"type_vocab_size", &ModelSpec::type_vocab_size}};

@@ -267,6 +267,9 @@ const std::vector<Key>& keys() {
     t.push_back(model_key("model.intermediate_size", Kind::integer, 1, 1 << 22, &ModelSpec::intermediate_size));
     t.push_back(model_key("model.vocab_size", Kind::integer, 1, 1 << 24, &ModelSpec::vocab_size));
     t.push_back(model_key("model.max_position_embeddings", Kind::integer, 0, 1 << 24, &ModelSpec::max_position_embeddings));
+    // The rotary base (config.json rope_theta; Mistral Small 3 uses 1e8): carried into the Megatron arguments.
+    t.push_back(model_key("model.rope_theta", Kind::integer, 0, 1e12, &ModelSpec::rope_theta));
+    t.push_back(model_key("model.rope_llama3_factor", Kind::integer, 0, 1024, &ModelSpec::rope_llama3_factor));
     t.push_back(model_key("model.tie_embeddings", Kind::boolean, 0, 0, &ModelSpec::tie_embeddings));
     t.push_back(model_key("model.num_experts", Kind::integer, 1, 4096, &ModelSpec::num_experts));
     t.push_back(model_key("model.experts_per_token", Kind::integer, 1, 4096, &ModelSpec::experts_per_token));

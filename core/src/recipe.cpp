@@ -179,16 +179,70 @@ constexpr AccelName kAccelNames[] = {
     {"", "", "rtx-pro-6000-blackwell-server", "RTXPRO6000"},
 };
 
-// dstack's GPU names (gpuhunt): the SkyPilot name without a memory or form-factor suffix; the memory goes in the
-// "name:memory:count" form, so "A100:80GB:8" and "A100:40GB:8" stay apart.
+// Which tool launches which provider, under which name: the one table of launcher names (the GPU names are
+// kAccelNames above, dstack's derived from them by dstack_gpu_name).
+//   sky        SkyPilot's cloud name: the clouds registered in SkyPilot's CLOUD_REGISTRY (sky/clouds/__init__.py,
+//              skypilot-org/skypilot; Verda: sky/clouds/verda.py at 4744be40, Mithril: sky/clouds/mithril.py at
+//              977f5bd8, Yotta: sky/clouds/yotta.py at 1a70f410). Lium, Spheron, Daytona, Hyperstack and JarvisLabs
+//              have catalog files (skypilot-catalog v8) but SkyPilot's task schema rejects them as clouds: nullptr.
+//   sky_mount  the cloud lacks CloudImplementationFeatures.STORAGE_MOUNTING in _CLOUD_UNSUPPORTED_FEATURES, so a
+//              bucket can be mounted (mode: MOUNT); Verda and Yotta list it as unsupported (yotta.py at 1a70f410)
+//   dstack     dstack's BackendType value (src/dstack/_internal/core/models/backends/base.py, dstackai/dstack at
+//              511c318c): Vast.ai is "vastai"; providers without a backend: nullptr
+struct Launcher {
+  const char* provider;
+  const char* sky;
+  bool sky_mount;
+  const char* dstack;
+};
+constexpr Launcher kLaunchers[] = {
+    {"aws", "aws", true, "aws"},
+    {"gcp", "gcp", true, "gcp"},
+    {"nebius", "nebius", true, "nebius"},
+    {"oci", "oci", true, "oci"},
+    {"lambda", "lambda", false, "lambda"},
+    {"cudo", "cudo", false, "cudo"},
+    {"runpod", "runpod", false, "runpod"},
+    {"verda", "verda", false, "verda"},
+    {"vast", "vast", false, "vastai"},
+    {"fluidstack", "fluidstack", false, nullptr},
+    {"shadeform", "shadeform", false, nullptr},
+    {"primeintellect", "primeintellect", false, nullptr},
+    {"hyperbolic", "hyperbolic", false, nullptr},
+    {"seeweb", "seeweb", false, nullptr},
+    {"mithril", "mithril", false, nullptr},
+    {"yotta", "yotta", false, nullptr},
+    {"paperspace", "paperspace", false, nullptr},
+    {"jarvislabs", nullptr, false, "jarvislabs"},
+    {"crusoe", nullptr, false, "crusoe"},
+    {"vultr", nullptr, false, "vultr"},
+};
+const Launcher* launcher_of(const std::string& provider) {
+  for (const Launcher& x : kLaunchers)
+    if (provider == x.provider) return &x;
+  return nullptr;
+}
+
+// dstack's GPU names (gpuhunt): the SkyPilot name without a memory or form-factor suffix ("A100-80GB" -> "A100",
+// "RTX6000-Ada" -> "RTX6000Ada", cudo "RTXA6000" -> "A6000"); the memory goes in the "name:memory:count" form.
 std::string dstack_gpu_name(const std::string& sky) {
   for (const char* suffix : {"-80GB", "-32GB", "-SXM", "-NVLINK", "-MEGA"}) {
     const std::string_view sv(suffix);
     if (sky.size() > sv.size() && sky.compare(sky.size() - sv.size(), sv.size(), sv) == 0)
       return sky.substr(0, sky.size() - sv.size());
   }
-  if (sky.rfind("RTXA", 0) == 0) return sky.substr(3);  // cudo "RTXA6000" = gpuhunt "A6000"
+  if (sky == "RTX6000-Ada") return "RTX6000Ada";
+  if (sky == "RTXPRO6000S") return "RTXPRO6000";
+  if (sky.rfind("RTXA", 0) == 0) return sky.substr(3);
   return sky;
+}
+
+// dstack matches resources.gpu memory against its catalog's figure (gpuhunt: AWS p6-b200 179.06 for a 180 GB
+// B200, L40S 44.99 for 48 GB): a single value must equal it, so the recipe asks for the datasheet label +-10 %,
+// a range that holds the catalog figure and still tells the 40 GB from the 80 GB A100.
+std::string dstack_memory_range(double memory_bytes) {
+  const double label = memory_bytes / kGB;
+  return num_text(std::floor(label * 0.9)) + "GB.." + num_text(std::ceil(label * 1.1)) + "GB";
 }
 
 bool llama_family(Arch a) {
@@ -203,6 +257,7 @@ struct Ctx {
   const Offer& offer;
   const GpuSpec& gpu;
   std::string provider_id;
+  const Launcher* launch = nullptr;  // kLaunchers row of provider_id; nullptr: no tool launches it
   bool spot = false;
   bool deepspeed = false;        // the hf engine runs DeepSpeed (ZeRO > 0 or offload)
   std::string job_name;
@@ -294,6 +349,11 @@ std::vector<std::string> megatron_args(Ctx& c) {
     // RoPE, no linear biases; Qwen2 adds q/k/v biases); GPT-2 is Megatron's default. Others need their own.
     if (m.arch == Arch::llama || m.arch == Arch::mistral || m.arch == Arch::mixtral || m.arch == Arch::qwen2) {
       a.push_back("--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
+      // The rotary base of the model's config (Megatron's default --rotary-base is 10000; Llama 3 uses 500000).
+      if (m.rope_theta > 0) a.push_back("--rotary-base " + itext(m.rope_theta));
+      // Llama 3.x rope scaling (arguments.py --use-rope-scaling, --rope-scaling-factor: "as used in llama3.x").
+      if (m.rope_llama3_factor > 0)
+        a.push_back("--use-rope-scaling --rope-scaling-factor " + itext(m.rope_llama3_factor));
       if (m.arch == Arch::qwen2) a.push_back("--add-qkv-bias");
       if (!m.tie_embeddings) a.push_back("--untie-embeddings-and-output-weights");
     } else if (m.arch != Arch::gpt2) {
@@ -315,6 +375,15 @@ std::vector<std::string> megatron_args(Ctx& c) {
   a.push_back("--save " + c.ckpt_dir + " --load " + c.ckpt_dir);
   a.push_back("--save-interval " + itext(c.r.save_interval_steps));
   return a;
+}
+
+// Megatron-LM's validate_args (megatron/training/arguments.py at d98e8a64) asserts CUDA_DEVICE_MAX_CONNECTIONS=1
+// when tensor or context parallelism is > 1 on GPUs before Blackwell (the communication kernels are then queued
+// ahead of the GEMMs they overlap); set for every such plan (Blackwell no longer needs it; the value is allowed).
+std::string megatron_env(Ctx& c) {
+  const MemoryLayout& l = c.r.plan.layout;
+  if (c.r.engine != "megatron" || !(l.tp > 1 || l.cp > 1)) return "";
+  return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
 }
 
 // The Hugging Face Trainer (+ TRL for LoRA) arguments of the plan.
@@ -413,6 +482,11 @@ std::string deepspeed_json(Ctx& c) {
   if (l.offload_optimizer) z["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
   if (l.offload_params) z["offload_param"] = {{"device", "cpu"}, {"pin_memory", true}};
   d["zero_optimization"] = z;
+  // The Hugging Face Trainer hands DeepSpeed its own AdamW (a client optimizer). With the optimizer offloaded,
+  // DeepSpeed's engine raises ZeRORuntimeException unless zero_force_ds_cpu_optimizer is false
+  // (deepspeed/runtime/engine.py _configure_zero_optimizer; the key's default is True in
+  // deepspeed/runtime/constants.py ZERO_FORCE_DS_CPU_OPTIMIZER_DEFAULT). The client AdamW then steps on the CPU.
+  if (l.offload_optimizer) d["zero_force_ds_cpu_optimizer"] = false;
   return d.dump(2) + "\n";
 }
 
@@ -441,7 +515,9 @@ std::string accelerate_yaml(Ctx& c) {
     t += "main_process_ip: " + yq(c.fill("master node address")) + "\n";
     t += "main_process_port: " + itext(kMasterPort) + "\n";
   }
-  t += "gradient_accumulation_steps: " + itext(l.num_microbatches) + "\n";
+  // accelerate's config loader takes only ClusterConfig's keys at the top level (accelerate/commands/config/
+  // config_args.py; gradient_accumulation_steps is not one): the accumulation is the training script's
+  // --gradient_accumulation_steps, or DeepSpeed's config.
   if (type == "FSDP") {
     t += "fsdp_config:\n";
     t += std::string("  fsdp_sharding_strategy: ") + (l.zero == 3 ? "FULL_SHARD" : "SHARD_GRAD_OP") + "\n";
@@ -451,12 +527,12 @@ std::string accelerate_yaml(Ctx& c) {
     t += std::string("  fsdp_activation_checkpointing: ") + (l.recompute != Recompute::none ? "true" : "false") + "\n";
     t += "  fsdp_use_orig_params: true\n";
   } else if (type == "DEEPSPEED") {
+    // The recipe's ds_config.json, not accelerate's own DeepSpeed keys: only the file carries
+    // zero_force_ds_cpu_optimizer, which an offloaded optimizer from the Trainer needs. With a config file,
+    // accelerate (utils/dataclasses.py DeepSpeedPlugin._deepspeed_config_checks) refuses zero_stage, offload and
+    // accumulation keys next to it; zero3_init_flag is allowed.
     t += "deepspeed_config:\n";
-    t += "  zero_stage: " + itext(l.zero) + "\n";
-    t += std::string("  offload_optimizer_device: ") + (l.offload_optimizer ? "cpu" : "none") + "\n";
-    t += std::string("  offload_param_device: ") + (l.offload_params ? "cpu" : "none") + "\n";
-    t += "  gradient_accumulation_steps: " + itext(l.num_microbatches) + "\n";
-    t += "  gradient_clipping: " + clip_text() + "\n";
+    t += "  deepspeed_config_file: ds_config.json\n";
     t += std::string("  zero3_init_flag: ") + (l.zero == 3 ? "true" : "false") + "\n";
   }
   return t;
@@ -472,6 +548,7 @@ std::string torchrun_sh(Ctx& c) {
   if (c.deepspeed) t += "# Needs ds_config.json (this recipe's deepspeed file) in the working directory.\n";
   t += "set -e\n";
   t += resume_lines(c);
+  t += megatron_env(c);
   const std::string rank = c.r.nodes > 1 ? "\"${NODE_RANK:?set NODE_RANK}\"" : "\"${NODE_RANK:-0}\"";
   const std::string addr = c.r.nodes > 1 ? "\"${MASTER_ADDR:?set MASTER_ADDR}\"" : "\"${MASTER_ADDR:-127.0.0.1}\"";
   t += torchrun_command(c, itext(c.r.nodes), itext(c.r.nproc_per_node), rank, addr, "");
@@ -482,6 +559,7 @@ std::string megatron_sh(Ctx& c) {
   std::string t = "#!/bin/bash\n";
   t += "# trainfit recipe: Megatron-LM arguments for " + plan_summary(c.r.plan) + "\n";
   t += "# torchrun ... pretrain_gpt.py \"${MEGATRON_ARGS[@]}\"   (see torchrun.sh for the launcher arguments)\n";
+  t += megatron_env(c);
   t += "MEGATRON_ARGS=(\n";
   for (const std::string& a : megatron_args(c)) t += "  " + a + "\n";
   t += ")\n";
@@ -495,6 +573,7 @@ std::string pre_commands(Ctx& c) {
   t += c.sh_fill("setup commands (pip install ...)") + "\n";
   if (c.deepspeed) t += "cat > ds_config.json <<'EOF'\n" + deepspeed_json(c) + "EOF\n";
   t += resume_lines(c);
+  t += megatron_env(c);
   return t;
 }
 
@@ -520,8 +599,15 @@ std::string skypilot_yaml(Ctx& c) {
   if (!c.r.accelerators.empty()) t += "  accelerators: " + yq(c.r.accelerators) + "\n";
   t += std::string("  use_spot: ") + (c.spot ? "true" : "false") + "\n";
   t += "  disk_size: " + num_text(c.r.disk_size_GB) + "\n";
-  t += "workdir: " + yq(c.fill("local directory with the training code")) + "\n";
+  // A managed spot job is relaunched after a preemption (sky/jobs recovery_strategy.py: FAILOVER retries the same
+  // region first); max_restarts_on_errors also restarts a run that failed on its own, up to that count.
   if (c.spot) {
+    t += "  job_recovery:\n";
+    t += "    strategy: FAILOVER\n";
+    t += "    max_restarts_on_errors: 3\n";
+  }
+  t += "workdir: " + yq(c.fill("local directory with the training code")) + "\n";
+  if (c.spot && c.launch && c.launch->sky_mount) {
     t += "file_mounts:\n";
     t += "  " + c.ckpt_dir + ":\n";
     t += "    name: " + yq(c.fill("checkpoint bucket")) + "\n";
@@ -541,14 +627,21 @@ std::string dstack_yaml(Ctx& c) {
   t += "type: task\n";
   t += "name: " + c.job_name + "\n";
   t += "nodes: " + itext(c.r.nodes) + "\n";
-  t += "backends: [" + yq(c.provider_id) + "]\n";
+  t += "backends: [" + yq(c.launch && c.launch->dstack ? c.launch->dstack : c.provider_id) + "]\n";
   if (c.offer.region != kAnyRegion) t += "regions: [" + yq(c.offer.region) + "]\n";
   t += "instance_types: [" + yq(c.r.instance_type) + "]\n";
   t += std::string("spot_policy: ") + (c.spot ? "spot" : "on-demand") + "\n";
+  // dstack resubmits a run whose instance was reclaimed or could not be had (ProfileRetry.on_events, RetryEvent
+  // values in src/dstack/_internal/core/models/profiles.py at 511c318c); the checkpoints on the volume resume it.
+  if (c.spot) {
+    t += "retry:\n";
+    t += "  on_events: [no-capacity, interruption]\n";
+    t += "  duration: 1d\n";
+  }
   t += "resources:\n";
   const std::string sky = skypilot_accelerator_name(c.provider_id, c.offer.instance_type, c.gpu.id);
   std::string gpu = sky.empty() ? "" : dstack_gpu_name(sky) + ":";
-  gpu += num_text(std::round(c.gpu.memory_bytes / kGB)) + "GB:" + itext(c.r.gpus_per_node);
+  gpu += dstack_memory_range(c.gpu.memory_bytes) + ":" + itext(c.r.gpus_per_node);
   t += "  gpu: " + yq(gpu) + "\n";
   t += "  disk: " + yq(num_text(c.r.disk_size_GB) + "GB..") + "\n";
   if (c.spot) {
@@ -587,10 +680,23 @@ void fill_files(Ctx& c) {
     const std::string fmt = f;
     if (fmt == "skypilot") {
       file.filename = "trainfit-skypilot.yaml";
-      file.text = skypilot_yaml(c);
+      if (c.launch && c.launch->sky) {
+        file.text = skypilot_yaml(c);
+      } else {
+        file.applies = false;
+        file.why = "SkyPilot has no cloud for " + safe_token(c.provider_id, "this provider") +
+                   " (its catalog may list the machines, but its task schema rejects the cloud name); launch "
+                   "torchrun.sh on the rented machine";
+      }
     } else if (fmt == "dstack") {
       file.filename = "trainfit.dstack.yml";
-      file.text = dstack_yaml(c);
+      if (c.launch && c.launch->dstack) {
+        file.text = dstack_yaml(c);
+      } else {
+        file.applies = false;
+        file.why = "dstack has no backend for " + safe_token(c.provider_id, "this provider") +
+                   "; launch torchrun.sh on the rented machine";
+      }
     } else if (fmt == "deepspeed") {
       file.filename = "ds_config.json";
       if (model_parallel) {
@@ -618,6 +724,12 @@ void fill_files(Ctx& c) {
         file.applies = false;
         file.why = "Megatron-LM's pretraining scripts train every weight; LoRA / QLoRA runs go through the Hugging Face "
                    "recipe (torchrun, deepspeed, accelerate)";
+      } else if (l.offload_optimizer || l.offload_params) {
+        // Megatron-LM keeps parameters and the distributed optimizer's states on the GPU; the plan's memory
+        // counts on them in host memory.
+        file.applies = false;
+        file.why = "the plan offloads the optimizer / parameters to CPU memory, which Megatron-LM's arguments do not "
+                   "provide; use the deepspeed recipe";
       } else {
         file.text = megatron_sh(c);
       }
@@ -775,6 +887,19 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
 
   Ctx c{q, s, r, o, g};
   c.provider_id = launcher.id;
+  c.launch = launcher_of(launcher.id);
+  {
+    const bool sky = c.launch && c.launch->sky, dst = c.launch && c.launch->dstack;
+    const std::string name = safe_token(launcher.id, "this provider");
+    if (!sky && !dst)
+      r.notes.push_back("neither SkyPilot nor dstack launches " + name + ": rent the machine" +
+                        (r.nodes > 1 ? "s" : "") + " in " + name + "'s console or CLI, copy the training code over "
+                        "SSH and run torchrun.sh there (on every node, with NODE_RANK and MASTER_ADDR set)");
+    else if (!sky)
+      r.notes.push_back("SkyPilot does not launch " + name + "; the dstack recipe does");
+    else if (!dst)
+      r.notes.push_back("dstack has no backend for " + name + "; the SkyPilot recipe launches it");
+  }
   c.spot = r.option == PricingOption::spot;
   c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params);
   c.job_name = "trainfit-" + safe_token(q.model_id, "custom");
@@ -792,6 +917,13 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   if (c.r.engine == "megatron" && q.train.method != Method::full)
     r.notes.push_back("a LoRA plan with tensor / pipeline parallelism needs a PEFT-capable Megatron front end (NeMo); "
                       "the arguments describe the parallel layout only");
+  if (c.spot && c.launch && c.launch->sky && !c.launch->sky_mount)
+    r.notes.push_back("SkyPilot cannot mount a bucket on " + safe_token(launcher.id, "this provider") +
+                      ": the SkyPilot recipe keeps checkpoints on the node's disk (" + c.ckpt_dir +
+                      "), so a preemption that replaces the machine restarts from the last checkpoint you copied off");
+  if (r.engine == "megatron" && (l.offload_optimizer || l.offload_params))
+    r.notes.push_back("the plan offloads to CPU memory, which Megatron-LM does not do: the launchers' Megatron "
+                      "arguments need more GPU memory than planned; use the deepspeed recipe");
   if (r.precision == "fp8")
     r.notes.push_back("fp8 needs NVIDIA Transformer Engine; the Hugging Face recipes run bf16 (accelerate: mixed_precision fp8)");
   fill_files(c);

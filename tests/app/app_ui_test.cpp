@@ -156,7 +156,8 @@ TEST_F(Ui, LaunchTabCopiesTheBytesTheRecipeVerbWrites) {
   frames(2);
   ASSERT_TRUE(click("#1"));
   frames(2);
-  ASSERT_TRUE(click("dstack"));
+  // torchrun.sh is written for every provider (dstack and SkyPilot files only where those tools launch it).
+  ASSERT_TRUE(click("torchrun"));
   ASSERT_TRUE(click("Copy"));
   const std::string copied = a.take_clipboard_request();
   ASSERT_FALSE(copied.empty());
@@ -167,9 +168,9 @@ TEST_F(Ui, LaunchTabCopiesTheBytesTheRecipeVerbWrites) {
   ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
   std::string expected;
   for (const auto& f : doc["files"])
-    if (f["format"] == "dstack") expected = f["text"].get<std::string>();
+    if (f["format"] == "torchrun") expected = f["text"].get<std::string>();
   EXPECT_EQ(copied, expected);
-  EXPECT_NE(copied.find("type: task"), std::string::npos);
+  EXPECT_NE(copied.find("torchrun"), std::string::npos);
 }
 
 TEST_F(Ui, ARefusedSnapshotIsReportedAndTheCurrentOneKept) {

@@ -122,6 +122,8 @@ TEST(HfConfig, EveryFixtureReproducesItsPreset) {
     for (std::string_view k : text_knobs()) EXPECT_STREQ(text_knob(*m, k), text_knob(p, k)) << id << " " << k;
     for (const IntKnob& k : int_knobs()) EXPECT_EQ((*m).*k.member, p.*k.member) << id << " " << k.key;
     EXPECT_EQ(m->arch, p.arch) << id;
+    EXPECT_EQ(m->rope_theta, p.rope_theta) << id;  // the preset's rotary base is the config's rope_theta
+    EXPECT_EQ(m->rope_llama3_factor, p.rope_llama3_factor) << id;
   }
 }
 

@@ -6,7 +6,10 @@
     (the YAML's run / commands blocks too),
   - agree with the plan field by field (batch sizes, ZeRO stage, TP/PP, node and GPU counts, the SkyPilot
     accelerators string against the snapshot's offer, checkpoint interval, spot bucket and resume step),
-  - use placeholders of the one form <FILL: ...>, each listed in the document.
+  - use placeholders of the one form <FILL: ...>, each listed in the document,
+  - be accepted by the target tool's own validation code (upstream_checks.py, tests/recipe/upstream/SOURCE.md), for
+    the fixed plans here and for one offer of every provider / marketplace in the snapshot; a format that is not
+    written says why.
 Usage: check_recipes.py PATH/TO/trainfit SOURCE_DIR
 """
 import json
@@ -18,6 +21,8 @@ import sys
 import tempfile
 
 import yaml
+
+import upstream_checks as up
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 QUERIES = os.path.join(SRC, "tests/recipe/queries")
@@ -41,15 +46,86 @@ def bash_syntax_ok(text):
     return subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True).returncode == 0
 
 
+with open(os.path.join(SRC, "data/snapshot.json")) as f:
+    SNAP = json.load(f)
+OFFERS = [dict(zip(SNAP["offers"]["columns"], row)) for row in SNAP["offers"]["rows"]]
+GPUS = {g["id"]: g for g in SNAP["gpus"]}
+# dstack spells Vast.ai "vastai" (BackendType); every other provider id is its backend name where it has one.
+DSTACK_NAME = {"vast": "vastai"}
+
+
 def snapshot_offer(offer_id):
-    with open(os.path.join(SRC, "data/snapshot.json")) as f:
-        snap = json.load(f)
-    cols = snap["offers"]["columns"]
-    for row in snap["offers"]["rows"]:
-        o = dict(zip(cols, row))
+    for o in OFFERS:
         if o["id"] == offer_id:
             return o
     raise SystemExit(f"offer {offer_id} not in the snapshot")
+
+
+def launcher(offer):
+    """The catalog the offer is launched through: the marketplace of a resold row, else the provider."""
+    return offer["via"] or offer["provider"]
+
+
+def arch_major(gpu_id):
+    """CUDA compute capability major of the GPU generation (Blackwell 10; the rest of the snapshot is older)."""
+    return 10 if GPUS[gpu_id]["arch"] == "Blackwell" else 9
+
+
+def upstream_case(case, doc, plan, offer, query_method):
+    """Every file of one recipe through its tool's own validation code (upstream_checks.py)."""
+    files = {f["format"]: f for f in doc["files"]}
+    spot = doc["option"] == "spot"
+    lid = launcher(offer)
+    problems = []
+    f = files["skypilot"]
+    if f["applies"]:
+        problems += up.skypilot_problems(yaml.safe_load(f["text"]), spot)
+    else:
+        check(lid not in up.SKY["clouds"]["values"] and f["why"], case, f"skypilot not written for {lid}, a SkyPilot cloud")
+    f = files["dstack"]
+    if f["applies"]:
+        y = yaml.safe_load(f["text"])
+        problems += up.dstack_problems(y, spot)
+        check(y["backends"] == [DSTACK_NAME.get(lid, lid)], case, f"dstack backends {y['backends']} for {lid}")
+        # The memory range holds the datasheet label (the catalogs list a little less: 179.06 for a 180 GB B200).
+        mem = y["resources"]["gpu"].split(":")[-2]
+        lo, _, hi = mem.partition("..")
+        label = GPUS[offer["gpu"]]["memory_bytes"] / 1e9
+        check(float(lo[:-2]) <= 0.9 * label + 1 and float(hi[:-2]) >= label, case, f"dstack memory range {mem}")
+    else:
+        check(DSTACK_NAME.get(lid, lid) not in up.DSTACK["backends"]["values"] and f["why"], case,
+              f"dstack not written for {lid}, a dstack backend")
+    if files["deepspeed"]["applies"]:
+        problems += up.deepspeed_problems(json.loads(files["deepspeed"]["text"]), plan["dp"])
+    if files["accelerate"]["applies"]:
+        problems += up.accelerate_problems(files["accelerate"]["text"])
+    env_major = arch_major(offer["gpu"])
+    if files["megatron"]["applies"]:
+        t = files["megatron"]["text"]
+        problems += up.megatron_problems(up.megatron_words(t), t, plan["tp"], plan["cp"], env_major)
+    else:
+        check(query_method in ("lora", "qlora") or plan["offload_optimizer"] or plan["offload_params"], case,
+              "megatron not written for a full fine-tune without offload")
+    if doc["engine"] == "megatron":
+        for fmt in ("torchrun", "skypilot", "dstack"):
+            if not files[fmt]["applies"]:
+                continue
+            t = files[fmt]["text"]
+            if fmt == "skypilot":
+                t = yaml.safe_load(t)["run"]
+            elif fmt == "dstack":
+                t = "\n".join(yaml.safe_load(t)["commands"])
+            ws = words(t.split("\ntorchrun", 1)[1])
+            ws = ws[next(i for i, w in enumerate(ws) if "training script" in w) + 1:]  # the script's arguments
+            problems += [f"{fmt}: {m}" for m in up.megatron_problems(ws, t, plan["tp"], plan["cp"], env_major)]
+    for m in problems:
+        check(False, case, m)
+    # Every format saves at the one interval the cost model priced.
+    k = str(doc["save_interval_steps"])
+    for fmt in ("torchrun", "skypilot", "dstack", "megatron"):
+        if files[fmt]["applies"]:
+            check(("--save_steps " + k) in files[fmt]["text"] or ("--save-interval " + k) in files[fmt]["text"], case,
+                  f"{fmt}: save interval is not {k}")
 
 
 def flag_value(args, flag):
@@ -154,50 +230,55 @@ def check_case(case, query_path):
         check(("/checkpoints" in dirs) == spot, case, f"{fmt}: spot checkpoints go to the bucket mount")
 
     # SkyPilot.
-    sky = yaml.safe_load(files["skypilot"]["text"])
-    res = sky["resources"]
-    check(sky["num_nodes"] == doc["nodes"], case, "skypilot num_nodes")
-    check(res["cloud"] == offer["provider"] and res["region"] == offer["region"], case, "skypilot cloud/region")
-    # A GCP N1 offer is "<host>+<ACCEL>:<count>": SkyPilot launches the host with the GPU in `accelerators`.
-    host, plus, attached = offer["instance_type"].partition("+")
-    check(res["instance_type"] == host, case, "skypilot instance_type")
-    check(not plus or res["accelerators"] == attached, case, f"skypilot accelerators vs the offer's {attached}")
-    name, _, count = res["accelerators"].partition(":")
-    check(int(count) == offer["gpu_count"] == doc["gpus_per_node"], case, f"skypilot accelerators {res['accelerators']}")
-    check(res["accelerators"] == doc["accelerators"], case, "skypilot accelerators vs document")
-    check(res["use_spot"] is spot, case, "skypilot use_spot")
-    check(res["disk_size"] == doc["disk_size_GB"] and res["disk_size"] >= 256, case, "skypilot disk_size")
-    run_block = sky["run"]
-    check(bash_syntax_ok(run_block), case, "skypilot run block: bash -n fails")
-    for var in ("SKYPILOT_NUM_NODES", "SKYPILOT_NODE_RANK", "SKYPILOT_NODE_IPS"):
-        check(var in run_block, case, f"skypilot run lacks {var}")
-    args = words(run_block.split("torchrun", 1)[1])
-    check(flag_value(args, "--nnodes") == "$SKYPILOT_NUM_NODES", case, "skypilot --nnodes")
-    check(flag_value(args, "--nproc-per-node") in ("$SKYPILOT_NUM_GPUS_PER_NODE", str(doc["nproc_per_node"])), case,
-          "skypilot --nproc-per-node")
-    train_args_ok(args, "skypilot")
-    if spot:
-        mount = sky.get("file_mounts", {}).get("/checkpoints")
-        check(mount is not None and mount.get("mode") == "MOUNT", case, "spot: no checkpoint bucket mount")
-        check(megatron or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
-        check(doc["save_interval_steps"] < doc["steps"], case, "spot: checkpoints only at the end")
-    else:
-        check("file_mounts" not in sky, case, "on-demand recipe mounts a bucket")
-    if files["deepspeed"]["applies"] and plan["zero"] > 0:
-        check("cat > ds_config.json" in run_block, case, "skypilot run does not write ds_config.json")
+    if files["skypilot"]["applies"]:
+        sky = yaml.safe_load(files["skypilot"]["text"])
+        res = sky["resources"]
+        check(sky["num_nodes"] == doc["nodes"], case, "skypilot num_nodes")
+        check(res["cloud"] == launcher(offer) and res["region"] == offer["region"], case, "skypilot cloud/region")
+        # A GCP N1 offer is "<host>+<ACCEL>:<count>": SkyPilot launches the host with the GPU in `accelerators`.
+        host, plus, attached = offer["instance_type"].partition("+")
+        check(res["instance_type"] == host, case, "skypilot instance_type")
+        check(not plus or res["accelerators"] == attached, case, f"skypilot accelerators vs the offer's {attached}")
+        name, _, count = res["accelerators"].partition(":")
+        check(int(count) == offer["gpu_count"] == doc["gpus_per_node"], case, f"skypilot accelerators {res['accelerators']}")
+        check(res["accelerators"] == doc["accelerators"], case, "skypilot accelerators vs document")
+        check(res["use_spot"] is spot, case, "skypilot use_spot")
+        check(res["disk_size"] == doc["disk_size_GB"] and res["disk_size"] >= 256, case, "skypilot disk_size")
+        run_block = sky["run"]
+        check(bash_syntax_ok(run_block), case, "skypilot run block: bash -n fails")
+        for var in ("SKYPILOT_NUM_NODES", "SKYPILOT_NODE_RANK", "SKYPILOT_NODE_IPS"):
+            check(var in run_block, case, f"skypilot run lacks {var}")
+        args = words(run_block.split("torchrun", 1)[1])
+        check(flag_value(args, "--nnodes") == "$SKYPILOT_NUM_NODES", case, "skypilot --nnodes")
+        check(flag_value(args, "--nproc-per-node") in ("$SKYPILOT_NUM_GPUS_PER_NODE", str(doc["nproc_per_node"])), case,
+              "skypilot --nproc-per-node")
+        train_args_ok(args, "skypilot")
+        if spot:
+            mount = (sky.get("file_mounts") or {}).get("/checkpoints")
+            can_mount = res["cloud"] not in up.SKY["storage_mounting_unsupported"]["values"]
+            check((mount is not None and mount.get("mode") == "MOUNT") == can_mount, case, "spot: checkpoint bucket mount")
+            check(can_mount or any("cannot mount a bucket" in n for n in doc["notes"]), case, "spot: no mount and no note")
+            check((res.get("job_recovery") or {}).get("strategy") == "FAILOVER", case, "spot: no job_recovery")
+            check(megatron or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
+            check(doc["save_interval_steps"] < doc["steps"], case, "spot: checkpoints only at the end")
+        else:
+            check("file_mounts" not in sky, case, "on-demand recipe mounts a bucket")
+        if files["deepspeed"]["applies"] and plan["zero"] > 0:
+            check("cat > ds_config.json" in run_block, case, "skypilot run does not write ds_config.json")
 
     # dstack.
-    ds = yaml.safe_load(files["dstack"]["text"])
-    check(ds["type"] == "task" and ds["nodes"] == doc["nodes"], case, "dstack nodes")
-    check(ds["spot_policy"] == ("spot" if spot else "on-demand"), case, "dstack spot_policy")
-    check(ds["resources"]["gpu"].endswith(":" + str(offer["gpu_count"])), case, "dstack gpu count")
-    check(ds["backends"] == [offer["provider"]] and ds["regions"] == [offer["region"]], case, "dstack backend/region")
-    cmds = "\n".join(ds["commands"])
-    check(bash_syntax_ok(cmds), case, "dstack commands: bash -n fails")
-    args = words(cmds.split("torchrun", 1)[1])
-    check(flag_value(args, "--nnodes") == "$DSTACK_NODES_NUM", case, "dstack --nnodes")
-    check(flag_value(args, "--master-addr") == "$DSTACK_MASTER_NODE_IP", case, "dstack --master-addr")
-    train_args_ok(args, "dstack")
+    if files["dstack"]["applies"]:
+        ds = yaml.safe_load(files["dstack"]["text"])
+        check(ds["type"] == "task" and ds["nodes"] == doc["nodes"], case, "dstack nodes")
+        check(ds["spot_policy"] == ("spot" if spot else "on-demand"), case, "dstack spot_policy")
+        check(ds["resources"]["gpu"].endswith(":" + str(offer["gpu_count"])), case, "dstack gpu count")
+        check(ds["regions"] == [offer["region"]], case, "dstack region")
+        cmds = "\n".join(ds["commands"])
+        check(bash_syntax_ok(cmds), case, "dstack commands: bash -n fails")
+        args = words(cmds.split("torchrun", 1)[1])
+        check(flag_value(args, "--nnodes") == "$DSTACK_NODES_NUM", case, "dstack --nnodes")
+        check(flag_value(args, "--master-addr") == "$DSTACK_MASTER_NODE_IP", case, "dstack --master-addr")
+        train_args_ok(args, "dstack")
 
     # torchrun.sh.
     t = files["torchrun"]["text"]
@@ -230,15 +311,17 @@ def check_case(case, query_path):
         a = yaml.safe_load(files["accelerate"]["text"])
         check(a["num_machines"] == doc["nodes"], case, "accelerate num_machines")
         check(a["num_processes"] == doc["nodes"] * doc["nproc_per_node"], case, "accelerate num_processes")
-        check(a["gradient_accumulation_steps"] == ga, case, "accelerate accumulation")
-        want = "FSDP" if plan["zero"] in (2, 3) and not plan["offload_optimizer"] else (
+        check("gradient_accumulation_steps" not in a, case, "accelerate: top-level gradient_accumulation_steps")
+        # FSDP has no optimizer-only offload (its CPU offload moves parameters, gradients and optimizer together).
+        fsdp_ok = not (plan["offload_optimizer"] and not plan["offload_params"])
+        want = "FSDP" if plan["zero"] in (2, 3) and fsdp_ok else (
             "DEEPSPEED" if plan["zero"] > 0 or plan["offload_optimizer"] else ("MULTI_GPU" if a["num_processes"] > 1 else "NO"))
         check(a["distributed_type"] == want, case, f"accelerate distributed_type {a['distributed_type']} != {want}")
         if want == "FSDP":
             check(a["fsdp_config"]["fsdp_sharding_strategy"] == ("FULL_SHARD" if plan["zero"] == 3 else "SHARD_GRAD_OP"),
                   case, "accelerate FSDP sharding")
         if want == "DEEPSPEED":
-            check(a["deepspeed_config"]["zero_stage"] == plan["zero"], case, "accelerate zero_stage")
+            check(a["deepspeed_config"].get("deepspeed_config_file") == "ds_config.json", case, "accelerate ds config file")
 
     # Megatron.
     if files["megatron"]["applies"]:
@@ -250,8 +333,8 @@ def check_case(case, query_path):
         megatron = True
         train_args_ok(megatron_args, "megatron")
         megatron = saved
-    else:
-        check(query.get("method") in ("lora", "qlora"), case, "megatron refused for a full fine-tune")
+
+    upstream_case(case, doc, plan, offer, query.get("method"))
 
     # The checkpoint interval in steps follows the cost model's interval.
     step_s = plan["step"]["total_s"]
@@ -322,10 +405,47 @@ def check_ranked_rows():
     check(checked >= 20, "rows", f"only {checked} ranked rows checked")
 
 
+def check_every_provider():
+    """One offer of every provider and marketplace in the snapshot (the first direct offer of each provider, the first
+    row of each marketplace-provider pair), a small full fine-tune on one node: every file the recipe writes is
+    accepted by its tool's validation code (upstream_case), every file it does not write says why."""
+    picked = {}
+    for o in OFFERS:
+        picked.setdefault((o["provider"], o["via"]), []).append(o)
+    checked = 0
+    for (prov, via), offers in sorted(picked.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        case = f"provider {prov}" + (f" via {via}" if via else "")
+        # The first offer the job runs on (an offer can be too small, or its GPU count not divide the batch).
+        for o in offers[:10]:
+            q = {"model": "llama-3.2-1b", "method": "full", "seq_len": 1024, "global_batch": 32,
+                 "dataset": {"tokens": 2e7}, "target": {"offer": o["id"]}}
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                json.dump(q, f)
+                path = f.name
+            try:
+                r = run(["recipe", "--query", path, "--format", "json"])
+            finally:
+                os.unlink(path)
+            if r.returncode == 0:
+                break
+        check(r.returncode == 0, case, f"no recipe for its first offers: {r.stderr.strip()}")
+        if r.returncode != 0:
+            continue
+        doc = json.loads(r.stdout)
+        upstream_case(case, doc, doc["plan"], snapshot_offer(doc["offer"]), "full")
+        for f in doc["files"]:
+            check(f["applies"] == (f["text"] != ""), case, f"{f['format']}: applies and text disagree")
+            check(f["applies"] or f["why"], case, f"{f['format']}: not written and no why")
+        checked += 1
+    check(checked == len(picked), "providers", f"{checked} of {len(picked)} provider offers checked")
+    print(f"recipes: {checked} provider / marketplace offers through the upstream checks")
+
+
 cases = sorted(f[:-5] for f in os.listdir(QUERIES) if f.endswith(".json"))
 for case in cases:
     check_case(case, os.path.join(QUERIES, case + ".json"))
 check_cli_errors()
+check_every_provider()
 check_ranked_rows()
 for f in failures:
     print("FAIL", f)

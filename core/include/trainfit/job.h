@@ -54,6 +54,9 @@ struct ModelSpec {
   int64_t intermediate_size = 0;     // MLP inner size (dense layers; MoE experts too unless moe_intermediate_size)
   int64_t vocab_size = 0;
   int64_t max_position_embeddings = 0;
+  int64_t rope_theta = 0;            // rotary base (config.json rope_theta); 0 = not given (no rotary, or unknown)
+  int64_t rope_llama3_factor = 0;    // Llama 3.x rope scaling (config.json rope_scaling, rope_type "llama3"): its
+                                     // factor (8 for 3.1 / 3.3, 32 for 3.2); 0 = none
   bool tie_embeddings = false;
   int64_t num_experts = 1;           // 1 = dense
   int64_t experts_per_token = 1;     // top-k routing

@@ -1,6 +1,7 @@
 #!/bin/bash
 # trainfit recipe: Megatron-LM arguments for 2 nodes x 8 GPU: TP 4, PP 2 (VP 2), DP 2, ZeRO-1, full recompute, micro-batch 1 x 64
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
+export CUDA_DEVICE_MAX_CONNECTIONS=1
 MEGATRON_ARGS=(
   --tensor-model-parallel-size 4
   --pipeline-model-parallel-size 2
@@ -20,6 +21,7 @@ MEGATRON_ARGS=(
   --group-query-attention --num-query-groups 8
   --max-position-embeddings 131072
   --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --rotary-base 1000000
   --add-qkv-bias
   --untie-embeddings-and-output-weights
   --bf16

@@ -2,6 +2,7 @@
 # trainfit recipe: 2 nodes x 8 GPU: TP 4, PP 2 (VP 2), DP 2, ZeRO-1, full recompute, micro-batch 1 x 64
 # Run on every node; set NODE_RANK (0..1) and MASTER_ADDR (node 0's address).
 set -e
+export CUDA_DEVICE_MAX_CONNECTIONS=1
 torchrun \
   --nnodes=2 \
   --nproc-per-node=8 \
@@ -27,6 +28,7 @@ torchrun \
   --group-query-attention --num-query-groups 8 \
   --max-position-embeddings 131072 \
   --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear \
+  --rotary-base 1000000 \
   --add-qkv-bias \
   --untie-embeddings-and-output-weights \
   --bf16 \

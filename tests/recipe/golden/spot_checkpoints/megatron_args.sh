@@ -15,6 +15,8 @@ MEGATRON_ARGS=(
   --group-query-attention --num-query-groups 8
   --max-position-embeddings 131072
   --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --rotary-base 500000
+  --use-rope-scaling --rope-scaling-factor 8
   --untie-embeddings-and-output-weights
   --bf16
   --clip-grad 1.0

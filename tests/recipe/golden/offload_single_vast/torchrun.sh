@@ -1,0 +1,24 @@
+#!/bin/bash
+# trainfit recipe: 1 node x 1 GPU: TP 1, PP 1, DP 1, ZeRO-3, full recompute, micro-batch 1 x 16, optimizer offload, parameter offload
+# One node: run as is (NODE_RANK defaults to 0, MASTER_ADDR to 127.0.0.1).
+# Needs ds_config.json (this recipe's deepspeed file) in the working directory.
+set -e
+torchrun \
+  --nnodes=1 \
+  --nproc-per-node=1 \
+  --node-rank="${NODE_RANK:-0}" \
+  --master-addr="${MASTER_ADDR:-127.0.0.1}" \
+  --master-port=8008 \
+  '<FILL: training script>' \
+  --model_name_or_path meta-llama/Llama-3.2-1B \
+  --dataset_name '<FILL: dataset path>' \
+  --max_length 2048 \
+  --per_device_train_batch_size 1 \
+  --gradient_accumulation_steps 16 \
+  --max_steps 1526 \
+  --bf16 \
+  --gradient_checkpointing \
+  --max_grad_norm 1.0 \
+  --output_dir checkpoints \
+  --save_strategy steps --save_steps 1526 --save_total_limit 2 \
+  --deepspeed ds_config.json

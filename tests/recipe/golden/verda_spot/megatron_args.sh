@@ -1,0 +1,28 @@
+#!/bin/bash
+# trainfit recipe: Megatron-LM arguments for 1 node x 2 GPU: TP 1, PP 1, DP 2, ZeRO-1, no recompute, micro-batch 16 x 2
+# torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
+MEGATRON_ARGS=(
+  --tensor-model-parallel-size 1
+  --pipeline-model-parallel-size 1
+  --use-distributed-optimizer
+  --micro-batch-size 16
+  --global-batch-size 64
+  --seq-length 2048
+  --num-layers 16
+  --hidden-size 2048
+  --ffn-hidden-size 8192
+  --num-attention-heads 32
+  --group-query-attention --num-query-groups 8
+  --max-position-embeddings 131072
+  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --rotary-base 500000
+  --use-rope-scaling --rope-scaling-factor 32
+  --bf16
+  --clip-grad 1.0
+  --train-iters 38147
+  --lr '<FILL: learning rate>'
+  --data-path '<FILL: dataset path (Megatron indexed dataset prefix)>'
+  --tokenizer-type HuggingFaceTokenizer --tokenizer-model meta-llama/Llama-3.2-1B
+  --save /checkpoints --load /checkpoints
+  --save-interval 6357
+)

@@ -1,0 +1,144 @@
+"""Each recipe format fed to its tool's own validation code (tests/recipe/upstream, see SOURCE.md there):
+  accelerate  the real load_config_from_file (accelerate/commands/config/config_args.py)
+  deepspeed   the real DeepSpeedZeroConfig (pydantic, unknown keys forbidden), the engine's client-optimizer rule and
+              the batch identity
+  megatron    every flag against the flags of megatron/training/arguments.py and its dataclasses; the
+              CUDA_DEVICE_MAX_CONNECTIONS rule of validate_args
+  dstack      backends, retry events, spot policy against dstack's enums
+  skypilot    cloud, storage mount mode and job_recovery against SkyPilot's cloud registry and task schema
+Each function returns a list of problems (empty: accepted)."""
+import json
+import os
+import shlex
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UP = os.path.join(HERE, "upstream")
+sys.path.insert(0, os.path.join(UP, "accelerate"))
+sys.path.insert(0, os.path.join(UP, "deepspeed"))
+
+from accelerate.commands.config.config_args import load_config_from_file  # noqa: E402
+from deepspeed.runtime import constants as ds_constants  # noqa: E402
+from deepspeed.runtime.zero.config import DeepSpeedZeroConfig  # noqa: E402
+
+
+def _load(path):
+    with open(os.path.join(UP, path)) as f:
+        return json.load(f)
+
+
+MEGATRON = _load("megatron/arguments.json")
+MEGATRON_FLAGS = set(MEGATRON["flags"])
+DSTACK = _load("dstack/tables.json")
+SKY = _load("skypilot/tables.json")
+
+# accelerate's DeepSpeedPlugin._deepspeed_config_checks (src/accelerate/utils/dataclasses.py at the commit in
+# SOURCE.md): with deepspeed_config_file, these deepspeed_config keys raise ValueError.
+ACCEL_DS_KEYS_WITH_FILE = {"gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
+                           "offload_param_device", "offload_param_nvme_path", "offload_optimizer_nvme_path",
+                           "zero3_save_16bit_model", "mixed_precision"}
+
+
+def accelerate_problems(text):
+    out = []
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        cfg = load_config_from_file(path)
+    except Exception as e:  # the loader's own words
+        return [f"accelerate load_config_from_file: {e}"]
+    finally:
+        os.unlink(path)
+    ds = getattr(cfg, "deepspeed_config", None) or {}
+    if ds.get("deepspeed_config_file"):
+        bad = sorted(set(ds) & ACCEL_DS_KEYS_WITH_FILE)
+        if bad:
+            out.append(f"accelerate: deepspeed_config_file next to {bad} (DeepSpeedPlugin refuses it)")
+    return out
+
+
+def deepspeed_problems(d, dp, client_optimizer=True):
+    out = []
+    try:
+        z = DeepSpeedZeroConfig(**d.get("zero_optimization", {}))
+    except Exception as e:
+        return [f"DeepSpeedZeroConfig: {e}"]
+    # deepspeed/runtime/config.py _batch_assertion
+    if d["train_batch_size"] != d["train_micro_batch_size_per_gpu"] * d["gradient_accumulation_steps"] * dp:
+        out.append("deepspeed: train_batch_size != micro x accumulation x world size")
+    # deepspeed/runtime/engine.py: a client optimizer (the HF Trainer's AdamW) with the optimizer offloaded to
+    # cpu / nvme raises ZeRORuntimeException unless zero_force_ds_cpu_optimizer is false.
+    offloaded = z.offload_optimizer is not None and str(getattr(z.offload_optimizer.device, "value",
+                                                                z.offload_optimizer.device)) in ("cpu", "nvme")
+    force = d.get(ds_constants.ZERO_FORCE_DS_CPU_OPTIMIZER, ds_constants.ZERO_FORCE_DS_CPU_OPTIMIZER_DEFAULT)
+    if client_optimizer and offloaded and "optimizer" not in d and force:
+        out.append("deepspeed: ZeRO-Offload with the Trainer's optimizer needs zero_force_ds_cpu_optimizer false")
+    return out
+
+
+def megatron_problems(words, env_text, tp, cp, gpu_arch_major):
+    out = [f"megatron: unknown flag {w}" for w in words if w.startswith("--") and w not in MEGATRON_FLAGS]
+    # validate_args: TP or CP > 1 before Blackwell (compute capability < 10) needs CUDA_DEVICE_MAX_CONNECTIONS=1.
+    if (tp > 1 or cp > 1) and gpu_arch_major < 10 and "CUDA_DEVICE_MAX_CONNECTIONS=1" not in env_text:
+        out.append("megatron: TP/CP > 1 without CUDA_DEVICE_MAX_CONNECTIONS=1 (validate_args asserts)")
+    ch = MEGATRON.get("choices", {})
+    for flag, allowed in ch.items():
+        if allowed and flag in words:
+            v = words[words.index(flag) + 1]
+            if v not in allowed:
+                out.append(f"megatron: {flag} {v} not in {allowed}")
+    return out
+
+
+def dstack_problems(y, spot):
+    out = []
+    for b in y.get("backends", []):
+        if b not in DSTACK["backends"]["values"]:
+            out.append(f"dstack: backend {b} is not a BackendType")
+    if y.get("spot_policy") not in DSTACK["spot_policy"]["values"]:
+        out.append(f"dstack: spot_policy {y.get('spot_policy')}")
+    retry = y.get("retry")
+    if retry is not None:
+        for e in retry.get("on_events", []):
+            if e not in DSTACK["retry_events"]["values"]:
+                out.append(f"dstack: retry event {e}")
+    if spot and (not retry or "interruption" not in retry.get("on_events", [])):
+        out.append("dstack: a spot run without retry on interruption")
+    return out
+
+
+def skypilot_problems(y, spot):
+    out = []
+    res = y["resources"]
+    cloud = res.get("cloud")
+    if cloud not in SKY["clouds"]["values"]:
+        out.append(f"skypilot: cloud {cloud} is not a SkyPilot cloud")
+    for path, m in (y.get("file_mounts") or {}).items():
+        mode = m.get("mode", "MOUNT") if isinstance(m, dict) else None
+        if mode is not None and mode not in SKY["file_mount_modes"]["values"]:
+            out.append(f"skypilot: mount mode {mode}")
+        if mode in ("MOUNT", "MOUNT_CACHED") and cloud in SKY["storage_mounting_unsupported"]["values"]:
+            out.append(f"skypilot: {cloud} cannot mount storage ({path})")
+    jr = res.get("job_recovery")
+    if jr is not None:
+        if not isinstance(jr, (str, dict)):
+            out.append("skypilot: job_recovery must be a string or an object")
+        elif isinstance(jr, dict):
+            extra = set(jr) - set(SKY["job_recovery"]["keys"])
+            if extra:
+                out.append(f"skypilot: job_recovery keys {sorted(extra)}")
+            if jr.get("strategy") not in SKY["job_recovery"]["strategies"] + [None]:
+                out.append(f"skypilot: job_recovery strategy {jr.get('strategy')}")
+            if not isinstance(jr.get("max_restarts_on_errors", 0), int) or jr.get("max_restarts_on_errors", 0) < 0:
+                out.append("skypilot: max_restarts_on_errors must be an integer >= 0")
+    if spot and jr is None:
+        out.append("skypilot: a spot run without job_recovery")
+    return out
+
+
+def megatron_words(text):
+    """The words of the MEGATRON_ARGS=( ... ) array of megatron_args.sh."""
+    body = text[text.index("MEGATRON_ARGS=(") + len("MEGATRON_ARGS=("):text.rindex(")")]
+    return shlex.split(body.replace("\\\n", " "), comments=True)
