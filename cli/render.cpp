@@ -203,7 +203,7 @@ Table rank_table(const json& doc, const std::string& format) {
     // A marketplace row names both: the cloud that runs it and the marketplace that sells it.
     std::string seller = r.value("provider", "");
     if (r.contains("via")) seller += " via " + r.value("via", "");
-    std::vector<std::string> row{std::to_string(i), seller, r.value("instance_type", ""), r.value("region", ""),
+    std::vector<std::string> row{std::to_string(i), seller, r.value("name", r.value("instance_type", "")), r.value("region", ""),
                       r.value("option", ""), gpus, gib(r["cuda_memory_bytes"]),
                       ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
                       hours(r.value("wall_s", json())), usd(r.value("total_usd", json())),
@@ -232,6 +232,8 @@ std::string prices_line(const json& p) {
   }
   std::string out = "prices captured " + dates;
   if (p["age_days"].is_number()) out += ", " + std::to_string(p["age_days"].get<int>()) + " days ago";
+  // A ranking is as fresh as its oldest ranked price.
+  if (p.contains("oldest_ranked")) out += "; oldest price ranked: " + p.value("oldest_ranked", "");
   out += "\n";
   if (p.value("stale", false))
     out += "WARNING: prices older than " + num(p["stale_after_days"], "%.0f") + " days are stale; refresh them with " +

@@ -150,6 +150,8 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out) {
   for (const auto& [f, n] : flags) std::fprintf(out, " %s=%d", f.c_str(), n);
   std::fprintf(out, "\n");
   const PriceDates dates = price_dates(*s);
+  // The offers' own capture dates, oldest first, with the providers (the seller of a resold row) carrying each.
+  std::fprintf(out, "prices captured (oldest first): %s\n", price_dates_text(dates).c_str());
   if (dates.stale)
     std::fprintf(out, "WARNING: prices captured over %.0f days ago are stale; refresh them with %s\n",
                  s->stale_after_days, kRefreshPricesCommand);

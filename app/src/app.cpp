@@ -124,6 +124,7 @@ void App::Impl::recompute() {
     // Row texts are formatted when first shown (row_texts): the table shows ~20 of ~1,500 rows, and formatting
     // them all took ~10 ms of the first frame in the browser's baseline wasm tier.
     row_text_slot.assign(rank ? rank->rows.size() : 0, -1);
+    oldest_ranked = rank ? oldest_ranked_capture(snapshot, *rank) : std::string();
     detail_key = ~0ull;
     chart_key = ~0ull;
   }
@@ -151,6 +152,7 @@ const RowText& App::Impl::row_texts(int i) const {
   const Offer& o = snapshot.offers[r.offer];
   std::snprintf(t.gpus, sizeof t.gpus, "%d x %s", o.gpu_count, snapshot.gpus[o.gpu].name.c_str());
   std::snprintf(t.seller, sizeof t.seller, "%s", offer_seller_text(snapshot, o).c_str());
+  std::snprintf(t.name, sizeof t.name, "%s", offer_display_name(snapshot, o).c_str());
   if (const Plan* p = row_plan(r)) {
     const MemoryLayout& l = p->layout;
     std::snprintf(t.plan, sizeof t.plan, "%dx%d TP%d PP%d DP%d Z%d %s mb%lld%s", p->nodes, p->gpus_per_node, l.tp, l.pp,
@@ -285,6 +287,7 @@ std::string App::state_json() const {
            json_escape(!s.snapshot.text_left_out ? "complete" : s.snapshot_text_error.empty() ? "loading" : s.snapshot_text_error) + "\"";
     out += ",\"prices_captured\":\"" + json_escape(s.prices_text) + "\",\"prices_stale\":";
     out += s.prices.stale ? "true" : "false";
+    if (!s.oldest_ranked.empty()) out += ",\"prices_oldest_ranked\":\"" + json_escape(s.oldest_ranked) + "\"";
   }
   // The UI's own cached ranking: tests compare these numbers with `trainfit rank --format json`.
   if (s.rank) {
@@ -514,11 +517,13 @@ void draw_header(App::Impl& s) {
   else ImGui::NewLine();
   if (s.has_snapshot) {
     // The capture date(s) of the prices and their age, not the snapshot's build date (issue 19 §3).
-    char b[200];
-    std::snprintf(b, sizeof b, "  Prices captured %.120s%s%s, %zu offers%s", s.prices_text.c_str(),
+    // A ranking is as fresh as its oldest ranked price: that date is named too.
+    char b[240];
+    std::snprintf(b, sizeof b, "  Prices captured %.120s%s%s, %zu offers%s%s%s", s.prices_text.c_str(),
                   s.prices.age_days ? ", " : "",
                   s.prices.age_days ? (std::to_string(*s.prices.age_days) + " days ago").c_str() : "",
-                  s.snapshot.offers.size(), s.prices.stale ? " (STALE)" : "");
+                  s.snapshot.offers.size(), s.oldest_ranked.empty() ? "" : "; oldest ranked ",
+                  s.oldest_ranked.c_str(), s.prices.stale ? " (STALE)" : "");
     ImGui::SameLine();
     if (fits(b)) {
       if (s.prices.stale) ImGui::TextColored(warn_color(), "%s", b);

@@ -32,6 +32,7 @@ enum Col : int {
 // Text of one result row that is not already a C string in the snapshot: formatted the first time the row is
 // shown after a ranking (App::Impl::row_texts) and kept, so the table does not allocate while it draws (issue 9).
 struct RowText {
+  char name[96] = "";  // offer_display_name: "8x RTX 6000 Ada Generation 48 GB, 80 vCPU, 480 GiB RAM" for a marketplace row
   char gpus[48] = "";  // "8 x H100 SXM" (empty until formatted: App::Impl::row_texts)
   char plan[64] = "";  // "2x8 TP8 PP1 DP2 Z1 sel mb4"
   char seller[64] = "";  // "massedcompute via shadeform" (a marketplace row), else the provider id
@@ -74,6 +75,7 @@ struct App::Impl {
   std::string today;              // ISO date, for the snapshot's age
   PriceDates prices;              // when the current snapshot's prices were captured (set with the snapshot)
   std::string prices_text;        // price_dates_text(prices)
+  std::string oldest_ranked;      // oldest_ranked_capture of the current ranking ("" = none ranked)
 
   // ---- ranking cache: re-ranked only when the query (minus view-only keys) or the snapshot changes
   uint64_t seen_version = 0;

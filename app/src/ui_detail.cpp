@@ -562,10 +562,14 @@ void draw_detail(App::Impl& s) {
   }
   const Offer& o = s.snapshot.offers[r->offer];
   const GpuSpec& g = s.snapshot.gpus[o.gpu];
-  ImGui::Text("%s, %s", o.id.c_str(), option_label(r->option));
+  const std::string name = offer_display_name(s.snapshot, o);
+  ImGui::Text("%s, %s", name == o.instance_type ? o.id.c_str() : name.c_str(), option_label(r->option));
   ImGui::SameLine();
-  ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
-                      net_kind_name(o.inter_net));
+  if (name == o.instance_type)
+    ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
+                        net_kind_name(o.inter_net));
+  else  // a marketplace row shown under a readable name: its raw id stays in the detail
+    ImGui::TextDisabled("(%s; %s, %s)", o.id.c_str(), link_class_name(o.intra_link), net_kind_name(o.inter_net));
   if (o.via >= 0)  // a marketplace row: who runs it, who sells it, whose billing applies
     ImGui::TextWrapped("%s via %s: run by %s, sold and billed by %s (its billing rules apply).",
                        s.snapshot.providers[o.provider].id.c_str(), s.snapshot.providers[o.via].id.c_str(),

@@ -45,10 +45,14 @@ void draw_top(App::Impl& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("which GPU instance to train on");
   if (s.has_snapshot) {
-    const auto age = days_between(s.snapshot.created, s.today);
-    const bool stale = age && *age > 90;
+    // The oldest capture date among the prices ranked (the snapshot's oldest before a ranking), not the
+    // snapshot's build date: a ranking is as fresh as its oldest price.
+    const std::string& date = !s.oldest_ranked.empty() ? s.oldest_ranked
+                              : !s.prices.dates.empty() ? s.prices.dates.front().date
+                                                        : s.snapshot.created;
+    const bool stale = s.prices.stale;
     ImGui::PushStyleColor(ImGuiCol_Text, stale ? warn_color() : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Prices: %s, %zu offers%s", s.snapshot.created.c_str(), s.snapshot.offers.size(),
+    ImGui::TextWrapped("Prices: %s (oldest), %zu offers%s", date.c_str(), s.snapshot.offers.size(),
                        stale ? " (STALE)" : "");
     ImGui::PopStyleColor();
   }
@@ -128,7 +132,7 @@ void draw_card(App::Impl& s, int vi) {
   float y = p0.y + pad * 0.75f;
   char b[192], c[32], t[32];
   // Line 1: rank and instance; the total cost on the right.
-  std::snprintf(b, sizeof b, "#%d  %s", vi + 1, o.instance_type.c_str());
+  std::snprintf(b, sizeof b, "#%d  %s", vi + 1, s.row_texts(ri).name);
   const char* cost = ranked ? fmt_usd(c, sizeof c, r.total_usd) : row_state_name(r.state);
   const float cost_w = ImGui::CalcTextSize(cost).x;
   dl->PushClipRect(ImVec2(x, p0.y), ImVec2(right - cost_w - pad, p0.y + h), true);
@@ -237,7 +241,7 @@ void draw_headline(App::Impl& s) {
   } else {
     const Offer& o = s.snapshot.offers[best->offer];
     ImGui::TextWrapped("Fits on %d of %zu offer x pricing rows. Best: %s (%s), %s, %s.", s.rank->ranked, s.rank->rows.size(),
-                       o.instance_type.c_str(), offer_seller_text(s.snapshot, o).c_str(),
+                       offer_display_name(s.snapshot, o).c_str(), offer_seller_text(s.snapshot, o).c_str(),
                        fmt_duration(t, sizeof t, best->wall_s), fmt_usd(c, sizeof c, best->total_usd));
   }
   mark_last_item("headline");

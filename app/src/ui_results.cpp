@@ -41,7 +41,7 @@ const char* col_text(const App::Impl& s, int ri, int col) {
   const RankRow& r = s.rank->rows[ri];
   const Offer& o = s.snapshot.offers[r.offer];
   switch (col) {
-    case kColInstance: return o.instance_type.c_str();
+    case kColInstance: return s.row_texts(ri).name;
     case kColProvider: return s.row_texts(ri).seller;
     case kColRegion: return o.region.c_str();
     case kColOption: return option_label(r.option);
@@ -221,7 +221,7 @@ void draw_results_table(App::Impl& s, float height) {
         if (tall) ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(text);
       };
-      cell(kColInstance, o.instance_type.c_str());
+      cell(kColInstance, s.row_texts(ri).name);
       cell(kColProvider, s.row_texts(ri).seller);
       cell(kColRegion, o.region.c_str());
       cell(kColOption, option_label(r.option));
@@ -305,7 +305,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
     if (markdown) out += "| ";
     cell(std::to_string(vi + 1), false);
     cell(o.id, false);
-    cell(o.instance_type, false);
+    cell(s.row_texts(ri).name, false);
     cell(s.row_texts(ri).seller, false);
     cell(o.region, false);
     cell(option_label(r.option), false);

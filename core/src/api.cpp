@@ -306,6 +306,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
   json d{{"offer", o.id},
          {"provider", s.providers[o.provider].id},
          {"instance_type", o.instance_type},
+         {"name", offer_display_name(s, o)},
          {"region", o.region},
          {"gpu", g.id},
          {"gpu_name", g.name},
@@ -347,13 +348,15 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
 
 // When the prices were captured (not the snapshot's build date), their age against the date the loader judged
 // staleness on, and the command that refreshes them when they are stale.
-json prices_doc(const Snapshot& s) {
+// `oldest_ranked`: the oldest capture date among the prices a ranking ranks ("" = not a ranking, or none ranked).
+json prices_doc(const Snapshot& s, const std::string& oldest_ranked = "") {
   const PriceDates d = price_dates(s);
   json dates = json::array();
   for (const CaptureDate& c : d.dates) dates.push_back({{"date", c.date}, {"providers", c.providers}, {"offers", c.offers}});
   json doc{{"captured", dates}, {"stale_after_days", num(s.stale_after_days)}, {"stale", d.stale}};
   if (d.age_days) doc["age_days"] = *d.age_days;  // left out when unknown (documents carry no nulls)
   if (d.stale) doc["refresh"] = kRefreshPricesCommand;
+  if (!oldest_ranked.empty()) doc["oldest_ranked"] = oldest_ranked;
   return doc;
 }
 
@@ -415,7 +418,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
               {"held_back", held_back_doc(s, *r)},
               {"show_doubtful", q.filters.show_doubtful},
               {"snapshot", s.id},
-              {"prices", prices_doc(s)},
+              {"prices", prices_doc(s, oldest_ranked_capture(s, *r))},
               {"sort", to_string(q.sort)},
               {"counts", {{"ranked", by_state[0]}, {"tight", tight}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
                           {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]},

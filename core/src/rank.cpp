@@ -199,6 +199,16 @@ double sort_value(SortKey k, const Row& r) {
 
 }  // namespace
 
+std::string oldest_ranked_capture(const Snapshot& snapshot, const RankResult& r) {
+  const std::string* oldest = nullptr;
+  for (const RankRow& row : r.rows) {
+    if (row.state != RowState::ranked || row.offer < 0 || row.offer >= static_cast<int>(snapshot.offers.size())) continue;
+    const std::string& d = snapshot.offers[static_cast<size_t>(row.offer)].capture_date.str();
+    if (!d.empty() && (!oldest || d < *oldest)) oldest = &d;
+  }
+  return oldest ? *oldest : std::string();
+}
+
 const char* row_state_name(RowState s) {
   switch (s) {
     case RowState::ranked: return "ranked";

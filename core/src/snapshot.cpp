@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -103,6 +104,32 @@ std::vector<std::string> offer_flag_names(uint32_t flags) {
   std::vector<std::string> out;
   for (const auto& n : kFlagNames)
     if (flags & n.f) out.push_back(n.name);
+  return out;
+}
+
+std::string offer_display_name(const Snapshot& s, const Offer& o) {
+  const std::string_view type = o.instance_type;
+  const bool marketplace = o.via >= 0 || type.find("__") != std::string_view::npos;
+  if (!marketplace || o.gpu < 0 || o.gpu >= static_cast<int>(s.gpus.size()) || o.gpu_count <= 0)
+    return std::string(type);
+  const GpuSpec& g = s.gpus[static_cast<size_t>(o.gpu)];
+  // The GPU's display name without the vendor prefix and any parenthesised note ("NVIDIA A10G (AWS g5)" -> "A10G").
+  std::string_view gname = g.name;
+  if (!g.vendor.empty() && gname.substr(0, g.vendor.size()) == g.vendor && gname.size() > g.vendor.size() &&
+      gname[g.vendor.size()] == ' ')
+    gname.remove_prefix(g.vendor.size() + 1);
+  if (const size_t paren = gname.find(" ("); paren != std::string_view::npos) gname = gname.substr(0, paren);
+  std::string out = std::to_string(o.gpu_count) + "x " + std::string(gname);
+  // The datasheet memory (1e9 bytes) unless the name already carries it ("H100 SXM5 80GB").
+  if (g.memory_bytes > 0 && gname.find("GB") == std::string_view::npos)
+    out += " " + std::to_string(static_cast<long long>(std::llround(g.memory_bytes / 1e9))) + " GB";
+  // The GPU link when it is more than PCIe: it tells apart a marketplace's NVLink and PCIe variants of one host.
+  static constexpr const char* kLink[] = {"", "", "NVLink bridge", "NVLink", "NVSwitch", "Infinity Fabric"};
+  const auto li = static_cast<size_t>(o.intra_link);
+  if (o.gpu_count > 1 && li < std::size(kLink) && kLink[li][0]) out += std::string(", ") + kLink[li];
+  if (o.vcpus > 0) out += ", " + std::to_string(static_cast<long long>(std::llround(o.vcpus))) + " vCPU";
+  if (o.host_ram_bytes > 0)
+    out += ", " + std::to_string(static_cast<long long>(std::llround(o.host_ram_bytes / 1073741824.0))) + " GiB RAM";
   return out;
 }
 

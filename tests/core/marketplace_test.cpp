@@ -123,4 +123,49 @@ TEST(Marketplace, AProviderFilterKeepsTheRowsItRunsAndTheRowsItSells) {
             (std::set<std::string>{"lambda/h100/r", "runpod/lambda_h100/r"}));
 }
 
+// A marketplace row reads from its own fields; a row sold directly keeps its instance type. Figures from the
+// bundled snapshot's Prime Intellect row datacrunch__8xRTX6000Ada_48GB__80__480 (8 GPUs, 80 vCPUs, 480 GiB RAM)
+// and the RTX 6000 Ada's 48 GB datasheet memory (data/inputs/gpus.json).
+TEST(Marketplace, AMarketplaceRowIsNamedFromItsOwnFields) {
+  const Snapshot& s = test::bundled_snapshot();
+  const Offer* raw = nullptr;
+  const Offer* direct = nullptr;
+  for (const Offer& o : s.offers) {
+    if (o.instance_type == "datacrunch__8xRTX6000Ada_48GB__80__480") raw = &o;
+    if (o.instance_type == "p5.48xlarge" && o.via < 0) direct = &o;
+  }
+  ASSERT_TRUE(raw && direct);
+  EXPECT_EQ(offer_display_name(s, *raw), "8x RTX 6000 Ada Generation 48 GB, 80 vCPU, 480 GiB RAM");
+  EXPECT_EQ(offer_display_name(s, *direct), "p5.48xlarge");
+  // A name that carries its memory ("NVIDIA H100 SXM5 80GB") gets no second figure; a field that is 0 is left out.
+  Snapshot t = direct_and_resold();
+  EXPECT_EQ(offer_display_name(t, t.offers[0]), "h100");
+  EXPECT_EQ(offer_display_name(t, t.offers[1]), "1x H100 SXM5 80GB");
+  t.offers[1].vcpus = 26;
+  t.offers[1].host_ram_bytes = 225.0 * 1073741824.0;
+  EXPECT_EQ(offer_display_name(t, t.offers[1]), "1x H100 SXM5 80GB, 26 vCPU, 225 GiB RAM");
+  // The JSON carries both: the readable name and the raw instance type.
+  const nlohmann::json doc = test::facade("rank", R"({"model":"llama-3.2-1b","method":"lora"})");
+  bool seen = false;
+  for (const auto& row : doc["rows"])
+    if (row.value("instance_type", "") == "datacrunch__8xRTX6000Ada_48GB__80__480") {
+      EXPECT_EQ(row.value("name", ""), "8x RTX 6000 Ada Generation 48 GB, 80 vCPU, 480 GiB RAM");
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+}
+
+// A ranking names the oldest capture date among the rows it ranks, not the newest and not the build date.
+TEST(Marketplace, TheOldestCaptureDateAmongTheRankedRows) {
+  Snapshot s = direct_and_resold();
+  s.offers[0].capture_date = "2026-09-20";
+  Result<RankResult> r = rank_offers(test::query_of(R"({"model":"llama-3.2-1b","method":"lora"})"), s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(oldest_ranked_capture(s, *r), "2026-09-20");
+  // Filtered out, the older row no longer counts.
+  r = rank_offers(test::query_of(R"({"model":"llama-3.2-1b","method":"lora","filters":{"providers":["runpod"]}})"), s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(oldest_ranked_capture(s, *r), "2026-12-01");
+}
+
 }  // namespace trainfit

@@ -124,6 +124,10 @@ class PlanCache {
   int hits_ = 0, misses_ = 0;
 };
 
+// The oldest capture date among the prices a ranking ranks (rows in state `ranked`); "" when none is ranked.
+// What a header shows: a ranking is only as fresh as its oldest price (ISO dates compare as text).
+std::string oldest_ranked_capture(const Snapshot& snapshot, const RankResult& r);
+
 // Rank every offer of `snapshot` for query `q`. Errors only for a query that cannot be planned at all (its
 // dataset or model is unusable); per-offer problems stay on their rows.
 Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot);

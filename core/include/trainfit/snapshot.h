@@ -327,6 +327,13 @@ Result<size_t> apply_snapshot_text(Snapshot& s, std::string_view sidecar_json);
 // bytes one at a time (docs/snapshot.md).
 uint64_t snapshot_binary_checksum(std::string_view payload);
 
+// The name an offer is shown under. A marketplace row (sold through one, or a marketplace's own row keyed
+// "<cloud>__<N>x<GPU>_<mem>__<vcpus>__<ram>") reads from its own fields: "8x RTX 6000 Ada Generation 48 GB,
+// 80 vCPU, 480 GiB RAM" (GPU count and name, datasheet memory, the GPU link when more than PCIe, vCPUs, host RAM;
+// a field that is 0 is left out).
+// Any other offer is shown under its instance type. The raw instance type stays in Offer::instance_type.
+std::string offer_display_name(const Snapshot& s, const Offer& o);
+
 // When the prices were captured (not when the snapshot was built): each distinct offer capture date, oldest
 // first, with the providers whose offers carry it, and the age of the oldest against Snapshot::judged_on.
 struct CaptureDate {
