@@ -138,6 +138,9 @@ FrameworkProfile make_megatron_core() {
   p.moe_efficiency_source = "perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo Qwen3-235B "
                             "256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)";
   p.moe_dispatch_per_node = true;
+  // 0: attention-score FLOPs at the layer's GEMM rate. fp8_efficiency and moe_efficiency above were fitted that
+  // way on 4k-8k-token rows; a separate cuDNN fused-attention rate needs Megatron long-context calibration rows.
+  p.attention_end_to_end = 0;
   p.fused_rmsnorm = true;  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
   p.fused_swiglu = true;   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
   p.moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
@@ -180,6 +183,9 @@ FrameworkProfile make_torchtitan() {
   p.id = Framework::torchtitan;
   p.name = "torchtitan";
   p.title = "torchtitan (FSDP2, TP, PP, CP pre-training)";
+  // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
+  // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).
+  p.attention_end_to_end = 0.75;
   p.source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)";
   MethodSupport full;
   full.zero_stages = Z(0) | Z(3);  // FSDP2 full shard (HSDP when replicated)

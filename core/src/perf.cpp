@@ -266,6 +266,30 @@ double fp8_attention_rate_ratio(const GpuSpec& g, const TrainConfig& t) {
   return bf16 / fp8;
 }
 
+double attention_efficiency(const GpuSpec& g, double seq_len) {
+  // Kernel fraction of the BF16 dense peak, causal, head dim 128, long sequences, forward + backward:
+  // - Ampere: FlashAttention-2 on A100 (Dao 2023, arXiv:2307.08691, §4.1 and Fig. 4): up to 73% of peak in the
+  //   forward pass and 63% in the backward; weighted 1 : 2.5 by FLOPs, 0.65 (~200 TFLOP/s of 312).
+  // - Hopper: FlashAttention-3 on H100 SXM5 (Shah et al. 2024, arXiv:2407.08608, §4.1 Fig. 5-6): forward up to
+  //   740 TFLOP/s BF16 (75%), backward 1.5-1.75x FlashAttention-2's (~0.45 of peak): 0.51 weighted 1 : 2.5.
+  //   Transformer Engine's cuDNN fused attention and torch SDPA's FA3 path are of this class.
+  // - Others: the generation's GEMM ceiling scaled by Ampere's attention / GEMM ratio (assumption).
+  double kernel = 0;
+  if (contains_ci(g.arch, "ampere"))
+    kernel = 0.65;
+  else if (contains_ci(g.arch, "hopper") || contains_ci(g.arch, "blackwell"))
+    kernel = 0.51;  // Blackwell: Hopper's fraction (assumption; cuDNN / FlashAttention-4 kernels of the same class)
+  else
+    kernel = generation_ceiling(g, Precision::bf16_mixed).value * (0.65 / 0.74);
+  // Short sequences leave the kernel's tiles and SMs idle: FlashAttention-2 Fig. 4 (causal, head dim 128) climbs
+  // from about half its long-sequence rate at 512 tokens to within a few percent of it at 16k: s / (s + 512).
+  const double s = std::max(1.0, seq_len);
+  const double length = s / (s + 512.0);
+  const double peak = dense_peak_flops(g, Precision::bf16_mixed);
+  if (!(peak > 0)) return 0.0;
+  return std::clamp(kernel * length, 1e-3, 1.0);
+}
+
 double model_width(const ModelSpec& m) { return width_of(m, m.params); }
 double gemm_width_factor(double d) { return d > 0 ? d / (d + 512.0) : 0.5; }
 double microbatch_factor(double tokens) {

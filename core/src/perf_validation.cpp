@@ -458,6 +458,18 @@ std::vector<TimeReference> time_validation_rows() {
         {"MPT-70B, seq 2048, 64x H100, checkpointing", 8192, 80, 64, 2048, 64, 8, 2048, true, Precision::bf16_mixed,
          1039, false},
         {"MPT-3B, seq 2048, 8x H100, FP8", 2560, 32, 20, 2048, 8, 10, 480, false, Precision::fp8_mixed, 30586, true},
+        // Long context (same table at llm-foundry commit 061f2c7): 32k-65k tokens, micro-batch 1-2, checkpointing.
+        // The A100 rows fit attention_efficiency's end-to-end factor (calibration). The table's H100 long rows are
+        // left out: they ran FlashAttention-2 on Hopper (~35% of peak, Shah et al. 2024 Fig. 5-6), not the
+        // FlashAttention-3-class kernel attention_efficiency assumes there.
+        {"MPT-13B, seq 32768, 8x A100-80GB, checkpointing", 5120, 40, 40, 32768, 8, 1, 24, true, Precision::bf16_mixed,
+         1016, true},
+        {"MPT-7B, seq 32768, 8x A100-80GB, checkpointing", 4096, 32, 32, 32768, 8, 2, 32, true, Precision::bf16_mixed,
+         1672, false},
+        {"MPT-7B, seq 65536, 8x A100-80GB, checkpointing", 4096, 32, 32, 65536, 8, 1, 16, true, Precision::bf16_mixed,
+         1013, true},
+        {"MPT-3B, seq 65536, 8x A100-80GB, checkpointing", 2560, 32, 20, 65536, 8, 1, 16, true, Precision::bf16_mixed,
+         1767, false},
     };
     for (const MosaicRow& r : runs) {
       const bool hopper = std::string(r.name).find("H100") != std::string::npos;

@@ -218,8 +218,10 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
 
   // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
   // weight-grad, recomputed forward) plus activation traffic, at the achievable HBM bandwidth.
-  // FP8: the attention-score share runs at the BF16 rate (Ctx attn_factor; 1 otherwise).
-  const double af = c.attn_factor[rc_index(rc)];
+  // The attention-score share runs at the fused-attention rate (Ctx attn_rate), eager attention at the GEMM rate
+  // except under FP8, where it keeps the BF16 rate (Ctx attn_factor; 1 otherwise).
+  const double af = c.attn_rate > 0 ? 1.0 + c.attn_share[rc_index(rc)] * (rate / c.attn_rate - 1.0)
+                                    : c.attn_factor[rc_index(rc)];
   double t_model = moe ? f.model * tok / shard * inv_rate * af : f.model * tok / shard / rate * af;
   double t_rc = moe ? f.recompute * tok / shard * inv_rate * af : f.recompute * tok / shard / rate * af;
   const double passes = (t.method == Method::full ? 3.0 : 2.0) + (rc == Recompute::full ? 1.0 : 0.0);
@@ -498,6 +500,12 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   c.base_eff = compute_efficiency(gpu, model, train, 1, 1.0);
   const double attn_ratio = c.base_eff.overridden ? 1.0 : fp8_attention_rate_ratio(gpu, train);
   for (int i = 0; i < 3; ++i) c.attn_factor[i] = 1.0 + j.attn_share[i] * (1.0 / attn_ratio - 1.0);
+  if (!c.base_eff.overridden && train.attention == Attention::flash &&
+      framework_profile(train.framework).attention_end_to_end > 0) {
+    c.attn_rate = dense_peak_flops(gpu, Precision::bf16_mixed) * attention_efficiency(gpu, j.seq) *
+                  framework_profile(train.framework).attention_end_to_end;
+    for (int i = 0; i < 3; ++i) c.attn_share[i] = j.attn_share[i];
+  }
   c.width = j.width;
   c.kv_width = j.kv_width;
   c.expert_share = j.expert_share;

@@ -32,6 +32,12 @@ struct Ctx {
   // fp8_attention_rate_ratio): 1 + attention share of the hardware FLOPs x (GEMM rate / attention rate - 1); 1 when
   // the precision is not fp8-mixed or the factor is overridden by a fixed efficiency (mfu).
   double attn_factor[3] = {1, 1, 1};
+  // Fused (FlashAttention) jobs: the attention-score FLOPs run at attn_rate (FLOP/s, perf.h attention_efficiency
+  // at the job's sequence length on the BF16 peak), the rest at the layout's GEMM rate; step_time then uses
+  // 1 + attn_share x (GEMM rate / attn_rate - 1) in place of attn_factor. 0: attn_factor applies (eager
+  // attention, a fixed efficiency).
+  double attn_rate = 0;
+  double attn_share[3] = {0, 0, 0};
   double width = 0;              // hidden size (estimated for params_only)
   double kv_width = 0;           // K/V width per token (num_kv_heads x head_dim; width for params_only)
   double layers = 0;             // layer count (estimated for params_only)

@@ -71,6 +71,12 @@ Efficiency compute_efficiency(const GpuSpec& gpu, const ModelSpec& model, const 
 // other precision or a GPU without both peaks.
 double fp8_attention_rate_ratio(const GpuSpec& gpu, const TrainConfig& train);
 
+// Fraction of the BF16 dense peak that fused causal attention (FlashAttention forward + backward) reaches at
+// `seq_len` tokens per sequence: the kernel's published fraction per GPU generation and its drop at short
+// sequences (perf.cpp). The planner times the attention-score FLOPs at this rate times the framework's
+// attention_end_to_end, the GEMMs at compute_efficiency's. 0 when the GPU has no BF16 peak.
+double attention_efficiency(const GpuSpec& gpu, double seq_len);
+
 // The factors of Efficiency, exposed so the planner evaluates them without re-deriving the ceiling.
 double model_width(const ModelSpec& model);          // hidden size (params_only: estimated from the count)
 double gemm_width_factor(double hidden_per_tp);      // d / (d + 512)

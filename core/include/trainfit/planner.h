@@ -31,11 +31,12 @@ struct DatasetTokens {
 Result<DatasetTokens> dataset_tokens(const Dataset& d, int64_t seq_len);
 
 // The time band: over the fully specified rows of time_validation_rows(), published time / predicted time lies
-// within [1 - kTimeBandLow, 1 + kTimeBandHigh] (worst rows: MPT-13B on 8 H100 at -17.1%, i.e. published time 1.21 x
-// predicted, and Megatron-LM GPT 39.1B on 512 A100 at +10.8%, i.e. 0.90 x; rounded out);
+// within [1 - kTimeBandLow, 1 + kTimeBandHigh] (worst rows: MPT-13B on 8 H100 at -14.3%, i.e. published time 1.17 x
+// predicted, and Llama 3.2 1B at 32k tokens on one H200 at +15.5%, i.e. 0.87 x, with attention timed at the
+// fused-attention rate (perf.h attention_efficiency); rounded out);
 // time_low_s = time_s * (1 - kTimeBandLow), time_high_s = time_s * (1 + kTimeBandHigh). planner_test checks it.
 // Re-derived with issue 17's framework rows (it was [0.88, 1.28] when LLaMA 65B's planner-chosen layout counted).
-inline constexpr double kTimeBandLow = 0.10;
+inline constexpr double kTimeBandLow = 0.14;
 inline constexpr double kTimeBandHigh = 0.21;
 // Mixture-of-experts jobs have their own band, from the fully specified MoE rows of time_validation_rows()
 // (published time / predicted time 0.97 .. 1.24: Megatron-Bridge Qwen3-30B-A3B on 16 H100 at -19.6%, Qwen3-235B on
