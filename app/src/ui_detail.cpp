@@ -286,9 +286,10 @@ void time_section(const App::Impl& s, const RankRow& r, const Plan& p) {
       std::snprintf(b, sizeof b, "%.3f s/step (%.0f%%)", sg.bytes, st.total_s > 0 ? sg.bytes / st.total_s * 100 : 0);
       row2(sg.name, b);
     }
-    std::snprintf(b, sizeof b, "%.3f s (TP %.3f, PP %.3f, DP %.3f exposed)", st.total_s, st.tp_exposed_s, st.pp_exposed_s,
-                  st.dp_exposed_s);
-    row2("step", b);
+    char step[128];
+    std::snprintf(step, sizeof step, "%.3f s (TP %.3f, PP %.3f, CP %.3f, EP %.3f, DP %.3f exposed)", st.total_s,
+                  st.tp_exposed_s, st.pp_exposed_s, st.cp_exposed_s, st.ep_exposed_s, st.dp_exposed_s);
+    row2("step", step);
     std::snprintf(b, sizeof b, "%.0f tokens/s, MFU %.0f%%, HFU %.0f%%", p.tokens_per_s, p.mfu * 100, p.hfu * 100);
     row2("throughput", b);
     std::snprintf(b, sizeof b, "%s (band %s - %s)", fmt_duration(c, sizeof c, r.time_s),
