@@ -156,6 +156,26 @@ std::vector<Case> cases() {
                  src, "FSDP full shard (ZeRO-3) over 8 GPUs; activation checkpointing on (70B_lora.yaml)", true,
                  preset("llama-3.1-70b"), t, layout(2, 1, Recompute::full, 8, 3), kA100_80});
   }
+  // Megatron-Bridge's FP8 SFT of Llama 3 70B on 32 H100 (docs/performance-summary-archive.md @067f987, 26.06 row:
+  // GBS 32, MBS 1, seq 4096, TP 4, PP 4, VP 5, DP 2, 1,638 tokens/s per GPU). Its recipe (perf_recipes llama3 70B SFT,
+  // tag v0.5.0): full SFT, FP8 current scaling, distributed optimizer with grad_reduce_in_fp32=False, sequence
+  // parallel, no recompute, fp8_param_gather (FP8 weights: the 16-bit copy counted here is an over-estimate).
+  {
+    TrainConfig t = full(Precision::fp8_mixed, 4096);
+    t.framework = Framework::megatron_core;
+    t.grad_reduce = GradReduce::bf16;
+    MemoryLayout l = layout(1, 16, Recompute::none, 2, 1);
+    l.tp = 4;
+    l.pp = 4;
+    l.vp = 5;
+    l.sequence_parallel = true;
+    l.gpus_per_node = 8;
+    c.push_back({"Megatron-Bridge Llama 3 70B FP8 SFT, TP 4 x PP 4 (VP 5) x DP 2, micro-batch 1, seq 4096, 32x H100",
+                 "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.06, fine-tuning table)",
+                 "megatron-core profile with grad_reduce bf16 (the recipe's grad_reduce_in_fp32=False); FP8 parameter "
+                 "gather not modelled (weights counted at 16 bits + an FP8 copy)",
+                 true, preset("llama-3-70b"), t, l, kH100});
+  }
   // torchtune docs, "Memory optimization overview" (Llama 3.2 3B full fine-tune, batch 2, seq 4096 packed, 1x A100).
   {
     const char* src = "pytorch/torchtune docs/source/tutorials/memory_optimizations.rst (Llama 3.2 3B table)";
