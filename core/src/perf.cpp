@@ -389,6 +389,12 @@ Link pcie_link(const GpuSpec& g) {
 }
 
 // Inside one node, `ranks` GPUs of one group.
+// A node's inter-node network rate, bytes/s, at the achievable fraction; 0 when it has none.
+double node_network_Bps(const Offer& o) {
+  if (o.inter_net == NetKind::none || !(o.inter_net_Gbps > 0)) return 0.0;
+  return o.inter_net_Gbps * 1e9 / 8.0 * inter_net_fraction(o.inter_net);
+}
+
 Link intra_link(const Offer& o, const GpuSpec& g, int ranks) {
   LinkClass cls = o.intra_link;
   if (cls == LinkClass::none) cls = LinkClass::pcie;  // several GPUs listed without a link class: PCIe
@@ -418,14 +424,14 @@ Link group_link(const Offer& o, const GpuSpec& g, int group, int per_node) {
   Link intra;
   if (per_node > 1) intra = intra_link(o, g, per_node);
   if (nodes <= 1) return intra;
-  if (o.inter_net == NetKind::none || !(o.inter_net_Gbps > 0)) {
+  const double node_Bps = node_network_Bps(o);
+  if (!(node_Bps > 0)) {
     l.usable = false;
     l.kind = "no inter-node network";
     return l;
   }
   // Every group of this kind talks at once; each node's NICs are shared by gpus_per_node / per_node groups
   // (nccl multi-node rings: busbw ~ the node's aggregate NIC rate when all GPUs of a node are in one group).
-  const double node_Bps = o.inter_net_Gbps * 1e9 / 8.0 * inter_net_fraction(o.inter_net);
   const double share = static_cast<double>(per_node) / static_cast<double>(gpus_per_node);
   l.busbw_Bps = node_Bps * std::min(1.0, share);
   if (per_node > 1) l.busbw_Bps = std::min(l.busbw_Bps, intra.busbw_Bps);
@@ -461,8 +467,8 @@ double all_to_all_time_s(double bytes, int n, int per_node, const Offer& o, cons
     latency = intra.latency_s;
   }
   if (n > per_node) {
-    if (o.inter_net == NetKind::none || !(o.inter_net_Gbps > 0)) return 1e30;
-    const double node_Bps = o.inter_net_Gbps * 1e9 / 8.0 * inter_net_fraction(o.inter_net);
+    const double node_Bps = node_network_Bps(o);
+    if (!(node_Bps > 0)) return 1e30;
     const double ranks_on_node = std::min(pn, static_cast<double>(std::max(1, o.gpu_count)));
     t_inter = bytes * cross_node_share * (nn - pn) / nn * ranks_on_node / node_Bps;
     latency = std::max(latency, inter_net_latency_s(o.inter_net));

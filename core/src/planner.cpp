@@ -681,16 +681,16 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
       }
     }
   }
+  const Links links = layout_links(c, nodes, tp, pp, dp, cp);  // EP adds no group to the layout's links
+  if (links.excluded) return true;
   for (int e = 0; e < n_ep; ++e) {
     if (Error err = expert_layout_error(s.model, tp, cp, dp, eps[e][0], eps[e][1]); !err.message.empty()) {
       if (fixed) return err;
       continue;
     }
-    LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, {}, -1, 0, 0, {}, ni, cp, vp};
+    LayoutKey L{nodes, tp, pp, dp, gb, static_cast<int>(s.mbs.size()), 0, links, -1, 0, 0, {}, ni, cp, vp};
     L.ep = eps[e][0];
     L.etp = eps[e][1];
-    L.links = layout_links(c, nodes, tp, pp, dp, cp);
-    if (L.links.excluded) return true;
     Result<bool> mb = add_micro_batches(s, gb / dp, pp, vp, static_cast<size_t>(L.mb_begin), fixed);
     if (!mb) return mb.error();
     L.mb_count = static_cast<int>(s.mbs.size()) - L.mb_begin;

@@ -309,6 +309,7 @@ struct Ranker {
   const TrainConfig& train;
   const DatasetTokens& tok;
   RankResult& r;
+  const TimeBand band = time_band(q.model);  // the job's time band (dense or MoE), once per ranking
   int alternatives = kRankAlternatives;  // PlanOptions::alternatives of every shape planned
   std::vector<ShapePlan>* cached = nullptr;  // the PlanCache's shapes, hit and miss counters (none: no cache)
   int* hits = nullptr;
@@ -497,7 +498,6 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
 Candidate Ranker::candidate(const Plan& plan, int k, double train_s, const GpuSpec& g, const Provider& p,
                             const Offer& o, const BillingRule& rule, PricingOption option) const {
   const CostBreakdown* c = &cost;
-  const TimeBand band = time_band(q.model);
   Candidate cand;
   cand.nodes = plan.nodes;
   cand.plan_index = k;
