@@ -516,7 +516,7 @@ void draw_header(App::Impl& s) {
   if (fits(kTagline)) ImGui::TextDisabled("%s", kTagline);
   else ImGui::NewLine();
   if (s.has_snapshot) {
-    // The capture date(s) of the prices and their age, not the snapshot's build date (issue 19 §3).
+    // The capture date(s) of the prices and their age, not the snapshot's build date.
     // A ranking is as fresh as its oldest ranked price: that date is named too.
     char b[240];
     std::snprintf(b, sizeof b, "  Prices captured %.120s%s%s, %zu offers%s%s%s", s.prices_text.c_str(),

@@ -30,7 +30,8 @@ enum Col : int {
 };
 
 // Text of one result row that is not already a C string in the snapshot: formatted the first time the row is
-// shown after a ranking (App::Impl::row_texts) and kept, so the table does not allocate while it draws (issue 9).
+// shown after a ranking (App::Impl::row_texts) and kept, so the table does not allocate while it draws (the
+// UI frame budget, docs/performance.md).
 struct RowText {
   char name[96] = "";  // offer_display_name: "8x RTX 6000 Ada Generation 48 GB, 80 vCPU, 480 GiB RAM" for a marketplace row
   char gpus[48] = "";  // "8 x H100 SXM" (empty until formatted: App::Impl::row_texts)

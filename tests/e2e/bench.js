@@ -242,7 +242,7 @@ async function main() {
     fig.wasm_ui_rerank_3x_ms = median(x3);
     log(`wasm, 3x the bundled offers: UI re-rank after a re-planning change ${fig.wasm_ui_rerank_3x_ms.toFixed(2)} ms`);
 
-    // 5. 100k offers from their binary form (issue 19: load <= 300 ms, heap <= 128 MiB): load, JS API ranking,
+    // 5. 100k offers from their binary form (budgets: load <= 300 ms, heap <= 128 MiB): load, JS API ranking,
     // UI re-rank, heap (Module.HEAPU8.length: the heap grows and never shrinks, so this is the peak so far).
     await page.evaluate(() => window.trainfit.setQuery({}));
     fig.wasm_load_100k_ms = await loadSyntheticBin('100000');

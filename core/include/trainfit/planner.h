@@ -35,7 +35,7 @@ Result<DatasetTokens> dataset_tokens(const Dataset& d, int64_t seq_len);
 // predicted, and Llama 3.2 1B at 32k tokens on one H200 at +15.5%, i.e. 0.87 x, with attention timed at the
 // fused-attention rate (perf.h attention_efficiency); rounded out);
 // time_low_s = time_s * (1 - kTimeBandLow), time_high_s = time_s * (1 + kTimeBandHigh). planner_test checks it.
-// Re-derived with issue 17's framework rows (it was [0.88, 1.28] when LLaMA 65B's planner-chosen layout counted).
+// Re-derived with the framework rows (it was [0.88, 1.28] when LLaMA 65B's planner-chosen layout counted).
 inline constexpr double kTimeBandLow = 0.14;
 inline constexpr double kTimeBandHigh = 0.21;
 // Mixture-of-experts jobs have their own band, from the fully specified MoE rows of time_validation_rows()

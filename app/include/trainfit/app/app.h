@@ -79,7 +79,7 @@ class App {
   // layer less to shade, which halves the frame's raster time under software WebGL).
   void clear_color(float rgba[4]) const;
   void set_embed(bool embed);
-  // CPU time of the last App::frame() and its moving average, milliseconds (the issue 9 UI figure).
+  // CPU time of the last App::frame() and its moving average, milliseconds (the UI frame figure scripts/bench reports).
   double frame_ms() const;
   double frame_ms_avg() const;
 
