@@ -219,6 +219,11 @@ double moe_layer_count(const ModelSpec& m) {
   return double((m.num_layers - m.first_k_dense) / std::max<int64_t>(1, m.moe_layer_step));
 }
 
+bool is_moe_layer(const ModelSpec& m, int64_t layer) {
+  if (m.num_experts <= 1 || layer < m.first_k_dense) return false;
+  return (layer - m.first_k_dense + 1) % std::max<int64_t>(1, m.moe_layer_step) == 0;
+}
+
 bool arch_from_id(std::string_view id, Arch* out) {
   for (const Family& f : kFamilies) {
     if (id == f.id) {

@@ -276,6 +276,95 @@ struct Ctx {
 
 // ---- the training command (shared by the launchers and torchrun.sh) -------------------------------------------
 
+// The Megatron-LM flags that rebuild the model's architecture in pretrain_gpt.py's GPT model, knob by knob, and the
+// parts no flag expresses (the recipe leaves a named blank for them instead of training another architecture).
+// Flag names and defaults: megatron/training/arguments.py and megatron/core/transformer/transformer_config.py at
+// d98e8a64 (defaults: LayerNorm, GELU, learned positions, biases on, tied embeddings, dropout 0.1).
+// "a", "a and b", "a, b and c".
+std::string join_words(const std::vector<std::string>& w) {
+  std::string t;
+  for (size_t i = 0; i < w.size(); ++i) t += (i == 0 ? "" : i + 1 == w.size() ? " and " : ", ") + w[i];
+  return t;
+}
+
+struct MegatronArch {
+  std::vector<std::string> flags;
+  std::vector<std::string> missing;
+};
+
+MegatronArch megatron_arch(const ModelSpec& m, int tp) {
+  MegatronArch r;
+  auto add = [&](std::string f) { r.flags.push_back(std::move(f)); };
+  if (m.arch == Arch::bert) r.missing.push_back("an encoder (Megatron-LM trains BERT with pretrain_bert.py)");
+  switch (m.mlp) {
+    case Mlp::swiglu: add("--swiglu"); break;
+    // GPT-2's gelu_new is the tanh approximation, Megatron's --openai-gelu; other GELU models use the erf default.
+    case Mlp::gelu: if (m.arch == Arch::gpt2) add("--openai-gelu"); break;
+    case Mlp::relu: r.missing.push_back("a ReLU MLP"); break;
+    case Mlp::geglu: r.missing.push_back("a GeGLU MLP"); break;
+  }
+  if (m.norm == Norm::rmsnorm) add("--normalization RMSNorm");
+  switch (m.positional) {
+    case Positional::rope:
+      add("--position-embedding-type rope");
+      // Megatron's default --rotary-base is 10000; Llama 3 uses 500000, Qwen3 1000000.
+      if (m.rope_theta > 0) add("--rotary-base " + itext(m.rope_theta));
+      // Llama 3.x rope scaling (--use-rope-scaling, --rope-scaling-factor: "as used in llama3.x").
+      if (m.rope_llama3_factor > 0) add("--use-rope-scaling --rope-scaling-factor " + itext(m.rope_llama3_factor));
+      break;
+    case Positional::learned: break;
+    case Positional::none: add("--position-embedding-type none"); break;
+    case Positional::alibi: r.missing.push_back("ALiBi positions"); break;
+  }
+  switch (m.bias) {
+    case Bias::none: add("--disable-bias-linear"); break;
+    case Bias::qkv: add("--disable-bias-linear --add-qkv-bias"); break;
+    case Bias::attention: r.missing.push_back("biases on the attention projections only"); break;
+    case Bias::all: break;
+  }
+  if (m.block == Block::post) r.missing.push_back("post-norm blocks");
+  else if (m.block == Block::sandwich) r.missing.push_back("sandwich norms (pre + post)");
+  else if (m.block == Block::parallel) r.missing.push_back("parallel attention + MLP blocks");
+  // Per-head q/k norm (Qwen3): Megatron's --qk-layernorm normalises each head with the model's norm.
+  if (m.qk_norm == QkNorm::head) add("--qk-layernorm");
+  else if (m.qk_norm == QkNorm::full) r.missing.push_back("a q/k norm over the whole projection");
+  // kv_channels defaults to hidden / heads; Qwen3 and Mistral Nemo use head_dim 128 that differs from it.
+  if (m.kv_lora_rank > 0) {
+    add("--multi-latent-attention --kv-lora-rank " + itext(m.kv_lora_rank) + " --qk-head-dim " +
+        itext(m.qk_nope_head_dim) + " --qk-pos-emb-head-dim " + itext(m.qk_rope_head_dim) + " --v-head-dim " +
+        itext(m.v_head_dim));
+    if (m.q_lora_rank > 0) add("--q-lora-rank " + itext(m.q_lora_rank));
+  } else if (m.num_heads > 0 && effective_head_dim(m) != m.hidden_size / m.num_heads) {
+    add("--kv-channels " + itext(effective_head_dim(m)));
+  }
+  // Sliding windows: Megatron's window (left, right) attends to left + 1 tokens including itself (Megatron-Bridge
+  // exaone45_bridge.py: (sliding_window - 1, 0)); --window-attn-skip-freq N = one full layer after N - 1 windowed.
+  if (m.sliding_window > 0) {
+    add("--window-size " + itext(m.sliding_window - 1) + ",0");
+    if (m.global_every > 0) add("--window-attn-skip-freq " + itext(m.global_every));
+  }
+  if (m.attention_sinks) add("--softmax-type learnable");
+  // MoE layers: dense first layers (DeepSeek) or interleaving (Llama 4) as --moe-layer-freq's list (1 = MoE).
+  if (m.num_experts > 1 && (m.first_k_dense > 0 || m.moe_layer_step > 1)) {
+    std::string pattern = "[";
+    for (int64_t i = 0; i < m.num_layers; ++i) pattern += std::string(i ? "," : "") + (is_moe_layer(m, i) ? "1" : "0");
+    add("--moe-layer-freq '" + pattern + "]'");
+  }
+  if (!m.tie_embeddings) add("--untie-embeddings-and-output-weights");
+  // Megatron pads the vocabulary to a multiple of 128 x TP unless --padded-vocab-size is given; the model's own
+  // size keeps its parameter count (rounded up to a multiple of TP, which the vocab-parallel embedding needs).
+  if (m.vocab_size > 0) add("--padded-vocab-size " + itext((m.vocab_size + tp - 1) / tp * tp));
+  // Megatron's dropout defaults are 0.1; models trained without dropout (every modern LLM) set 0.
+  if (!m.dropout) add("--attention-dropout 0.0 --hidden-dropout 0.0");
+  // Families whose remaining parts no knob describes.
+  if (m.arch == Arch::deepseek_v3)
+    r.missing.push_back("DeepSeek-V3's router (sigmoid scores with expert bias, group-limited top-k) and YaRN rope");
+  if (m.arch == Arch::llama4) r.missing.push_back("Llama 4's chunked attention, NoPE layers and sigmoid router");
+  if (m.arch == Arch::gpt_oss) r.missing.push_back("gpt-oss's clamped SwiGLU and YaRN rope");
+  if (m.arch == Arch::gemma2) r.missing.push_back("Gemma 2's logit soft-capping");
+  return r;
+}
+
 // The Megatron-LM arguments of the plan, one "--flag value" per entry.
 std::vector<std::string> megatron_args(Ctx& c) {
   const Plan& p = c.r.plan;
@@ -345,20 +434,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
       else
         a.push_back("--moe-token-dispatcher-type alltoall");
     }
-    // Architecture flags where Megatron-LM's GPT model reproduces the architecture (Llama-style: SwiGLU, RMSNorm,
-    // RoPE, no linear biases; Qwen2 adds q/k/v biases); GPT-2 is Megatron's default. Others need their own.
-    if (m.arch == Arch::llama || m.arch == Arch::mistral || m.arch == Arch::mixtral || m.arch == Arch::qwen2) {
-      a.push_back("--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear");
-      // The rotary base of the model's config (Megatron's default --rotary-base is 10000; Llama 3 uses 500000).
-      if (m.rope_theta > 0) a.push_back("--rotary-base " + itext(m.rope_theta));
-      // Llama 3.x rope scaling (arguments.py --use-rope-scaling, --rope-scaling-factor: "as used in llama3.x").
-      if (m.rope_llama3_factor > 0)
-        a.push_back("--use-rope-scaling --rope-scaling-factor " + itext(m.rope_llama3_factor));
-      if (m.arch == Arch::qwen2) a.push_back("--add-qkv-bias");
-      if (!m.tie_embeddings) a.push_back("--untie-embeddings-and-output-weights");
-    } else if (m.arch != Arch::gpt2) {
-      a.push_back(c.sh_fill(std::string("Megatron architecture flags for ") + to_string(m.arch)));
-    }
+    const MegatronArch arch = megatron_arch(m, l.tp);
+    a.insert(a.end(), arch.flags.begin(), arch.flags.end());
+    if (!arch.missing.empty())
+      a.push_back(c.sh_fill("Megatron-LM flags for " + join_words(arch.missing)));
   } else {
     a.push_back("--num-layers " + c.sh_fill("num layers") + " --hidden-size " + c.sh_fill("hidden size") +
                 " --num-attention-heads " + c.sh_fill("attention heads"));
@@ -911,6 +990,13 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   if (c.r.engine == "hf" && l.recompute == Recompute::selective)
     r.notes.push_back("the plan assumes selective recomputation; Hugging Face gradient_checkpointing recomputes whole "
                       "layers (less memory, about a third more compute than planned)");
+  if (c.r.engine == "megatron" && q.model.arch != Arch::params_only) {
+    const MegatronArch arch = megatron_arch(q.model, l.tp);
+    if (!arch.missing.empty())
+      r.notes.push_back("Megatron-LM's GPT model has no flags for " + join_words(arch.missing) +
+                        ": the Megatron arguments leave a named blank for them (Megatron-Bridge's model providers "
+                        "build such families)");
+  }
   if (c.r.engine == "megatron" && l.zero >= 2)
     r.notes.push_back("Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); the plan's ZeRO-" +
                       itext(l.zero) + " memory needs gradient sharding too");

@@ -357,6 +357,11 @@ TEST(BadInputMatrix, HfConfigDefectsNameTheConfigField) {
   EXPECT_EQ(field("{" + llama + R"(,"tie_word_embeddings":"yes"})"), "hf_config.tie_word_embeddings");
   EXPECT_EQ(field("{" + llama + R"(,"mlp_bias":true,"attention_bias":false})"), "hf_config.mlp_bias");
   EXPECT_EQ(field("{" + llama + R"(,"sliding_window":-1})"), "hf_config.sliding_window");
+  // The rotary base and Llama 3 rope scaling, carried into the Megatron arguments.
+  EXPECT_EQ(field("{" + llama + R"(,"rope_theta":-500000})"), "hf_config.rope_theta");
+  EXPECT_EQ(field("{" + llama + R"(,"rope_theta":"500000"})"), "hf_config.rope_theta");
+  EXPECT_EQ(field("{" + llama + R"(,"rope_scaling":{"rope_type":"llama3","factor":8.5}})"), "hf_config.rope_scaling.factor");
+  EXPECT_EQ(field("{" + llama + R"(,"rope_scaling":{"type":"llama3","factor":1e9}})"), "hf_config.rope_scaling.factor");
   EXPECT_EQ(field(R"({"model_type":"gemma3","text_config":[]})"), "hf_config.text_config");
   EXPECT_EQ(field(R"({"model_type":"mistral3","text_config":"mistral"})"), "hf_config.text_config");
   EXPECT_EQ(field(R"({"model_type":"glm4_moe","hidden_size":4096,"num_hidden_layers":46,"num_attention_heads":96,

@@ -138,6 +138,70 @@ TEST(Recipe, TwoNodeTensorAndPipelineLayoutWritesMegatronArgumentsAndRefusesDeep
   expect_agrees_with_plan(*r, bundled().offers[bundled().find_offer("aws/p5.48xlarge/us-east-1")]);
 }
 
+// The Megatron arguments rebuild each family's architecture from the model's knobs (Megatron-LM arguments.py and
+// transformer_config.py at d98e8a64): what a flag expresses is written, what none does is a named blank and a note,
+// never another architecture trained silently.
+std::string megatron_text(const std::string& query, Recipe* out = nullptr) {
+  Result<Query> q = parse_query_json(query);
+  EXPECT_TRUE(q.ok()) << q.error().to_string();
+  if (!q.ok()) return "";
+  Result<Recipe> r = make_recipe(*q, bundled());
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+  if (!r.ok()) return "";
+  if (out) *out = *r;
+  return file_of(*r, "megatron").text;
+}
+
+std::string megatron_query(const std::string& model, const std::string& offer, const std::string& extra = "") {
+  return R"({"model": ")" + model + R"(", "method": "full", "framework": "megatron-core", "seq_len": 4096,)" + extra +
+         R"( "dataset": {"tokens": 1e9}, "target": {"offer": ")" + offer + R"(", "pricing": "on-demand"}})";
+}
+
+TEST(Recipe, MegatronArgumentsCarryEachFamilysArchitecture) {
+  const std::string h100 = "lambda/gpu_8x_h100_sxm5/us-east-1";
+  // Qwen3: per-head q/k RMSNorm, head_dim 128 (hidden 2048 / 32 heads would be 64), rotary base 1e6, no dropout
+  // (Megatron's default is 0.1), the config's vocabulary unpadded.
+  std::string m = megatron_text(megatron_query("qwen3-30b-a3b", h100));
+  for (const char* want : {"--qk-layernorm\n", "--kv-channels 128\n", "--rotary-base 1000000\n",
+                           "--attention-dropout 0.0 --hidden-dropout 0.0\n", "--padded-vocab-size 151936\n",
+                           "--num-experts 128 --moe-router-topk 8\n", "--swiglu\n", "--normalization RMSNorm\n"})
+    EXPECT_NE(m.find(want), std::string::npos) << want << "\n" << m;
+  EXPECT_EQ(m.find("<FILL: Megatron-LM flags"), std::string::npos) << m;
+  // Mistral Nemo: head_dim 128 where hidden 5120 / 32 heads = 160.
+  m = megatron_text(megatron_query("mistral-nemo-12b", h100));
+  EXPECT_NE(m.find("--kv-channels 128\n"), std::string::npos) << m;
+  // GPT-2: Megatron's defaults (LayerNorm, learned positions, biases, tied, dropout 0.1) plus the tanh GELU.
+  m = megatron_text(megatron_query("gpt2", h100));
+  EXPECT_NE(m.find("--openai-gelu\n"), std::string::npos) << m;
+  for (const char* absent : {"--swiglu", "--disable-bias-linear", "--untie-embeddings", "--attention-dropout"})
+    EXPECT_EQ(m.find(absent), std::string::npos) << absent << "\n" << m;
+  // Gemma 3: windowed layers with one global layer in six are flags; the GeGLU MLP and sandwich norms are not.
+  Recipe r;
+  m = megatron_text(megatron_query("gemma-3-1b", h100), &r);
+  EXPECT_NE(m.find("--window-size 511,0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("--window-attn-skip-freq 6\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("<FILL: Megatron-LM flags for a GeGLU MLP and sandwich norms (pre + post)>"), std::string::npos) << m;
+  bool noted = false;
+  for (const std::string& n : r.notes) noted = noted || n.find("no flags for a GeGLU MLP") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// DeepSeek-V3: multi-head latent attention from its config (q_lora_rank 1536, kv_lora_rank 512, qk 128 + 64, v 128),
+// the first three layers dense (first_k_dense_replace 3) as --moe-layer-freq's list, the router left as a blank.
+TEST(Recipe, MegatronArgumentsForDeepSeekV3CarryLatentAttentionAndTheDenseLayers) {
+  const std::string m = megatron_text(megatron_query("deepseek-v3", "aws/p5.48xlarge/us-east-1",
+      R"( "precision": "fp8-mixed", "global_batch": 8192, "filters": {"max_nodes": 128},)"));
+  for (const char* want : {"--multi-latent-attention --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 "
+                           "--v-head-dim 128\n", "--q-lora-rank 1536\n", "--moe-shared-expert-intermediate-size 2048\n",
+                           "--expert-model-parallel-size "})
+    EXPECT_NE(m.find(want), std::string::npos) << want << "\n" << m;
+  std::string pattern = "--moe-layer-freq '[0,0,0";
+  for (int i = 3; i < 61; ++i) pattern += ",1";
+  EXPECT_NE(m.find(pattern + "]'\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("DeepSeek-V3's router"), std::string::npos) << m;
+  EXPECT_EQ(m.find("--kv-channels"), std::string::npos) << m;
+}
+
 // Uneven pipeline stages (framework.h megatron_pipeline_split): Llama 3.1 405B's 126 layers over PP 16 x VP 4 are
 // launched as Megatron does the published 405B recipe: embedding and loss counted as a layer each (128 = 64 x 2),
 // virtual stages by count, not --num-layers-per-virtual-pipeline-stage (which needs an even split).

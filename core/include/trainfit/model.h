@@ -53,6 +53,7 @@ const std::vector<IntKnob>& int_knobs();
 // (l - first_k_dense + 1) is a multiple of moe_layer_step (DeepSeek first_k_dense_replace, Llama 4
 // interleave_moe_layer_step, Qwen3-MoE decoder_sparse_step).
 double moe_layer_count(const ModelSpec& m);
+bool is_moe_layer(const ModelSpec& m, int64_t layer);
 
 // Norm parameters in one transformer block (block norms, q/k norms, MLA's latent norms): what QLoRA keeps
 // in 16 bits besides the quantised linears.

@@ -20,10 +20,14 @@ MEGATRON_ARGS=(
   --num-attention-heads 40
   --group-query-attention --num-query-groups 8
   --max-position-embeddings 131072
-  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --swiglu
+  --normalization RMSNorm
+  --position-embedding-type rope
   --rotary-base 1000000
-  --add-qkv-bias
+  --disable-bias-linear --add-qkv-bias
   --untie-embeddings-and-output-weights
+  --padded-vocab-size 152064
+  --attention-dropout 0.0 --hidden-dropout 0.0
   --bf16
   --clip-grad 1.0
   --train-iters 9537

@@ -14,9 +14,14 @@ MEGATRON_ARGS=(
   --num-attention-heads 32
   --group-query-attention --num-query-groups 8
   --max-position-embeddings 131072
-  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --swiglu
+  --normalization RMSNorm
+  --position-embedding-type rope
   --rotary-base 500000
   --use-rope-scaling --rope-scaling-factor 32
+  --disable-bias-linear
+  --padded-vocab-size 128256
+  --attention-dropout 0.0 --hidden-dropout 0.0
   --bf16
   --clip-grad 1.0
   --train-iters 38147
