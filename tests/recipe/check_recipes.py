@@ -118,6 +118,14 @@ def upstream_case(case, doc, plan, offer, query_method):
             ws = words(t.split("\ntorchrun", 1)[1])
             ws = ws[next(i for i, w in enumerate(ws) if "training script" in w) + 1:]  # the script's arguments
             problems += [f"{fmt}: {m}" for m in up.megatron_problems(ws, t, plan["tp"], plan["cp"], env_major)]
+    for fmt in ("torchrun", "skypilot", "dstack"):
+        if files[fmt]["applies"]:
+            t = files[fmt]["text"]
+            if fmt == "skypilot":
+                t = yaml.safe_load(t)["run"]
+            elif fmt == "dstack":
+                t = "\n".join(yaml.safe_load(t)["commands"])
+            problems += up.torchrun_problems(fmt, t, doc["nodes"], offer["gpu_count"], doc["nproc_per_node"])
     for m in problems:
         check(False, case, m)
     # Every format saves at the one interval the cost model priced.

@@ -6,6 +6,9 @@
               CUDA_DEVICE_MAX_CONNECTIONS rule of validate_args
   dstack      backends, retry events, spot policy against dstack's enums
   skypilot    cloud, storage mount mode and job_recovery against SkyPilot's cloud registry and task schema
+  torchrun    every launch line, expanded by bash in the launcher's environment, parsed by an argparse parser built
+              from the options of torch/distributed/run.py get_args_parser (types, choices, flags without a value)
+              plus the --nnodes rule of config_from_args
 Each function returns a list of problems (empty: accepted)."""
 import json
 import os
@@ -75,6 +78,80 @@ def deepspeed_problems(d, dp, client_optimizer=True):
     force = d.get(ds_constants.ZERO_FORCE_DS_CPU_OPTIMIZER, ds_constants.ZERO_FORCE_DS_CPU_OPTIMIZER_DEFAULT)
     if client_optimizer and offloaded and "optimizer" not in d and force:
         out.append("deepspeed: ZeRO-Offload with the Trainer's optimizer needs zero_force_ds_cpu_optimizer false")
+    return out
+
+
+TORCHRUN = _load("torchrun/flags.json")
+
+
+def torchrun_parser():
+    """torchrun's command line as get_args_parser declares it (torchrun/flags.json): an error exits via SystemExit."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    p = Parser(prog="torchrun", add_help=False)
+    for o in TORCHRUN["options"]:
+        if o["type"] is None:
+            p.add_argument(*o["names"], action="store_true")
+        else:
+            kind = {"str": str, "int": int, "float": float}[o["type"]]
+            choices = o["choices"] if isinstance(o["choices"], list) else None
+            p.add_argument(*o["names"], type=kind, choices=choices)
+    p.add_argument("training_script", type=str)
+    p.add_argument("training_script_args", nargs=argparse.REMAINDER)
+    return p
+
+
+# The variables each launcher sets on a node (SkyPilot: docs "Environment variables"; dstack: "Distributed tasks";
+# torchrun.sh: the ones it tells the user to set), for a node of `nodes` x `gpus` GPUs.
+def launcher_env(nodes, gpus):
+    return {"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1", "RESUME": "", "LAST": "",
+            "SKYPILOT_NUM_NODES": str(nodes), "SKYPILOT_NUM_GPUS_PER_NODE": str(gpus), "SKYPILOT_NODE_RANK": "0",
+            "SKYPILOT_NODE_IPS": "10.0.0.1\n10.0.0.2",
+            "DSTACK_NODES_NUM": str(nodes), "DSTACK_GPUS_PER_NODE": str(gpus), "DSTACK_NODE_RANK": "0",
+            "DSTACK_MASTER_NODE_IP": "10.0.0.1", "PATH": os.environ.get("PATH", "")}
+
+
+def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node):
+    """The torchrun command of a launch script, as torchrun receives it on a node: the command is cut out of the
+    script (from `torchrun` to the line without a continuation), run by bash with a `torchrun` function that prints
+    its arguments, in the launcher's environment; then parsed with torchrun's options."""
+    import subprocess
+    start = script.find("torchrun \\")
+    if start < 0:
+        return [f"{fmt}: no torchrun command"]
+    lines = script[start:].split("\n")
+    cmd = []
+    for ln in lines:
+        cmd.append(ln)
+        if not ln.rstrip().endswith("\\"):
+            break
+    program = 'torchrun() { printf "%s\\0" "$@"; }\n' + "\n".join(cmd) + "\n"
+    r = subprocess.run(["bash", "-c", program], capture_output=True, env=launcher_env(nodes, gpus_per_node))
+    if r.returncode != 0:
+        return [f"{fmt}: the torchrun command fails in bash: {r.stderr.decode()[:200]}"]
+    argv = r.stdout.decode().split("\0")[:-1]
+    try:
+        a = torchrun_parser().parse_args(argv)
+    except ValueError as e:
+        return [f"{fmt}: torchrun rejects its arguments: {e}"]
+    out = []
+    mn, _, mx = a.nnodes.partition(":") if a.nnodes else ("1", "", "")
+    try:
+        lo, hi = int(mn), int(mx or mn)
+        if not 0 < lo <= hi:
+            out.append(f"{fmt}: torchrun --nnodes {a.nnodes}: config_from_args asserts 0 < min <= max")
+        elif hi != nodes:
+            out.append(f"{fmt}: torchrun --nnodes {a.nnodes} on {nodes} nodes")
+    except ValueError:
+        out.append(f"{fmt}: torchrun --nnodes {a.nnodes} is not N or MIN:MAX")
+    if a.nproc_per_node != str(nproc_per_node):
+        out.append(f"{fmt}: torchrun starts {a.nproc_per_node} processes per node, the plan uses {nproc_per_node}")
+    if nodes > 1 and a.master_addr in (None, "127.0.0.1"):
+        out.append(f"{fmt}: a multi-node torchrun without --master-addr")
     return out
 
 
