@@ -31,7 +31,7 @@ struct Inputs {
   std::string query_file, hash, snapshot_file, format = "table";
   // Flags for the common fields; empty / negative = not given.
   std::string hf_config;  // a Hugging Face config.json: the model, every knob derived (api verb hf_config)
-  std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework;
+  std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework, cp_scheme;
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   double tokens = -1;
@@ -122,6 +122,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (!in.recompute.empty()) set("recompute", in.recompute);
   if (!in.attention.empty()) set("attention", in.attention);
   if (!in.framework.empty()) set("framework", in.framework);
+  if (!in.cp_scheme.empty()) set("cp_scheme", in.cp_scheme);
   if (!in.sort.empty()) set("sort", in.sort);
   if (in.seq_len >= 0) set("seq_len", in.seq_len);
   if (in.micro_batch >= 0) set("micro_batch", in.micro_batch);
@@ -184,6 +185,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   sub->add_option("--framework", in.framework,
                   "generic | hf-trainer | torchtune | litgpt | megatron-core | nanotron | torchtitan: the trainer you run "
                   "(the planner proposes only layouts it can launch; its buffers count in the memory)");
+  sub->add_option("--cp-scheme", in.cp_scheme,
+                  "auto | ring | ulysses: how context parallelism splits attention (auto: the framework's; "
+                  "hf-trainer runs DeepSpeed Ulysses, megatron-core both, torchtitan the ring)");
   sub->add_option("--seq-len", in.seq_len, "tokens per sequence");
   sub->add_option("--micro-batch", in.micro_batch, "sequences per GPU per micro-step");
   sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");

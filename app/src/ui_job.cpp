@@ -350,6 +350,12 @@ void draw_job_panel(App::Impl& s) {
                           "dtype of the data-parallel gradient buffer and its reduction. auto: the framework's "
                           "(fp32 under megatron-core and nanotron); bf16 = Megatron's --grad-reduce-in-bf16.");
 
+    const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};
+    changed |= enum_combo("CP scheme", &d.train.cp_scheme, schemes,
+                          "How context parallelism splits attention at long sequences. ring: K/V blocks passed around "
+                          "the ranks (Megatron CP, torchtitan); ulysses: all-to-alls to a split by heads (DeepSpeed "
+                          "Ulysses / ALST, which hf-trainer runs). auto: the framework's.");
+
     ImGui::Separator();
     ParallelConfig& p = d.train.parallel;
     bool automatic = p.automatic;

@@ -1,6 +1,7 @@
 // trainfit core — the JSON facade (api.h). Documents are built with nlohmann::json and dumped once, so key
 // order is fixed (alphabetical within objects) and the same query gives byte-identical output everywhere.
 #include "trainfit/api.h"
+#include "trainfit/framework.h"
 #include "trainfit/api_doc.h"
 
 #include "offer_plan.h"
@@ -80,6 +81,7 @@ Result<MemoryLayout> estimate_layout(const Query& q) {
     layout.pp = par.pp;
     layout.dp = par.dp;
     layout.cp = par.cp;
+    layout.cp_ulysses = par.cp > 1 && resolved_cp_scheme(q.train) == CpScheme::ulysses;
     layout.vp = par.vp;
     layout.ep = par.ep;
     layout.etp = par.etp;
@@ -203,7 +205,7 @@ json step_doc(const StepTime& st) {
 
 json plan_doc(const Plan& p) {
   const MemoryLayout& l = p.layout;
-  return json{{"summary", plan_summary(p)},
+  json d = json{{"summary", plan_summary(p)},
               {"nodes", p.nodes},
               {"gpus_per_node", p.gpus_per_node},
               {"gpus", p.gpus},
@@ -233,6 +235,8 @@ json plan_doc(const Plan& p) {
               {"topology", topology_name(p.topology)},
               {"verdict", p.tokens_per_s > 0 ? to_string(p.verdict) : to_string(FitVerdict::no_fit)},
               {"why", p.why}};
+  if (l.cp > 1) d["cp_scheme"] = l.cp_ulysses ? "ulysses" : "ring";  // how the context-parallel ranks share attention
+  return d;
 }
 
 json plan_result_doc(const PlanResult& r) {

@@ -29,6 +29,7 @@ MethodSupport data_parallel_only(unsigned zeros, bool offload, const char* note,
 
 FrameworkProfile make_generic() {
   FrameworkProfile p;
+  p.cp_schemes = (1u << static_cast<int>(CpScheme::ring)) | (1u << static_cast<int>(CpScheme::ulysses));
   p.title = "any trainer (no framework's restrictions or buffers)";
   p.interleaved_pp = true;
   p.full.source = p.lora.source = p.qlora.source = "no restriction";
@@ -50,6 +51,14 @@ FrameworkProfile make_hf_trainer() {
                               "accelerate docs usage_guides/fsdp");
   p.lora = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
                               "PEFT docs accelerate/deepspeed and accelerate/fsdp");
+  // Sequence parallelism in today's Hugging Face stack is DeepSpeed's Ulysses / ALST, launched by accelerate's
+  // parallelism_config (sp_backend deepspeed) with ZeRO: Hugging Face blog "ulysses-sp" (2026-03-09: deepspeed
+  // >= 0.18.1, accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism.
+  p.full.cp = p.lora.cp = true;
+  p.full.note = p.lora.note = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence parallelism";
+  p.cp_schemes = 1u << static_cast<int>(CpScheme::ulysses);
+  p.cp_scheme = CpScheme::ulysses;
+  p.cp_scheme_source = "DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)";
   p.qlora = data_parallel_only(Z(0) | Z(3), true, "DDP or FSDP only: no tensor or pipeline parallelism",
                                "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage; Llama 2 70B on "
                                "2x 24 GB with fsdp_offload_params: true, examples/sft/configs/fsdp_config_qlora.yaml) "
@@ -147,6 +156,10 @@ FrameworkProfile make_megatron_core() {
                           "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP";
   p.fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, Megatron-Bridge "
                             "25.11 Llama 3 70B)";
+  // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
+  // DeepSpeed-Ulysses head scatter); the ring is its default.
+  p.cp_schemes = (1u << static_cast<int>(CpScheme::ring)) | (1u << static_cast<int>(CpScheme::ulysses));
+  p.cp_scheme_source = "Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)";
   p.cp_search_min_seq = 8192;
   p.cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
                        "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192";
@@ -304,8 +317,12 @@ double pipeline_stage_factor(int64_t layers, int pp, int vp) {
   return std::max(1.0, std::min(plain, counted));
 }
 
+CpScheme resolved_cp_scheme(const TrainConfig& train) {
+  return train.cp_scheme == CpScheme::automatic ? framework_profile(train.framework).cp_scheme : train.cp_scheme;
+}
+
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
-                                   bool offload, int ep) {
+                                   bool offload, int ep, CpScheme cp_scheme) {
   const FrameworkProfile& p = framework_profile(framework);
   const MethodSupport& m = p.method(method);
   const char* what = method == Method::full ? "full fine-tuning" : method == Method::lora ? "LoRA" : "QLoRA";
@@ -317,6 +334,8 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (tp > 1 && !m.tp) head = "TP " + std::to_string(tp);
   else if (pp > 1 && !m.pp) head = "PP " + std::to_string(pp);
   else if (cp > 1 && !m.cp) head = "CP " + std::to_string(cp);
+  else if (cp > 1 && !(p.cp_schemes & (1u << static_cast<int>(cp_scheme))))
+    head = std::string(cp_scheme == CpScheme::ulysses ? "Ulysses" : "Ring") + " CP " + std::to_string(cp);
   else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
   else if (offload && !m.offload) head = "CPU offload";
   else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);

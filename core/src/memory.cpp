@@ -118,6 +118,21 @@ Error expert_layout_error(const ModelSpec& m, int tp, int cp, int dp, int ep, in
   return Error{};
 }
 
+Error cp_layout_error(const ModelSpec& m, int tp, int cp, CpScheme scheme) {
+  if (cp <= 1 || scheme != CpScheme::ulysses) return Error{};
+  // DeepSpeed-Ulysses hands each rank heads / cp heads of the whole sequence (Jacobs et al. 2023 §3.1): cp must divide
+  // the attention heads left on a TP rank; K/V heads fewer than cp are replicated (ALST, arXiv:2506.13996 §3.2), so
+  // the K/V heads must divide or be divided by it.
+  const int64_t heads = m.num_heads / std::max(1, tp), kv = std::max<int64_t>(1, m.num_kv_heads) / std::max(1, tp);
+  if (heads % cp != 0)
+    return Error{"parallel.cp", "Ulysses CP " + std::to_string(cp) + " must divide the attention heads per TP rank (" +
+                                    std::to_string(heads) + ")"};
+  if (kv > 0 && kv % cp != 0 && cp % kv != 0)
+    return Error{"parallel.cp", "Ulysses CP " + std::to_string(cp) + " must divide, or be a multiple of, the K/V heads (" +
+                                    std::to_string(kv) + ")"};
+  return Error{};
+}
+
 namespace {
 
 Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayout& l) {
@@ -143,6 +158,7 @@ Result<bool> validate(const ModelSpec& m, const TrainConfig& t, const MemoryLayo
     return Error{"parallel.tp", "must divide num_heads (" + std::to_string(m.num_heads) + ")"};
   if (t.seq_len % l.cp != 0) return Error{"parallel.cp", "must divide seq_len"};
   if (auto e = expert_layout_error(m, l.tp, l.cp, l.dp, l.ep, l.etp); !e.message.empty()) return e;
+  if (auto e = cp_layout_error(m, l.tp, l.cp, resolved_cp_scheme(t)); !e.message.empty()) return e;
   if (t.method != Method::full && (l.ep > 1 || (l.etp > 0 && l.etp != l.tp)))
     return Error{"parallel.ep", "expert parallelism is modelled for full training only (not LoRA / QLoRA)"};
   if (!(t.overhead_bytes < 1e15) || !(t.fragmentation < 10) || std::isnan(t.overhead_bytes) ||
@@ -694,6 +710,13 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   if (l.ep > 1 && moe_layer_count(model) > 0)
     dispatch = 2.0 * tokens * double(model.experts_per_token) * h * e / rep_div;
   acts_gpu += dispatch;
+  // Sequence parallelism keeps activations split over the TP ranks, but each column-parallel GEMM all-gathers its
+  // input to the whole sequence first and its backward produces the whole-sequence input gradient before the
+  // reduce-scatter (Korthikanti et al. 2022 §4.2.2, the g / g-bar operators; Megatron-Core tensor_parallel/layers.py
+  // gathers into a global memory buffer that stays allocated): one gathered input and one gradient of
+  // tokens x hidden at a time, not divided by TP. Small at 4k-8k tokens; at 1M tokens (Llama 3 8B) 16 GiB.
+  const double sp_gather = l.sequence_parallel && tp > 1 ? 2.0 * tokens * h * e : 0.0;
+  acts_gpu += sp_gather;
 
   // Recompute (full, or an op-level selective policy) re-runs a layer's forward in that layer's backward, after
   // the loss gradient has gone through the head and the loss buffers are freed (torch.utils.checkpoint): the

@@ -179,7 +179,7 @@ std::string plan_summary(const Plan& p) {
     return buf;
   }
   char cp[24] = "", vp[24] = "", ep[48] = "";
-  if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d", l.cp);
+  if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d%s", l.cp, l.cp_ulysses ? " (Ulysses)" : "");
   if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
   const int etp = l.etp > 0 ? l.etp : l.tp;
   if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d)", l.ep, etp);
@@ -225,6 +225,7 @@ struct Searcher {
     m.pp = L.pp;
     m.dp = L.dp;
     m.cp = L.cp;
+    m.cp_ulysses = L.cp > 1 && resolved_cp_scheme(train) == CpScheme::ulysses;
     m.vp = L.vp;
     m.ep = L.ep;
     m.etp = L.etp;
@@ -654,9 +655,16 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   const int64_t gb = train.global_batch > 0 ? train.global_batch : default_global_batch(dp, fixed ? train.micro_batch : 1);
   if (gb % dp) return true;  // the global batch does not split over this DP degree
   // What the query's framework cannot launch is skipped and named (framework.h).
-  if (std::string why = framework_layout_error(train.framework, train.method, tp, pp, cp, dp, -1, false); !why.empty()) {
+  const CpScheme scheme = resolved_cp_scheme(train);
+  if (std::string why = framework_layout_error(train.framework, train.method, tp, pp, cp, dp, -1, false, 1, scheme);
+      !why.empty()) {
     if (s.skipped.empty()) s.skipped = std::move(why);
     ++s.skipped_count;
+    return true;
+  }
+  // Ulysses CP needs cp to divide the heads (memory.h cp_layout_error).
+  if (Error err = cp_layout_error(s.model, tp, cp, scheme); !err.message.empty()) {
+    if (fixed) return err;
     return true;
   }
   // Stages of unequal layer counts only where the framework runs them (framework.h uneven_pp).

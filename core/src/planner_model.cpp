@@ -176,7 +176,13 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
     mt.eff = std::clamp(e, 1e-3, 1.0);
     if (tp > 1) mt.tp_ar = collective_time_s(Collective::all_reduce, tok * c.width * c.act_bytes, tp, links.tp);
     if (pp > 1) mt.pp_p2p = p2p_time_s(tok * c.width * c.act_bytes / tp, links.pp);
-    if (cp > 1) mt.cp_ring = p2p_time_s(2.0 * tok * c.kv_width / tp * c.act_bytes, links.cp);
+    // Ring: one K/V block per ring step. Ulysses: per layer the all-to-alls of q, k, v before attention and of its
+    // output after (Jacobs et al. 2023 §3.1, 4 all-to-alls); each rank scatters (cp - 1) / cp of its local tokens'
+    // part, the volume of an all-gather over the same ranks (perf.h collective_time_s).
+    if (cp > 1 && !c.ulysses) mt.cp_ring = p2p_time_s(2.0 * tok * c.kv_width / tp * c.act_bytes, links.cp);
+    if (cp > 1 && c.ulysses)
+      mt.cp_ring = collective_time_s(Collective::all_gather, tok * (2.0 * c.q_width + 2.0 * c.kv_width) / tp * c.act_bytes,
+                                     cp, links.cp);
     if (moe) {
       // The routed experts run as grouped GEMMs of tokens-per-expert rows (Megatron-Core --moe-grouped-gemm,
       // torchtitan torch._grouped_mm): each of the ep x (E / ep) experts of the EP group gets k x its tokens / E
@@ -269,9 +275,14 @@ double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int z
   // around the ring, cp - 1 steps in forward and twice that in backward (K/V and their gradients), overlapped
   // with the attention blocks; the part beyond kOverlap of the micro-batch's compute is exposed (assumption).
   double t_cp = 0, t_cp_exposed = 0;
-  if (cp > 1) {
+  if (cp > 1 && !c.ulysses) {
     t_cp = (c.layers / pp * stage) * 3.0 * static_cast<double>(cp - 1) * mt.cp_ring;
     t_cp_exposed = std::max(0.0, t_cp - kOverlap * t_work);
+  } else if (cp > 1) {
+    // Ulysses: the layer's all-to-alls in forward and again (their gradients) in backward, on the critical path
+    // (attention waits for its heads; DeepSpeed's DistributedAttention does not overlap them).
+    t_cp = (c.layers / pp * stage) * 2.0 * mt.cp_ring;
+    t_cp_exposed = t_cp;
   }
   const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
   const double fwd_win = t_work * fwd_frac;
@@ -508,6 +519,9 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   }
   c.width = j.width;
   c.kv_width = j.kv_width;
+  c.q_width = model.num_heads > 0 ? static_cast<double>(model.num_heads) * static_cast<double>(effective_head_dim(model))
+                                  : j.width;
+  c.ulysses = resolved_cp_scheme(train) == CpScheme::ulysses;
   c.expert_share = j.expert_share;
   c.expert_params = j.params.expert;
   c.topk = j.topk;

@@ -40,6 +40,8 @@ struct Ctx {
   double attn_share[3] = {0, 0, 0};
   double width = 0;              // hidden size (estimated for params_only)
   double kv_width = 0;           // K/V width per token (num_kv_heads x head_dim; width for params_only)
+  double q_width = 0;            // query (and attention output) width per token: num_heads x head_dim
+  bool ulysses = false;          // context parallelism by head-scattering all-to-alls (job.h CpScheme::ulysses)
   double layers = 0;             // layer count (estimated for params_only)
   double seq = 0;
   int g = 1;                     // GPUs per node

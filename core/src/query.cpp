@@ -48,6 +48,8 @@ constexpr EnumName<Recompute> kRecomputes[] = {{Recompute::none, "none"},
                                                {Recompute::full, "full"},
                                                {Recompute::automatic, "auto"}};
 constexpr EnumName<Attention> kAttentions[] = {{Attention::flash, "flash"}, {Attention::eager, "eager"}};
+constexpr EnumName<CpScheme> kCpSchemes[] = {
+    {CpScheme::automatic, "auto"}, {CpScheme::ring, "ring"}, {CpScheme::ulysses, "ulysses"}};
 constexpr EnumName<GradReduce> kGradReduces[] = {
     {GradReduce::automatic, "auto"}, {GradReduce::fp32, "fp32"}, {GradReduce::bf16, "bf16"}};
 // The profiles' names (framework.h; framework.cpp holds what each supports).
@@ -289,6 +291,7 @@ const std::vector<Key>& keys() {
     t.push_back(enum_key("recompute", kRecomputes, [](Query& q) -> Recompute& { return q.train.recompute; }));
     t.push_back(enum_key("attention", kAttentions, [](Query& q) -> Attention& { return q.train.attention; }));
     t.push_back(enum_key("grad_reduce", kGradReduces, [](Query& q) -> GradReduce& { return q.train.grad_reduce; }));
+    t.push_back(enum_key("cp_scheme", kCpSchemes, [](Query& q) -> CpScheme& { return q.train.cp_scheme; }));
     t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
     t.push_back(make(
         "parallel", Kind::text, 0, 0, [](const Query& q) { return json(q.train.parallel.automatic ? "auto" : "manual"); },
@@ -637,6 +640,10 @@ std::string check_query(const Query& q, std::string* field) {
         *field = e.field;
         return e.message;
       }
+      if (Error e = cp_layout_error(m, p.tp, p.cp, resolved_cp_scheme(q.train)); !e.message.empty()) {
+        *field = e.field;
+        return e.message;
+      }
       if (q.train.method != Method::full && (p.ep > 1 || (p.etp > 0 && p.etp != p.tp))) {
         *field = "parallel.ep";
         return "expert parallelism is modelled for full training only (not LoRA / QLoRA)";
@@ -669,9 +676,16 @@ std::string check_query(const Query& q, std::string* field) {
     *field = "parallel.offload_params";
     return "parameter offload needs ZeRO stage 3";
   }
+  if (const FrameworkProfile& fw = framework_profile(q.train.framework);
+      q.train.cp_scheme != CpScheme::automatic && !(fw.cp_schemes & (1u << static_cast<int>(q.train.cp_scheme)))) {
+    *field = "cp_scheme";
+    return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
+           to_string(fw.cp_scheme) + " is)";
+  }
   if (!p.automatic) {  // a fixed layout the query's framework cannot launch
     const std::string why = framework_layout_error(q.train.framework, q.train.method, p.tp, p.pp, p.cp, p.dp, p.zero,
-                                                   p.offload_optimizer || p.offload_params, p.ep);
+                                                   p.offload_optimizer || p.offload_params, p.ep,
+                                                   resolved_cp_scheme(q.train));
     if (!why.empty()) {
       *field = framework_profile(q.train.framework).method(q.train.method).supported ? "parallel" : "framework";
       return why;
@@ -1077,6 +1091,7 @@ const char* to_string(Precision p) { return enum_name(kPrecisions, p); }
 const char* to_string(Framework f) { return enum_name(kFrameworks, f); }
 const char* to_string(Optimizer o) { return enum_name(kOptimizers, o); }
 const char* to_string(Recompute r) { return enum_name(kRecomputes, r); }
+const char* to_string(CpScheme s) { return enum_name(kCpSchemes, s); }
 const char* to_string(Attention a) { return enum_name(kAttentions, a); }
 const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
 const char* to_string(SortKey k) { return enum_name(kSortKeys, k); }

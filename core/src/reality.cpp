@@ -16,6 +16,7 @@ namespace {
 constexpr double kA100_80 = 81920.0 * 1048576.0;
 constexpr double kA100_40 = 40960.0 * 1048576.0;
 constexpr double kH100 = 81559.0 * 1048576.0;
+constexpr double kB200 = 183359.0 * 1048576.0;
 constexpr double kA6000 = 49140.0 * 1048576.0;
 constexpr double kRtx4090 = 24564.0 * 1048576.0;  // github.com/RLinf/RLinf/issues/255; vast catalog
 constexpr double kRtx3090 = 24576.0 * 1048576.0;  // github.com/meta-llama/llama-cookbook/issues/100
@@ -175,6 +176,47 @@ std::vector<Case> cases() {
                  "megatron-core profile with grad_reduce bf16 (the recipe's grad_reduce_in_fp32=False); FP8 parameter "
                  "gather not modelled (weights counted at 16 bits + an FP8 copy)",
                  true, preset("llama-3-70b"), t, l, kH100});
+  }
+  // Long context. NVIDIA's NeMo long-sequence page (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md
+  // @19fadb6, "LLAMA3-8B (FP8) - B200", NeMo 25.04): at 1024K tokens "even with full activation recomputation it is
+  // impossible to run the LLAMA3-8B model ... without CP due to the GPU memory constraints", TP being capped at 8 by
+  // the 8 query groups. Batch 4 over 4 data-parallel ranks (the CP run's TP 4 x DP 4): one micro-batch each.
+  {
+    TrainConfig t = full(Precision::fp8_mixed, 1048576);
+    t.framework = Framework::megatron_core;
+    MemoryLayout l = layout(1, 1, Recompute::full, 4, 1);
+    l.tp = 8;
+    l.sequence_parallel = true;
+    l.gpus_per_node = 8;
+    c.push_back({"NeMo Llama 3 8B FP8, seq 1,048,576 without CP, TP 8 x DP 4, full recompute, B200: out of memory",
+                 "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @19fadb6 (LLAMA3-8B FP8 B200, note 1)",
+                 "megatron-core profile, distributed optimizer, sequence parallel; the published run needed CP 16",
+                 false, preset("llama-3-8b"), t, l, kB200,
+                 "answered tight (may run out of memory), not no_fit: the estimate counts the stored activations, "
+                 "the 1M-token logits and loss and the sequence-parallel gathers (about 162 GiB of 179); the fused "
+                 "attention and Transformer Engine workspaces at 1M tokens are not modelled"});
+  }
+  // Hugging Face's Ulysses blog (huggingface/blog ulysses-sp.md @01d33d5, 2026-03-09): Qwen3-4B SFT with TRL on
+  // H100 80GB, DeepSpeed ZeRO-3 with CPU optimizer offload, gradient checkpointing, FlashAttention-2, SP 4 on 4
+  // GPUs (DP 1), micro-batch 1 x 8 accumulation: 98,304 tokens ran (66.0 GB peak); 131,072 "OOM (requires ~81 GB)".
+  {
+    TrainConfig t = full(Precision::bf16_mixed, 131072);
+    t.framework = Framework::hf_trainer;
+    t.cp_scheme = CpScheme::ulysses;
+    MemoryLayout l = layout(1, 8, Recompute::full, 1, 3);
+    l.cp = 4;
+    l.cp_ulysses = true;
+    l.offload_optimizer = true;
+    l.gpus_per_node = 4;
+    const char* src = "huggingface/blog ulysses-sp.md @01d33d5 (Qwen3-4B, SP 4 on 4x H100 80GB)";
+    const char* note = "hf-trainer profile, DeepSpeed Ulysses SP 4, ZeRO-3 + CPU optimizer offload, full recompute";
+    c.push_back({"HF Ulysses Qwen3-4B SFT, seq 131,072, SP 4, ZeRO-3 + optimizer offload, 4x H100: out of memory", src,
+                 note, false, preset("qwen3-4b"), t, l, kH100,
+                 "answered tight (may run out of memory), not no_fit: about 78 GiB expected of 79.6, where the blog "
+                 "reports ~81 needed; DeepSpeed's ZeRO-3 prefetch and Ulysses all-to-all buffers are not modelled"});
+    t.seq_len = 98304;
+    c.push_back({"HF Ulysses Qwen3-4B SFT, seq 98,304, SP 4, ZeRO-3 + optimizer offload, 4x H100 (66.0 GB peak)", src,
+                 note, true, preset("qwen3-4b"), t, l, kH100});
   }
   // torchtune docs, "Memory optimization overview" (Llama 3.2 3B full fine-tune, batch 2, seq 4096 packed, 1x A100).
   {

@@ -374,6 +374,9 @@ std::vector<std::string> megatron_args(Ctx& c) {
   a.push_back("--tensor-model-parallel-size " + itext(l.tp));
   a.push_back("--pipeline-model-parallel-size " + itext(l.pp));
   if (l.cp > 1) a.push_back("--context-parallel-size " + itext(l.cp));
+  // Ulysses under Megatron-Core: the a2a communication type (transformer_config.py cp_comm_type; p2p, the ring, is
+  // its default).
+  if (l.cp > 1 && l.cp_ulysses) a.push_back("--cp-comm-type a2a");
   // Expert parallelism (Megatron-LM arguments.py --expert-model-parallel-size / --expert-tensor-parallel-size): the
   // routed experts over ep ranks, each expert over etp ranks (written when it differs from TP, Megatron's default).
   if (l.ep > 1) a.push_back("--expert-model-parallel-size " + itext(l.ep));
@@ -459,9 +462,28 @@ std::vector<std::string> megatron_args(Ctx& c) {
 // Megatron-LM's validate_args (megatron/training/arguments.py at d98e8a64) asserts CUDA_DEVICE_MAX_CONNECTIONS=1
 // when tensor or context parallelism is > 1 on GPUs before Blackwell (the communication kernels are then queued
 // ahead of the GEMMs they overlap); set for every such plan (Blackwell no longer needs it; the value is allowed).
-std::string megatron_env(Ctx& c) {
+// A plan whose only model parallelism is Ulysses context parallelism runs on the Hugging Face path: DeepSpeed's
+// ALST / Ulysses through accelerate's parallelism_config (sp_backend deepspeed; Hugging Face blog "ulysses-sp",
+// accelerate >= 1.12, deepspeed >= 0.18.1, transformers >= 5.0).
+bool hf_ulysses(const MemoryLayout& l) { return l.cp > 1 && l.cp_ulysses && l.tp == 1 && l.pp == 1 && l.ep == 1; }
+
+// The environment accelerate's launcher exports for a parallelism_config (accelerate commands/launch.py:
+// ACCELERATE_USE_PARALLELISM_CONFIG and PARALLELISM_CONFIG_*), read by Accelerator.__init__ when the Trainer starts
+// under torchrun: dp_replicate x dp_shard x sp = the processes.
+std::string ulysses_env(Ctx& c) {
   const MemoryLayout& l = c.r.plan.layout;
-  if (c.r.engine != "megatron" || !(l.tp > 1 || l.cp > 1)) return "";
+  if (c.r.engine != "hf" || !hf_ulysses(l)) return "";
+  return "export ACCELERATE_USE_PARALLELISM_CONFIG=true\n"
+         "export PARALLELISM_CONFIG_DP_REPLICATE_SIZE=1\n"
+         "export PARALLELISM_CONFIG_DP_SHARD_SIZE=" + itext(l.dp) + "\n"
+         "export PARALLELISM_CONFIG_SP_SIZE=" + itext(l.cp) + "\n"
+         "export PARALLELISM_CONFIG_SP_BACKEND=deepspeed\n";
+}
+
+// for_megatron_file: the megatron arguments file, written for a plan the Hugging Face path launches too.
+std::string megatron_env(Ctx& c, bool for_megatron_file = false) {
+  const MemoryLayout& l = c.r.plan.layout;
+  if ((c.r.engine != "megatron" && !for_megatron_file) || !(l.tp > 1 || l.cp > 1)) return "";
   return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
 }
 
@@ -579,7 +601,8 @@ std::string accelerate_yaml(Ctx& c) {
   t += "#   followed by the training script and its arguments, as in torchrun.sh\n";
   t += "compute_environment: LOCAL_MACHINE\n";
   std::string type;
-  if (l.zero == 0 && !l.offload_optimizer && !l.offload_params) type = procs > 1 ? "MULTI_GPU" : "NO";
+  if (hf_ulysses(l)) type = "DEEPSPEED";  // Ulysses is DeepSpeed's (sp_backend deepspeed)
+  else if (l.zero == 0 && !l.offload_optimizer && !l.offload_params) type = procs > 1 ? "MULTI_GPU" : "NO";
   // FSDP has no optimizer-only offload and no ZeRO-1: those plans use accelerate's DeepSpeed plugin.
   else if ((l.zero == 2 || l.zero == 3) && !(l.offload_optimizer && !l.offload_params)) type = "FSDP";
   else type = "DEEPSPEED";
@@ -614,6 +637,17 @@ std::string accelerate_yaml(Ctx& c) {
     t += "  deepspeed_config_file: ds_config.json\n";
     t += std::string("  zero3_init_flag: ") + (l.zero == 3 ? "true" : "false") + "\n";
   }
+  // Sequence parallelism (accelerate docs concept_guides/sequence_parallelism: dp_replicate x dp_shard x sp_size =
+  // num_processes; sp_backend deepspeed is ALST / Ulysses).
+  if (hf_ulysses(l)) {
+    t += "parallelism_config:\n";
+    t += "  parallelism_config_dp_replicate_size: 1\n";
+    t += "  parallelism_config_dp_shard_size: " + itext(l.dp) + "\n";
+    t += "  parallelism_config_sp_size: " + itext(l.cp) + "\n";
+    t += "  parallelism_config_sp_backend: deepspeed\n";
+    t += "  parallelism_config_sp_seq_length_is_variable: true\n";
+    t += "  parallelism_config_sp_attn_implementation: flash_attention_2\n";
+  }
   return t;
 }
 
@@ -627,7 +661,7 @@ std::string torchrun_sh(Ctx& c) {
   if (c.deepspeed) t += "# Needs ds_config.json (this recipe's deepspeed file) in the working directory.\n";
   t += "set -e\n";
   t += resume_lines(c);
-  t += megatron_env(c);
+  t += megatron_env(c) + ulysses_env(c);
   const std::string rank = c.r.nodes > 1 ? "\"${NODE_RANK:?set NODE_RANK}\"" : "\"${NODE_RANK:-0}\"";
   const std::string addr = c.r.nodes > 1 ? "\"${MASTER_ADDR:?set MASTER_ADDR}\"" : "\"${MASTER_ADDR:-127.0.0.1}\"";
   t += torchrun_command(c, itext(c.r.nodes), itext(c.r.nproc_per_node), rank, addr, "");
@@ -638,7 +672,7 @@ std::string megatron_sh(Ctx& c) {
   std::string t = "#!/bin/bash\n";
   t += "# trainfit recipe: Megatron-LM arguments for " + plan_summary(c.r.plan) + "\n";
   t += "# torchrun ... pretrain_gpt.py \"${MEGATRON_ARGS[@]}\"   (see torchrun.sh for the launcher arguments)\n";
-  t += megatron_env(c);
+  t += megatron_env(c, true);
   t += "MEGATRON_ARGS=(\n";
   for (const std::string& a : megatron_args(c)) t += "  " + a + "\n";
   t += ")\n";
@@ -652,7 +686,7 @@ std::string pre_commands(Ctx& c) {
   t += c.sh_fill("setup commands (pip install ...)") + "\n";
   if (c.deepspeed) t += "cat > ds_config.json <<'EOF'\n" + deepspeed_json(c) + "EOF\n";
   t += resume_lines(c);
-  t += megatron_env(c);
+  t += megatron_env(c) + ulysses_env(c);
   return t;
 }
 
@@ -752,7 +786,7 @@ std::string resolve_precision(const Query& q, const GpuSpec& g) {
 void fill_files(Ctx& c) {
   Recipe& r = c.r;
   const MemoryLayout& l = r.plan.layout;
-  const bool model_parallel = l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1;
+  const bool model_parallel = l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1;
   for (const char* f : kRecipeFormats) {
     RecipeFile file;
     file.format = f;
@@ -942,7 +976,9 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   // The query's framework (framework.h) decides where it can: Megatron-Core runs the Megatron arguments even for
   // a data-parallel plan; otherwise model parallelism needs them and data parallelism + ZeRO runs as HF Trainer.
   const Framework fw = q.train.framework;
-  r.engine = (l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1 || fw == Framework::megatron_core) ? "megatron" : "hf";
+  r.engine = (l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1 || fw == Framework::megatron_core)
+                 ? "megatron"
+                 : "hf";
   if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core)
     r.notes.push_back(std::string("the training-script arguments follow ") +
                       (r.engine == "megatron" ? "Megatron-LM" : "Hugging Face TrainingArguments") + "; " +
@@ -980,7 +1016,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
       r.notes.push_back("dstack has no backend for " + name + "; the SkyPilot recipe launches it");
   }
   c.spot = r.option == PricingOption::spot;
-  c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params);
+  c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params || hf_ulysses(l));
   c.job_name = "trainfit-" + safe_token(q.model_id, "custom");
   for (char& ch : c.job_name)
     if (ch == '.' || ch == '/' || ch == '_') ch = '-';
@@ -997,6 +1033,10 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
                         ": the Megatron arguments leave a named blank for them (Megatron-Bridge's model providers "
                         "build such families)");
   }
+  if (c.r.engine == "hf" && hf_ulysses(l))
+    r.notes.push_back("Ulysses sequence parallelism " + itext(l.cp) + " runs through accelerate's parallelism_config "
+                      "(the scripts export it; accelerate_config.yaml carries it): deepspeed >= 0.18.1, accelerate >= "
+                      "1.12, transformers >= 5.0 (Hugging Face blog \"ulysses-sp\")");
   if (c.r.engine == "megatron" && l.zero >= 2)
     r.notes.push_back("Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); the plan's ZeRO-" +
                       itext(l.zero) + " memory needs gradient sharding too");

@@ -290,6 +290,13 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
   expect_rejected(R"({"model":{"arch":"mixtral","hidden_size":4096,"num_layers":32,"num_heads":32,"vocab_size":32000,
                       "num_experts":8,"experts_per_token":9}})",
                   "model.experts_per_token", "cannot exceed");
+  // Context-parallel schemes: a name the table lacks, a scheme the framework does not run, Ulysses over more ranks
+  // than heads divide (Llama 3.1 8B: 32 heads, 8 K/V heads).
+  expect_rejected(R"({"cp_scheme":"spiral"})", "cp_scheme", "expected one of");
+  expect_rejected(R"({"framework":"hf-trainer","cp_scheme":"ring"})", "cp_scheme", "not run by hf-trainer");
+  expect_rejected(R"({"framework":"torchtitan","cp_scheme":"ulysses"})", "cp_scheme", "not run by torchtitan");
+  expect_rejected(R"({"model":"llama-3.1-8b","seq_len":65536,"cp_scheme":"ulysses","parallel":{"gpus":6,"cp":6}})",
+                  "parallel.cp", "attention heads");
   expect_rejected(R"({"parallel":{"zero":2,"offload_params":true}})", "parallel.offload_params", "ZeRO stage 3");
   expect_rejected(R"({"parallel":{"gpus":6,"tp":4}})", "parallel.gpus", "must equal");
   expect_rejected(R"({"global_batch":2,"micro_batch":4})", "global_batch", "at least micro_batch");

@@ -57,7 +57,11 @@ json random_query(std::mt19937_64& rng) {
   // fp8-mixed: the framework profiles' FP8 factors and the GPUs without FP8 (rows that are not ranked).
   q["precision"] = pick({"auto", "auto", "bf16-mixed", "fp16-mixed", "fp8-mixed"});
   q["recompute"] = pick({"auto", "auto", "none", "selective", "full"});
-  q["seq_len"] = pick_i({512, 1024, 2048, 4096});
+  // 16k tokens: the search adds context parallelism, in the framework's scheme or the one the query names.
+  q["seq_len"] = pick_i({512, 1024, 2048, 4096, 16384});
+  const std::string fw = q["framework"].get<std::string>();
+  if (fw == "generic" || fw == "megatron-core") q["cp_scheme"] = pick({"auto", "ring", "ulysses"});
+  else if (fw == "hf-trainer") q["cp_scheme"] = pick({"auto", "ulysses"});
   q["micro_batch"] = pick_i({1, 2, 4});
   q["global_batch"] = pick_i({0, 16, 32, 64, 128});
   if (q["global_batch"].get<int64_t>() != 0 && q["global_batch"].get<int64_t>() < q["micro_batch"].get<int64_t>())
@@ -69,7 +73,7 @@ json random_query(std::mt19937_64& rng) {
 
 TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 rng(20261202);
-  int compared = 0, tight = 0, queries = 0, expert_parallel = 0;
+  int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0;
   for (int i = 0; i < 1000; ++i) {
     json q = random_query(rng);
     const json rank = call("rank", q);
@@ -95,6 +99,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       EXPECT_EQ((*p)["verdict"], row["verdict"]) << where;
       tight += row["verdict"] == "tight";
       expert_parallel += (*p)["ep"].get<int>() > 1;
+      if ((*p)["cp"].get<int>() > 1) ((*p)["cp_scheme"] == "ulysses" ? cp_ulysses : cp_ring) += 1;
 
       // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
       json e = q;
@@ -143,6 +148,8 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   EXPECT_GT(compared, 1000) << "too few ranked rows were compared";
   EXPECT_GT(tight, 0) << "no tight plan among the random queries: the verdict's middle state went untested";
   EXPECT_GT(expert_parallel, 0) << "no expert-parallel plan among the random queries: EP went untested";
+  EXPECT_GT(cp_ring, 0) << "no ring context-parallel plan among the random queries";
+  EXPECT_GT(cp_ulysses, 0) << "no Ulysses context-parallel plan among the random queries";
 }
 
 }  // namespace

@@ -203,7 +203,11 @@ def check_case(case, query_path):
     offer = snapshot_offer(doc["offer"])
     spot = doc["option"] == "spot"
     megatron = doc["engine"] == "megatron"
-    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or plan["cp"] > 1 or query.get("framework") == "megatron-core"),
+    # Ulysses-only context parallelism runs on the Hugging Face path (DeepSpeed ALST through accelerate).
+    hf_ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses" and plan["tp"] == 1 and plan["pp"] == 1 \
+        and plan["ep"] == 1
+    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses)
+                       or query.get("framework") == "megatron-core"),
           case, "engine does not follow the layout / framework")
 
     def train_args_ok(args, fmt):
@@ -322,8 +326,15 @@ def check_case(case, query_path):
         check("gradient_accumulation_steps" not in a, case, "accelerate: top-level gradient_accumulation_steps")
         # FSDP has no optimizer-only offload (its CPU offload moves parameters, gradients and optimizer together).
         fsdp_ok = not (plan["offload_optimizer"] and not plan["offload_params"])
-        want = "FSDP" if plan["zero"] in (2, 3) and fsdp_ok else (
+        ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses"
+        want = "DEEPSPEED" if ulysses else "FSDP" if plan["zero"] in (2, 3) and fsdp_ok else (
             "DEEPSPEED" if plan["zero"] > 0 or plan["offload_optimizer"] else ("MULTI_GPU" if a["num_processes"] > 1 else "NO"))
+        if ulysses:
+            # accelerate's sequence-parallel config: dp_replicate x dp_shard x sp = num_processes, DeepSpeed's backend.
+            pc = a.get("parallelism_config") or {}
+            check(pc.get("parallelism_config_sp_size") == plan["cp"] and pc.get("parallelism_config_sp_backend") == "deepspeed"
+                  and pc.get("parallelism_config_dp_replicate_size", 1) * pc.get("parallelism_config_dp_shard_size", 1)
+                  * plan["cp"] == a["num_processes"], case, f"accelerate parallelism_config {pc}")
         check(a["distributed_type"] == want, case, f"accelerate distributed_type {a['distributed_type']} != {want}")
         if want == "FSDP":
             check(a["fsdp_config"]["fsdp_sharding_strategy"] == ("FULL_SHARD" if plan["zero"] == 3 else "SHARD_GRAD_OP"),

@@ -108,6 +108,11 @@ struct FrameworkProfile {
   // all-to-all dispatcher).
   bool moe_dispatch_per_node = false;
   const char* moe_dispatch_source = "";
+  // Context-parallel schemes the trainer launches (bit s: CpScheme s) and the one it uses when the query leaves
+  // cp_scheme on auto.
+  unsigned cp_schemes = 1u << static_cast<int>(CpScheme::ring);
+  CpScheme cp_scheme = CpScheme::ring;
+  const char* cp_scheme_source = "";
   // The shortest sequence at which the search also tries context parallelism (CP 2/4/8).
   int64_t cp_search_min_seq = 16384;
   const char* cp_search_source = "";
@@ -121,6 +126,8 @@ const FrameworkProfile& framework_profile(Framework f);
 // otherwise `dtype_bytes` wide: 4 where the job reduces in fp32 (TrainConfig::grad_reduce, or the framework's
 // fp32_grad_buffer by default), 2 where it asks for bf16 and its gradients are 16-bit, else dtype_bytes.
 double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
+// The context-parallel scheme the job runs: the query's, or its framework's when the query says auto.
+CpScheme resolved_cp_scheme(const TrainConfig& train);
 // Every profile, `generic` first (docs, CLI help, UI).
 const FrameworkProfile* framework_profiles(int* count);
 
@@ -154,6 +161,6 @@ double pipeline_stage_factor(int64_t layers, int pp, int vp);
 // Why `framework` cannot run this layout for `method` ("" = it can): e.g. "TP 2 is not supported by hf-trainer
 // for QLoRA (DDP or FSDP only)".
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
-                                   bool offload, int ep = 1);
+                                   bool offload, int ep = 1, CpScheme cp_scheme = CpScheme::ring);
 
 }  // namespace trainfit

@@ -103,6 +103,11 @@ enum class Attention { flash, eager };
 // fp32_grad_buffer: Megatron-Core and nanotron fp32, the others the parameters' dtype); fp32 (Megatron-Core
 // DistributedDataParallelConfig.grad_reduce_in_fp32 = True); bf16 (--grad-reduce-in-bf16: the 16-bit dtype).
 enum class GradReduce { automatic, fp32, bf16 };
+// How context parallelism splits attention (framework.h cp_schemes): automatic = the framework's; ring = every rank
+// keeps seq/cp tokens of every head and passes K/V blocks around a ring (Liu et al. 2023, Ring Attention;
+// Megatron-Core CP p2p, torchtitan, ring-flash-attn); ulysses = all-to-alls switch the sequence split to a head split
+// around attention (Jacobs et al. 2023, DeepSpeed-Ulysses; ALST, arXiv:2506.13996), so cp must divide the heads.
+enum class CpScheme { automatic, ring, ulysses };
 // The trainer the job runs in (framework.h): what it can launch and the buffers it keeps. generic = no framework's
 // restrictions or buffers (the default).
 enum class Framework { generic, hf_trainer, torchtune, litgpt, megatron_core, nanotron, torchtitan };
@@ -141,6 +146,7 @@ struct TrainConfig {
   Recompute recompute = Recompute::automatic;
   Attention attention = Attention::flash;
   GradReduce grad_reduce = GradReduce::automatic;
+  CpScheme cp_scheme = CpScheme::automatic;
   Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.

@@ -22,6 +22,7 @@ struct MemoryLayout {
   int pp_rank = -1;
   int zero = 0;                       // 0..3
   bool sequence_parallel = false;
+  bool cp_ulysses = false;            // CP by Ulysses all-to-alls, not a ring (job.h CpScheme; the plan text names it)
   bool offload_optimizer = false;
   bool offload_params = false;
   Recompute recompute = Recompute::none;   // resolved: none | selective | full
@@ -98,6 +99,9 @@ int64_t pipeline_chunk_passes_in_flight(int pp, int vp, int rank, int64_t num_mi
 // tp x cp x dp ranks (an empty message when it does): ep must divide the experts, ep x etp the TP x CP x DP ranks
 // (Megatron-Core parallel_state.py), etp the expert MLP width. The field names the query key.
 Error expert_layout_error(const ModelSpec& model, int tp, int cp, int dp, int ep, int etp);
+// Why a context-parallel degree cannot run the scheme on this model ("" message = it can): Ulysses needs cp to
+// divide the attention heads per TP rank.
+Error cp_layout_error(const ModelSpec& m, int tp, int cp, CpScheme scheme);
 
 Result<MemoryBreakdown> estimate_memory(const ModelSpec& model, const TrainConfig& train,
                                         const MemoryLayout& layout);

@@ -115,6 +115,7 @@ const char* to_string(Method m);
 const char* to_string(Precision p);
 const char* to_string(Optimizer o);
 const char* to_string(Recompute r);
+const char* to_string(CpScheme s);
 const char* to_string(Attention a);
 const char* to_string(GradReduce g);
 const char* to_string(Framework f);

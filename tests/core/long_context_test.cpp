@@ -1,0 +1,98 @@
+// Long context: the two context-parallel schemes (job.h CpScheme). Ring attention passes K/V blocks around the
+// CP ranks (Liu et al. 2023); DeepSpeed-Ulysses switches a sequence split to a head split with all-to-alls (Jacobs
+// et al. 2023), so its degree must divide the heads, and today's Hugging Face stack launches it (accelerate's
+// parallelism_config with sp_backend deepspeed: Hugging Face blog "ulysses-sp", 2026-03-09).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "facade_helpers.h"
+#include "trainfit/framework.h"
+#include "trainfit/memory.h"
+#include "trainfit/model.h"
+#include "trainfit/recipe.h"
+
+namespace trainfit {
+namespace {
+
+// Qwen3-4B at 131,072 tokens under hf-trainer on one 8x H100 node: the plan uses Ulysses sequence parallelism
+// (hf-trainer ran no context parallelism before: "CP 4 is not supported by hf-trainer") and names the scheme.
+TEST(LongContext, HfTrainerPlansUlyssesSequenceParallelism) {
+  const std::string q =
+      R"({"model":"qwen3-4b","method":"full","framework":"hf-trainer","seq_len":131072,"global_batch":8,)"
+      R"("dataset":{"tokens":1e9},"target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1"}})";
+  const nlohmann::json doc = test::facade("plan", q);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  const auto& best = doc["plan"]["best"];
+  EXPECT_GT(best["cp"].get<int>(), 1) << best.dump();
+  EXPECT_EQ(best["cp_scheme"], "ulysses");
+  EXPECT_NE(best["summary"].get<std::string>().find("(Ulysses)"), std::string::npos) << best["summary"];
+  EXPECT_GT(best["step"]["cp_comm_s"].get<double>(), 0.0);
+  EXPECT_EQ(resolved_cp_scheme(TrainConfig{}), CpScheme::ring);  // generic's default
+}
+
+// Ulysses needs cp to divide the heads per TP rank; K/V heads fewer than cp are replicated (ALST), more must divide.
+TEST(LongContext, UlyssesDegreeMustDivideTheHeads) {
+  const ModelSpec* m = find_model("llama-3.1-8b");  // 32 heads, 8 K/V heads
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(cp_layout_error(*m, 1, 8, CpScheme::ulysses).message.empty());
+  EXPECT_TRUE(cp_layout_error(*m, 1, 16, CpScheme::ulysses).message.empty());  // K/V heads replicated
+  EXPECT_EQ(cp_layout_error(*m, 1, 3, CpScheme::ulysses).field, "parallel.cp");
+  EXPECT_EQ(cp_layout_error(*m, 4, 16, CpScheme::ulysses).field, "parallel.cp");  // 8 heads per TP rank
+  EXPECT_TRUE(cp_layout_error(*m, 1, 3, CpScheme::ring).message.empty());       // a ring has no such limit
+}
+
+// The same fixed layout under both schemes: the same memory (each rank holds seq / cp tokens' activations either
+// way), different communication: the ring's K/V passes overlap with attention, Ulysses' all-to-alls do not.
+TEST(LongContext, BothSchemesShareMemoryAndDifferInCommunication) {
+  auto plan = [](const char* scheme) {
+    const std::string q = std::string(R"({"model":"llama-3.1-8b","method":"full","seq_len":65536,"global_batch":4,"micro_batch":1,)") +
+                          R"("recompute":"full","cp_scheme":")" + scheme +
+                          R"(","parallel":{"gpus":8,"cp":4,"dp":2,"zero":3},)"
+                          R"("dataset":{"tokens":1e9},"target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1"}})";
+    return test::facade("plan", q);
+  };
+  const nlohmann::json ring = plan("ring"), ulysses = plan("ulysses");
+  ASSERT_TRUE(ring["ok"].get<bool>()) << ring.dump();
+  ASSERT_TRUE(ulysses["ok"].get<bool>()) << ulysses.dump();
+  const auto &r = ring["plan"]["best"], &u = ulysses["plan"]["best"];
+  EXPECT_EQ(r["cp_scheme"], "ring");
+  EXPECT_EQ(u["cp_scheme"], "ulysses");
+  EXPECT_EQ(r["memory_bytes"], u["memory_bytes"]);
+  EXPECT_GT(u["step"]["cp_comm_s"].get<double>(), 0.0);
+  EXPECT_GT(r["step"]["cp_comm_s"].get<double>(), 0.0);
+}
+
+// The recipes carry the scheme: Megatron's --cp-comm-type a2a for Ulysses; the Hugging Face path writes accelerate's
+// parallelism_config (sp_size, sp_backend deepspeed).
+TEST(LongContext, RecipesCarryTheScheme) {
+  const std::string meg =
+      R"({"model":"llama-3.1-8b","method":"full","framework":"megatron-core","seq_len":32768,"global_batch":8,)"
+      R"("micro_batch":1,)"
+      R"("recompute":"full","cp_scheme":"ulysses","parallel":{"gpus":8,"cp":4,"dp":2,"zero":1},)"
+      R"("dataset":{"tokens":1e9},"target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1","pricing":"on-demand"}})";
+  nlohmann::json doc = test::facade("recipe", meg);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  std::string megatron, accelerate;
+  for (const auto& f : doc["files"])
+    if (f["format"] == "megatron") megatron = f["text"].get<std::string>();
+  EXPECT_NE(megatron.find("--context-parallel-size 4\n"), std::string::npos) << megatron;
+  EXPECT_NE(megatron.find("--cp-comm-type a2a\n"), std::string::npos) << megatron;
+
+  const std::string hf =
+      R"({"model":"qwen3-4b","method":"full","framework":"hf-trainer","seq_len":65536,"global_batch":8,)"
+      R"("micro_batch":1,)"
+      R"("recompute":"full","parallel":{"gpus":4,"cp":4,"dp":1,"zero":3},)"
+      R"("dataset":{"tokens":1e9},"target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1","pricing":"on-demand"}})";
+  doc = test::facade("recipe", hf);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  EXPECT_EQ(doc["engine"], "hf");
+  for (const auto& f : doc["files"])
+    if (f["format"] == "accelerate") accelerate = f["text"].get<std::string>();
+  EXPECT_NE(accelerate.find("parallelism_config_sp_size: 4\n"), std::string::npos) << accelerate;
+  EXPECT_NE(accelerate.find("parallelism_config_sp_backend: deepspeed\n"), std::string::npos) << accelerate;
+}
+
+}  // namespace
+}  // namespace trainfit
