@@ -298,6 +298,8 @@ constexpr const char* kBridge2511 =
     "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @00b7660 (25.11 NeMo container, FP8-CS pre-training)";
 constexpr const char* kBridge2602 =
     "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @0a25f91 (26.02 NeMo container, DGX-H100 FP8)";
+constexpr const char* kBridgeSft2606 =
+    "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.06, DGX-H100 FP8-CS fine-tuning)";
 constexpr const char* kTitan2412 =
     "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf (H100 96GB HBM2e at 500 W, tps per GPU)";
 // Mixture-of-experts rows. Megatron-Bridge's tables force-balance the routing ("we force-balance the token
@@ -508,6 +510,9 @@ std::vector<TimeReference> time_validation_rows() {
          2, 1, 1, 128, 8192, none, fp8, 1533, false, kNemo2407},
         {"Megatron-Bridge Llama 3 70B, 64x H100 FP8-CS (TP 4, PP 8, VP 5)", "llama-3-70b", F::megatron_core, 0, 64, 4,
          8, 5, 1, 1, 1, 128, 8192, none, fp8, 1602, true, kBridge2511},
+        // Full SFT of the same model (the perf SFT recipe: no recompute, sequence parallel, distributed optimizer).
+        {"Megatron-Bridge Llama 3 70B SFT, 32x H100 FP8-CS, GBS 32, seq 4096 (TP 4, PP 4, VP 5)", "llama-3-70b",
+         F::megatron_core, 0, 32, 4, 4, 5, 1, 1, 1, 32, 4096, none, fp8, 1638, false, kBridgeSft2606},
         {"Megatron-Bridge Llama 3 70B, 64x H100 FP8, GBS 256 (TP 4, PP 8, VP 5)", "llama-3-70b", F::megatron_core, 0,
          64, 4, 8, 5, 1, 1, 1, 256, 8192, none, fp8, 1621, false, kBridge2602},
         {"Megatron-Bridge Llama 3.1 405B, 1024x H100 FP8-CS (TP 8, PP 8, VP 8, CP 2)", "llama-3.1-405b",
