@@ -12,6 +12,7 @@
 #include <string>
 
 #include "render.h"
+#include "trainfit/validation.h"
 #include "snapshot_cmd.h"
 #include "trainfit/api.h"
 #include "trainfit/api_doc.h"
@@ -355,6 +356,7 @@ int run_calibrate(const Inputs& in0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  trainfit::install_validation_tables();  // the `validate` verb (library trainfit_validation)
   CLI::App cli{"trainfit — which rented GPU instance to train on: memory fit, topology, time and real cost.\n"
                "Every subcommand takes the same query (--query FILE, --hash '#...', or flags)."};
   cli.require_subcommand(1);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "trainfit/validation.h"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
@@ -68,6 +69,7 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  trainfit::install_validation_tables();  // the Accuracy tab's report (library trainfit_validation)
   std::string snapshot_path, hash, screenshot;
   int frames_to_run = 0;
   for (int i = 1; i < argc; ++i) {

@@ -180,6 +180,16 @@
     afterFirstFrames(() => fetchText(BUNDLED_TEXT).then(apply, fail));
   }
 
+  // The validation report (the Accuracy tab, trainfit.call('validate')): the module carries no validation tables;
+  // the build wrote their document to data/validation.json. Fetched after the first frame, like the sidecar.
+  const VALIDATION = 'data/validation.json';
+  function loadValidation() {
+    afterFirstFrames(() => fetchText(VALIDATION).then((text) => {
+      const r = parse(call('tf_set_validation', ['string'], [text]));
+      if (!r.ok) console.warn('trainfit: ' + VALIDATION + ' refused (' + r.error.message + ')');
+    }, (e) => console.warn('trainfit: ' + VALIDATION + ' unavailable (' + e.message + ')')));
+  }
+
   // Work that can wait until the first results are on screen (the sidecar, the screen reader's first summary):
   // run once the module has drawn and two more frames have run, so it never delays the first useful frame.
   function afterFirstFrames(fn) {
@@ -223,6 +233,7 @@
     readyResolve();
     afterFirstFrames(scheduleLive);
     if (lean) loadSnapshotText();
+    loadValidation();
   }
 
   // View settings that are not part of the query: embed mode and the theme (remembered in this browser).

@@ -4,6 +4,7 @@
 #include <emscripten.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "imgui.h"
@@ -76,6 +77,15 @@ EMSCRIPTEN_KEEPALIVE const char* tf_load_snapshot_bin(const char* bytes, double 
 // The text sidecar of the lean bundled snapshot (data/snapshot-text.json), applied after the first frame.
 EMSCRIPTEN_KEEPALIVE const char* tf_apply_snapshot_text(const char* json) {
   return guarded([&] { return status_json(trainfit::web::app().apply_snapshot_text(json ? json : "")); });
+}
+// The validation report (data/validation.json, the `validate` document as the build wrote it), fetched after the first
+// frame: the module carries no validation tables (api.h set_validation_document). A refused document changes nothing.
+EMSCRIPTEN_KEEPALIVE const char* tf_set_validation(const char* json) {
+  return guarded([&] {
+    std::string why;
+    if (trainfit::set_validation_document(json ? json : "", &why)) return std::string("{\"ok\":true}");
+    return nlohmann::json{{"ok", false}, {"error", {{"field", "validation"}, {"message", why}}}}.dump();
+  });
 }
 EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   return guarded([&] {

@@ -17,8 +17,11 @@ void load_validation(App::Impl& s) {
     const nlohmann::json doc = nlohmann::json::parse(trainfit::api_call("validate", "{}", nullptr));
     if (!doc.value("ok", false)) {
       s.validation_error = doc.contains("error") ? doc["error"].value("message", "validation failed") : "validation failed";
+      // The web module fetches the report after its first frame (api.h set_validation_document): ask again.
+      if (doc.contains("error") && doc["error"].value("field", "") == "verb") s.validation_loaded = false;
       return;
     }
+    s.validation_error.clear();
     for (const auto& r : doc["rows"]) {
       ValRow v;
       v.kind = r.value("kind", "");

@@ -558,49 +558,24 @@ json calibrate_doc(const Query& q, const Snapshot& s) {
               {"hash", query_to_hash(r->query)}};
 }
 
+// validate: the validation report. Its tables (validation.cpp, perf_validation.cpp, reality.cpp, validation_doc.cpp:
+// library trainfit_validation) are installed by the programs that carry them (install_validation_tables); the web
+// module leaves them out of its first-visit payload and is handed the same document, data/validation.json, when the
+// page has fetched it (set_validation_document).
+struct ValidationSource {
+  std::string (*provider)() = nullptr;  // the tables, where linked in
+  std::string document;                 // or the document as fetched (web)
+};
+ValidationSource& validation_source() {
+  static ValidationSource s;
+  return s;
+}
+
 json validate_doc() {
-  json rows = json::array();
-  Result<std::vector<ValidationRow>> mem = validation_report();
-  if (!mem) return error_doc(mem.error());
-  bool all_pass = true;
-  for (const auto& v : *mem) {
-    rows.push_back({{"kind", "memory"}, {"name", v.name}, {"source", v.source}, {"metric", v.metric},
-                    {"published", num(v.published)}, {"estimate", num(v.estimate)}, {"rel_error", num(v.rel_error)},
-                    {"tolerance", num(v.tolerance)}, {"pass", v.pass()}, {"note", v.note}});
-    all_pass = all_pass && v.pass();
-  }
-  for (const auto& t : time_validation_rows()) {
-    // Issue 4's bar: fully specified published runs within 25%; the others are informative.
-    const double tol = t.fully_specified ? t.tolerance : 0.0;
-    const bool pass = !t.fully_specified || std::fabs(t.relative_error) <= tol;
-    std::string note = t.calibration ? "used to calibrate the efficiency defaults" : "held out";
-    if (!t.fully_specified) note += "; not fully specified (informative)";
-    if (!t.planner_plan.empty()) {
-      char buf[48];
-      buf[0] = '\0';
-      if (t.planner_tok_s_gpu > 0) std::snprintf(buf, sizeof buf, ": %.0f tokens/s per GPU", t.planner_tok_s_gpu);
-      note += "; the planner's own plan for this job: " + t.planner_plan + buf;
-    }
-    rows.push_back({{"kind", "time"}, {"name", t.name}, {"source", t.source}, {"metric", t.quantity},
-                    {"published", num(t.published)}, {"estimate", num(t.estimate)},
-                    {"rel_error", num(t.relative_error)}, {"tolerance", tol}, {"pass", pass}, {"note", note}});
-    all_pass = all_pass && pass;
-  }
-  // The reality set (reality.h): configurations that ran must not be no_fit, out-of-memory reports must be.
-  Result<std::vector<RealityRow>> fit = reality_rows();
-  if (!fit) return error_doc(fit.error());
-  for (const auto& r : *fit) {
-    std::string note = r.note;
-    if (!r.judged()) note = "not judged: " + r.gap + (note.empty() ? "" : "; " + note);
-    rows.push_back({{"kind", "fit"}, {"name", r.name}, {"source", r.source},
-                    {"metric", r.ran ? "expected peak per GPU, GiB (ran: fits or tight)" : "expected peak per GPU, GiB (OOM: no_fit)"},
-                    {"published", num(r.usable_bytes / kGiB)}, {"estimate", num(r.expected_bytes / kGiB)},
-                    {"rel_error", num(r.expected_bytes / r.usable_bytes - 1.0)}, {"tolerance", 0},
-                    {"verdict", to_string(r.verdict)}, {"expected", r.ran ? "runs" : "oom"}, {"judged", r.judged()},
-                    {"pass", r.pass()}, {"note", note}});
-    all_pass = all_pass && r.pass();
-  }
-  return json{{"ok", true}, {"matched", all_pass}, {"rows", rows}};
+  const ValidationSource& v = validation_source();
+  if (v.provider) return json::parse(v.provider());
+  if (!v.document.empty()) return json::parse(v.document);
+  return error_doc(Error{"verb", "the validation report is not loaded yet (data/validation.json)"});
 }
 
 json models_doc() {
@@ -672,6 +647,21 @@ std::string api_call(std::string_view verb, std::string_view query_json, const S
   } catch (const std::exception& e) {  // dump_doc itself replaces bad UTF-8; nothing else should throw here
     return dump_doc(error_doc(Error{"", std::string("internal error: ") + e.what()}));
   }
+}
+
+void set_validation_provider(std::string (*provider)()) { validation_source().provider = provider; }
+bool set_validation_document(std::string json_text, std::string* why) {
+  // Untrusted like any fetched file: it must parse and be the verb's document (ok, a rows array of objects).
+  const json doc = json::parse(json_text, nullptr, false);
+  bool good = doc.is_object() && doc.value("ok", false) && doc.contains("rows") && doc["rows"].is_array();
+  if (good)
+    for (const json& r : doc["rows"]) good = good && r.is_object() && r.contains("kind") && r["kind"].is_string();
+  if (!good) {
+    if (why) *why = "not a validation report (expected {\"ok\": true, \"rows\": [...]})";
+    return false;
+  }
+  validation_source().document = std::move(json_text);
+  return true;
 }
 
 }  // namespace trainfit

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "trainfit/validation.h"
 #include "imgui.h"
 #include "trainfit/api.h"
 #include "trainfit/app/app.h"
@@ -19,6 +20,10 @@ using trainfit::app::App;
 using trainfit::app::AppOptions;
 
 namespace {
+
+// The facade answers `validate` from the tables in this test binary, as the CLI and the desktop app do
+// (api.h set_validation_provider; the web module fetches the same document instead).
+[[maybe_unused]] const bool kValidationTablesInstalled = (trainfit::install_validation_tables(), true);
 
 class Ui : public ::testing::Test {
  protected:

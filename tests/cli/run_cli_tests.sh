@@ -26,5 +26,15 @@ while IFS='|' read -r name want_rc args; do
   fi
   rm -f /tmp/trainfit-cli-diff.$$
 done < "$CASES"
+# The web module carries no validation tables: it fetches data/validation.json, which must be this build's
+# `validate` document byte for byte (UPDATE_GOLDEN=1 rewrites it with the goldens).
+if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+  (cd "$SRC" && "$BIN" validate --format json > "$SRC/data/validation.json"); pass=$((pass + 1))
+elif cmp -s "$SRC/data/validation.json" <(cd "$SRC" && "$BIN" validate --format json); then
+  pass=$((pass + 1))
+else
+  echo "FAIL validation_json: data/validation.json is not this build's validate document (UPDATE_GOLDEN=1)"
+  fail=$((fail + 1))
+fi
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,6 +15,15 @@ namespace trainfit {
 // every knob derived), "params"}.
 std::string api_call(std::string_view verb, std::string_view query_json, const Snapshot* snapshot);
 
+// Where the `validate` verb's document comes from. Programs that link the validation tables (library
+// trainfit_validation: the CLI, the desktop app, the tests, the benchmarks) call install_validation_tables()
+// (validation.h) once; the web module, which leaves the tables out of its first-visit payload, hands over the same
+// document as the build wrote it (data/validation.json) once the page has fetched it. Before either, `validate`
+// answers an error naming the file.
+void set_validation_provider(std::string (*provider)());
+// Refuses (false, `why` set) a document that is not the validate verb's: the report already held stays.
+bool set_validation_document(std::string json_text, std::string* why);
+
 // A number as every facade document writes it (12 significant digits, integers exact, null when not finite),
 // for hand-built documents that must compare equal to the facade's.
 std::string json_number(double v);

@@ -38,4 +38,9 @@ Result<std::vector<ValidationRow>> validation_report();
 // The report as a fixed-width text table with a summary line (worst measured error, band factors).
 std::string format_validation_report(const std::vector<ValidationRow>& rows);
 
+// The `validate` verb's JSON document (every memory, time and fit reference with its estimate), and the call that
+// makes the facade answer `validate` with it (api.h set_validation_provider). Library trainfit_validation.
+std::string validation_document_json();
+void install_validation_tables();
+
 }  // namespace trainfit
