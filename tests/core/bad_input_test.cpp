@@ -958,3 +958,24 @@ TEST(FiniteOutputs, EveryNumberInEveryDocumentIsFinite) {
 
 }  // namespace
 }  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// The validation report the web page fetches (data/validation.json, api.h set_validation_document) is untrusted:
+// anything but the validate verb's document is refused with a reason and changes nothing.
+TEST(BadInputMatrix, AFetchedValidationReportThatIsNotOneIsRefused) {
+  const std::string before = api_call("validate", "{}", nullptr);
+  for (const char* bad : {"", "null", "[]", "{", "{\"ok\":false,\"rows\":[]}", "{\"ok\":true}", "{\"ok\":true,\"rows\":{}}",
+                          "{\"ok\":true,\"rows\":[1]}", "{\"ok\":true,\"rows\":[{\"kind\":3}]}", "<script>alert(1)</script>"}) {
+    std::string why;
+    EXPECT_FALSE(set_validation_document(bad, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+  EXPECT_EQ(api_call("validate", "{}", nullptr), before);
+  std::string why;
+  EXPECT_TRUE(set_validation_document(R"({"ok":true,"matched":true,"rows":[{"kind":"memory","name":"x"}]})", &why)) << why;
+}
+
+}  // namespace
+}  // namespace trainfit
