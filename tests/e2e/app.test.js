@@ -27,6 +27,17 @@ test('page loads with the bundled snapshot, draws frames and reports no errors',
   await page.close();
 });
 
+test('the validation report comes after the first frame: trainfit.call("validate") answers the CLI\'s document', async () => {
+  const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');
+  await page.waitForFunction(() => window.trainfit.call('validate', {}).ok === true, null, { timeout: 20000 });
+  const doc = await page.evaluate(() => window.trainfit.call('validate', {}));
+  const file = JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '..', '..', 'data', 'validation.json'), 'utf8'));
+  assert.deepStrictEqual(doc, file, 'the page answers validate with data/validation.json, as `trainfit validate --format json`');
+  assert.ok(doc.rows.length > 150, doc.rows.length + ' references');
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
 test('the bundled snapshot loads from its binary form, and from the JSON when the binary is missing or damaged', async () => {
   // web/app.js loads data/snapshot.bin (the same data, no JSON to parse at start-up: issue 9) and falls back to
   // data/snapshot.json when the binary cannot be fetched or is refused; every way gives the same ranking.
