@@ -4,6 +4,7 @@
 #include "trainfit/framework.h"
 #include "trainfit/api_doc.h"
 
+#include "json_doc.h"
 #include "offer_plan.h"
 
 #include <algorithm>
@@ -28,21 +29,8 @@ namespace trainfit {
 namespace {
 using json = nlohmann::json;
 
-json error_doc(const Error& e) {
-  return json{{"ok", false}, {"error", {{"field", e.field}, {"message", e.message}}}};
-}
-
-// Numbers leave the core rounded to 12 significant digits: far below any estimate's uncertainty, and enough to
-// absorb last-bit differences between glibc's and emscripten's libm, so the CLI (native) and the JS API (wasm)
-// print byte-identical documents. Non-finite numbers never leave the core: they become null, and tests walk
-// every output to prove none appear.
-json num(double v) {
-  if (!std::isfinite(v)) return json(nullptr);
-  if (v == std::floor(v) && std::fabs(v) < 9e15) return json(static_cast<int64_t>(v));
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return json(std::strtod(buf, nullptr));
-}
+using doc::error_doc;
+using doc::num;
 
 // What a tight verdict means, with the band's size (memory.h): the same words on every surface.
 std::string tight_note() {

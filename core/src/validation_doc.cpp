@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "json_doc.h"
 #include "trainfit/api.h"
 #include "trainfit/common.h"
 #include "trainfit/memory.h"
@@ -20,18 +21,8 @@ namespace trainfit {
 namespace {
 using json = nlohmann::json;
 
-json error_doc(const Error& e) {
-  return json{{"ok", false}, {"error", {{"field", e.field}, {"message", e.message}}}};
-}
-
-// The facade's number rule (api.cpp num): 12 significant digits, non-finite as null.
-json num(double v) {
-  if (!std::isfinite(v)) return json(nullptr);
-  if (v == std::floor(v) && std::fabs(v) < 9e15) return json(static_cast<int64_t>(v));
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return json(std::strtod(buf, nullptr));
-}
+using doc::error_doc;
+using doc::num;
 
 json validate_doc() {
   json rows = json::array();
