@@ -78,6 +78,11 @@ FrameworkProfile make_torchtune() {
                               "torchtune recipes/lora_finetune_distributed.py");
   p.qlora = data_parallel_only(Z(0) | Z(3), false, "one GPU, or FSDP2 full shard of the NF4 base",
                                "torchtune recipes/configs/llama3_1/405B_qlora.yaml (QLoRA with FSDP2)");
+  // Every recipe config's loss is CEWithChunkedOutputLoss and the model emits its logits in the same chunks
+  // (model.set_num_output_chunks(loss_fn.num_output_chunks)).
+  p.loss_chunks = 8;
+  p.loss_chunks_source = "torchtune modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss (num_output_chunks "
+                         "= 8: each chunk's logits.float() and cross_entropy computed alone)";
   return p;
 }
 

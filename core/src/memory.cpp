@@ -682,7 +682,13 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // backward the fp32 gradients of the log-probs and of the logits, 3 x 4 B; Megatron's vocab-parallel
   // cross-entropy works in place on one fp32 copy, 4 B) while every activation is still alive. Vocab-parallel
   // under TP. Encoders (sequence classification): b x classes logits, negligible.
-  const double fp32_loss = 4.0 * double(fw.loss_fp32_buffers);
+  // Chunked loss (framework.h loss_chunks): the kept fp32 log-softmax for every token, the other buffers for one
+  // chunk's tokens.
+  const double fp32_buffers = fw.loss_chunks > 1
+                                  ? std::min(double(fw.loss_fp32_buffers),
+                                             1.0 + double(fw.loss_fp32_buffers - 1) / double(fw.loss_chunks))
+                                  : double(fw.loss_fp32_buffers);
+  const double fp32_loss = 4.0 * fp32_buffers;
   double per_logit = fw.logits_freed_before_backward ? std::max(e + 8.0, fp32_loss) : e + fp32_loss;
   if (train.hf_fp32_logits) per_logit += 8.0;  // job.h: fp32 logits in the output + the shifted fp32 copy
   const double logits = encoder ? 0.0 : tokens * double(model.vocab_size) * per_logit / tp;

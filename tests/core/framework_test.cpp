@@ -83,6 +83,26 @@ TEST(Framework, MegatronCoreCountsItsFp32GradientBuffer) {
   EXPECT_GT(mc.total, g.total + g.gradients * 0.99);
 }
 
+// torchtune's chunked cross-entropy (CEWithChunkedOutputLoss, 8 chunks): the 16-bit logits and the kept fp32
+// log-softmax for every token, the fp32 upcast and gradient for one chunk at a time: 2 + 4 x (1 + 2/8) = 7 bytes
+// per logit against the Hugging Face path's 2 + 3 x 4 = 14.
+TEST(Framework, TorchtuneChunkedLossHoldsHalfTheLogitBytes) {
+  const ModelSpec* m = find_model("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  TrainConfig t;
+  t.method = Method::lora;
+  t.precision = Precision::bf16;
+  t.seq_len = 2048;
+  MemoryLayout l;
+  l.micro_batch = 2;
+  l.recompute = Recompute::full;
+  const MemoryBreakdown g = *estimate_memory(*m, t, l);
+  t.framework = Framework::torchtune;
+  const MemoryBreakdown tt = *estimate_memory(*m, t, l);
+  EXPECT_NEAR(tt.logits / g.logits, 7.0 / 14.0, 1e-9);
+  EXPECT_DOUBLE_EQ(g.logits, 2.0 * 2048 * 128256 * 14.0);
+}
+
 TEST(Framework, EveryProfileNamesItsSourcesAndGenericRestrictsNothing) {
   int n = 0;
   const FrameworkProfile* t = framework_profiles(&n);

@@ -43,6 +43,10 @@ struct FrameworkProfile {
   // the larger of forward (logits + fp32 copy + log-softmax) and backward (the fp32 buffers alone).
   bool logits_freed_before_backward = false;
   const char* loss_source = "PyTorch F.cross_entropy = log_softmax + nll_loss on logits.float() (HF models)";
+  // The loss runs over the sequence in this many chunks, each upcast and its cross-entropy computed alone: the fp32
+  // log-softmax of every chunk is kept for backward (1 buffer), the other fp32 buffers exist for one chunk at a time.
+  int loss_chunks = 1;
+  const char* loss_chunks_source = "";
   // FSDP2 (torch.distributed fully_shard): the root unit (the model itself: embedding, final norm and output head)
   // keeps its all-gathered 16-bit parameters from forward into backward (torch _fsdp_state.py _lazy_init: "For the
   // root, do not reshard after forward"), and the last transformer block is not resharded after
