@@ -383,6 +383,13 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
         notes += "largest micro-batch: " + num(f["max_micro_batch"], "%.0f") + " expected, " +
                  num(f["max_micro_batch_safe"], "%.0f") + " safe; longest sequence: " + num(f["max_seq_len"], "%.0f") +
                  " expected, " + num(f["max_seq_len_safe"], "%.0f") + " safe tokens\n";
+        if (f.contains("max_seq_len_by_cp") && !f["max_seq_len_by_cp"].empty()) {
+          notes += "longest sequence with context parallelism (" + f.value("cp_scheme", "") + "):";
+          for (const auto& c : f["max_seq_len_by_cp"])
+            notes += " CP " + num(c["cp"], "%.0f") + " (" + num(c["gpus"], "%.0f") + " GPUs) " +
+                     num(c["max_seq_len"], "%.0f") + " / " + num(c["max_seq_len_safe"], "%.0f") + ";";
+          notes += " expected / safe tokens\n";
+        }
       }
       for (const auto& n : doc["memory"]["notes"]) notes += "note: " + n.value("message", "") + "\n";
     }

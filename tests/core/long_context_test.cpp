@@ -96,3 +96,33 @@ TEST(LongContext, RecipesCarryTheScheme) {
 
 }  // namespace
 }  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// estimate --gpu answers the longest sequence per context-parallel degree added to the layout, in the job's scheme:
+// more CP ranks, longer sequences; none where the framework runs no context parallelism (torchtune).
+TEST(LongContext, EstimateGivesTheLongestSequencePerContextParallelDegree) {
+  const std::string q = R"({"model":"qwen3-4b","method":"full","framework":"hf-trainer","seq_len":32768,)"
+                        R"("micro_batch":1,"recompute":"full","parallel":{"gpus":1,"zero":3,"offload_optimizer":true},)"
+                        R"("target":{"gpu":"h100-sxm"}})";
+  const nlohmann::json doc = test::facade("estimate", q);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  const auto& fit = doc["fit"];
+  EXPECT_EQ(fit["cp_scheme"], "ulysses");
+  ASSERT_EQ(fit["max_seq_len_by_cp"].size(), 3u) << fit.dump();
+  int64_t previous = fit["max_seq_len"].get<int64_t>();
+  for (const auto& c : fit["max_seq_len_by_cp"]) {
+    EXPECT_GT(c["max_seq_len"].get<int64_t>(), previous) << c.dump();
+    EXPECT_LE(c["max_seq_len_safe"].get<int64_t>(), c["max_seq_len"].get<int64_t>());
+    EXPECT_EQ(c["max_seq_len"].get<int64_t>() % c["cp"].get<int64_t>(), 0);
+    previous = c["max_seq_len"].get<int64_t>();
+  }
+  const nlohmann::json tt = test::facade(
+      "estimate", R"({"model":"llama-3.2-1b","method":"full","framework":"torchtune","seq_len":4096,"target":{"gpu":"h100-sxm"}})");
+  ASSERT_TRUE(tt["ok"].get<bool>()) << tt.dump();
+  EXPECT_TRUE(tt["fit"]["max_seq_len_by_cp"].empty());
+}
+
+}  // namespace
+}  // namespace trainfit
