@@ -1,6 +1,6 @@
 // trainfit — Dear ImGui 1.86 test-engine hooks: record each widget's label and rectangle during a frame so
 // GoogleTest (headless) and Playwright (in the browser) can click widgets by label. imgui_test_engine itself
-// needs 1.87+, so this is the ~60-line stand-in the style notes describe (pitfall 15: all four hooks are
+// needs 1.87+, so this is the ~60-line stand-in the style notes describe (all four hooks are
 // required by the linker).
 #include <cstdarg>
 #include <string>

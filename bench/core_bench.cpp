@@ -1,4 +1,4 @@
-// trainfit — core benchmarks (issue 9 §1, issue 4 and 5 "done when" figures). Each prints its figures;
+// trainfit — core benchmarks (the performance budgets of scripts/check-budgets). Each prints its figures;
 // budgets are checked by scripts/check-budgets, never here. Run everything with scripts/bench.
 //   trainfit_bench --write-synthetic N   prints the N-offer synthetic snapshot (JSON) for the wasm benchmark.
 #include <benchmark/benchmark.h>
@@ -69,7 +69,7 @@ void BM_LoadBundledSnapshot(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadBundledSnapshot)->Unit(benchmark::kMillisecond);
 
-// Issue 4: a plan for one instance type over all node counts (< 1 ms). 8x H100 SXM, up to 64 nodes.
+// A plan for one instance type over all node counts (< 1 ms). 8x H100 SXM, up to 64 nodes.
 void BM_PlanOneInstance(benchmark::State& state, const char* query) {
   const trainfit::Snapshot& s = bundled_snapshot();
   const trainfit::Query q = query_named(query);
@@ -151,7 +151,7 @@ void BM_ReRankCached(benchmark::State& state, const char* query) {
 }
 BENCHMARK_CAPTURE(BM_ReRankCached, lora8b, "lora8b")->Arg(0)->Arg(100000)->Unit(benchmark::kMillisecond);
 
-// Issue 5: a full evaluation (topology planning included) of 1k / 10k / 100k synthetic offers, one thread.
+// A full evaluation (topology planning included) of 1k / 10k / 100k synthetic offers, one thread.
 void BM_RankSynthetic(benchmark::State& state, const char* query) {
   const int n = static_cast<int>(state.range(0));
   rank_from_scratch(state, query_named(query), trainfit::bench::synthetic_snapshot(bundled_snapshot(), n));

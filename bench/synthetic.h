@@ -1,4 +1,4 @@
-// trainfit bench — synthetic snapshots of any size for the scaling benchmarks (issue 9 §1, issue 5).
+// trainfit bench — synthetic snapshots of any size for the scaling benchmarks.
 // Realistic shapes: the bundled snapshot's offers, replicated across synthetic regions ("us-east-1~s3") with
 // prices jittered by a deterministic +-10%. Every instance shape stays one the planner really sees, so the
 // growth measured is the growth that adding providers and regions to the snapshot causes.

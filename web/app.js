@@ -324,7 +324,7 @@
     rows.filter((r) => r.state === 'ranked').slice(0, 3).forEach((r, i) => {
       parts.push((i + 1) + ': ' + r.offer + ' ' + r.option + ', ' + durationText(r.wall_s) + ', ' + usdText(r.total_usd) + '.');
     });
-    // Held back: the rank document's count when it gives one (issue 19), else every row that is not ranked.
+    // Held back: the rank document's count when it gives one, else every row that is not ranked.
     const c = st.counts || {};
     const held = typeof c.held_back === 'number' ? c.held_back : st.rows_total - st.ranked;
     const why = [['does_not_fit', 'do not fit'], ['filtered', 'filtered out'], ['no_price', 'have no price'],

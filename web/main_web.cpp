@@ -1,11 +1,11 @@
 // trainfit — the web shell: WebGL2 canvas, main loop and every emscripten 3.1.6 / imgui 1.86 workaround, in
 // this one file (style-anchors section 3 and 4; pitfall numbers below refer to that table).
-//   NOTE(pitfall 8/9): GLFW has no DPR and glfwSetWindowSize goes fullscreen: we size the backing store
+//   NOTE: GLFW has no DPR and glfwSetWindowSize goes fullscreen: we size the backing store
 //         ourselves to CSS size x devicePixelRatio with Browser.setCanvasSize, and scale the UI by the DPR.
-//   NOTE(pitfall 10): the GLFW wheel is inverted and x100: we take the wheel from html5.h instead.
-//   NOTE(pitfall 11): GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
+//   NOTE: the GLFW wheel is inverted and x100: we take the wheel from html5.h instead.
+//   NOTE: GLFW clipboard is a stub: copy goes through navigator.clipboard (web/app.js),
 //         paste comes in through the exported tf_paste.
-//   NOTE(pitfall 26): a rebuilt font atlas must be re-uploaded by hand (renderer_upload_fonts).
+//   NOTE: a rebuilt font atlas must be re-uploaded by hand (renderer_upload_fonts).
 //   NOTE(imgui 1.86): keys are read once a frame, so quick taps were lost or reordered: key and character events
 //         go through trainfit::app::KeyTaps, a queue paced to what a frame can take (the desktop shell too).
 //   NOTE(imgui 1.86, mouse): the mouse too is read once a frame; a press and release between two frames, or a
@@ -371,7 +371,7 @@ int main() {
   io.IniFilename = nullptr;
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
-  glfwSetScrollCallback(g_window, nullptr);  // pitfall 10: our own wheel handler below
+  glfwSetScrollCallback(g_window, nullptr);  // our own wheel handler below
   trainfit::app::glfw_keys::install(g_window);  // keys paced for imgui 1.86 (key_taps.h)
   emscripten_set_wheel_callback("#canvas", nullptr, EM_TRUE, on_wheel);
   trainfit::app::glfw_mouse::install(g_window);  // the mouse paced for imgui 1.86 (mouse_taps.h)

@@ -43,7 +43,7 @@ void App::Impl::update_detail() {
   else runners_up = rank->shapes[r->shape].plan.runners_up;
   TrainConfig train = query.train;
   row_memory = estimate_memory(query.model, train, p->layout);
-  // Memory against micro-batch and sequence length for this GPU and layout (the inverse questions of issue 3).
+  // Memory against micro-batch and sequence length for this GPU and layout (the estimate's inverse questions).
   const GpuSpec& g = snapshot.gpus[snapshot.offers[r->offer].gpu];
   const double cap = gpu_capacity_bytes(g) * 2;
   MemoryLayout l = p->layout;

@@ -207,7 +207,7 @@ struct MosaicRow {
 };
 
 
-// A published framework benchmark run with its exact layout (issue 17 §5): evaluated as a FIXED layout under the
+// A published framework benchmark run with its exact layout: evaluated as a FIXED layout under the
 // matching framework profile. dp = gpus / (tp x pp x cp) (Megatron's order, CP ranks share a sequence);
 // gradient-accumulation steps = global batch / (micro-batch x dp).
 struct FrameworkRun {
@@ -287,7 +287,7 @@ TimeReference framework_row(const FrameworkRun& r) {
       row.planner_plan = "none fits: " + p->why_not;
     }
   }
-  row.tolerance = 0.20;  // issue 17 §5: framework rows within 20%
+  row.tolerance = 0.20;  // framework benchmark rows: within 20%
   row.moe = base && base->num_experts > 1;
   return row;
 }
@@ -484,7 +484,7 @@ std::vector<TimeReference> time_validation_rows() {
     }
   }
 
-  // --- Framework benchmark tables (issue 17 §5): Megatron-Core / NeMo, torchtitan. Each is the published layout
+  // --- Framework benchmark tables: Megatron-Core / NeMo, torchtitan. Each is the published layout
   // evaluated as a fixed layout under its framework profile. Megatron rows: DGX nodes (8 x 400 Gb/s IB),
   // distributed optimizer (ZeRO-1 over DP x CP, the NeMo / Megatron-Bridge recipe default), sequence parallel
   // with TP, no recomputation (the H100 presets of scripts/performance/configs/llama/llama3_workload_base_configs.py

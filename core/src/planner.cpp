@@ -994,7 +994,7 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
   Plan& best = o.best;
   s.fill_memory(best, &res.memory);
 
-  // Data pipeline (issue 4 §6): every node reads its share of the tokens from storage.
+  // Data pipeline: every node reads its share of the tokens from storage.
   if (opt.storage_read_MBps > 0) {
     res.data.storage_Bps = opt.storage_read_MBps * 1e6;
     res.data.needed_Bps = best.tokens_per_s / best.nodes * data.bytes_per_token;

@@ -430,7 +430,7 @@ void Ranker::place(RankRow& row, const ShapePlan& shape, const Provider& p, cons
 
 // The index in r.shapes of the plan for offer o's shape: one already made in this ranking, one from the
 // cache, the plan of a twin that differs only in host RAM / vCPUs, or a new plan. Shapes are looked up by GPU
-// index, so the lookup stays a short scan however many offers share the GPU (issue 9: the snapshot grows by
+// index, so the lookup stays a short scan however many offers share the GPU (the snapshot grows by
 // regions and providers, the shapes do not).
 int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
   for (int k : shapes_of_gpu[o.gpu])
@@ -554,7 +554,7 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     const bool deadline_ok = f.deadline_h <= 0 || cand.wall_s <= f.deadline_h * kHour_s;
     const bool budget_ok = f.budget_usd <= 0 || cand.total_usd <= f.budget_usd;
     if (!deadline_ok || !budget_ok) continue;
-    // Equal sort values: the plan that fits beats a tight one (issue 21: "prefer a fitting layout of equal cost").
+    // Equal sort values: the plan that fits beats a tight one ("prefer a fitting layout of equal cost").
     const bool better = !have || sort_value(q.sort, cand) < sort_value(q.sort, best) ||
                         (sort_value(q.sort, cand) == sort_value(q.sort, best) && cand.verdict == FitVerdict::fits &&
                          best.verdict != FitVerdict::fits);

@@ -120,7 +120,7 @@ std::vector<Case> cases() {
     c.push_back({"QLoRA paper: LLaMA 65B QLoRA r=64 all linears, micro-batch 1, seq 512, 1x 48 GB (RTX A6000)",
                  "Dettmers et al. 2023 (QLoRA), abstract: \"finetune a 65B parameter model on a single 48GB GPU\"; "
                  "github.com/artidoro/qlora scripts/finetune_guanaco_65b.sh (r=64, all linear layers, checkpointing)",
-                 "micro-batch 1 and seq 512 as in issue 21's headline; gradient checkpointing on (qlora.py default); "
+                 "micro-batch 1 and seq 512 for the paper's headline; gradient checkpointing on (qlora.py default); "
                  "paged AdamW (QLoRA §3 \"Paged Optimizers\": states page out to CPU RAM under memory pressure) "
                  "modelled as optimizer offload",
                  true, llama_like("LLaMA 65B", 8192, 80, 64, 64, 22016, 32000, 2048), t,
@@ -257,7 +257,7 @@ std::vector<Case> cases() {
       // At 64k tokens per micro-batch the logits dominate: llm-foundry's fused cross-entropy (flash-attn's
       // xentropy kernel) keeps no fp32 log-softmax copy, which the generic estimate (46 GB of logits) does.
       const char* gap = r.seq > 32768 ? "llm-foundry's fused cross-entropy keeps no fp32 log-softmax of the 64k-token "
-                                        "batch (~46 GB here); framework profiles (issue 17) will model it"
+                                        "batch (~46 GB here); not modelled yet"
                                       : nullptr;
       c.push_back({r.name, src, note, true, r.m, full(r.pure ? Precision::bf16 : Precision::bf16_mixed, r.seq),
                    layout(r.mb, r.accum, r.ac ? Recompute::full : Recompute::none, r.gpus, 3), r.cap, gap});

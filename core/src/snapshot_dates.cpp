@@ -1,5 +1,5 @@
 // trainfit core — when a snapshot's prices were captured (snapshot.h, price_dates): the dates every surface
-// shows instead of the snapshot's build date (issue 19 §3).
+// shows instead of the snapshot's build date.
 #include <algorithm>
 
 #include "trainfit/snapshot.h"

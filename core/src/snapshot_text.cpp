@@ -1,7 +1,7 @@
 // trainfit core — the text sidecar of a lean binary snapshot (snapshot.h; docs/snapshot.md, "Lean form and text
 // sidecar"). Why: about half of the bundled snapshot.bin's gzipped bytes were long text (datasheet addresses, provider
 // notes, billing and spot sources) that only the Snapshot tab and tooltips show, while the first-visit payload was
-// over its 500 KB budget (issue 19 part 6). The page loads the lean binary first and applies this sidecar after its
+// over its 500 KB budget. The page loads the lean binary first and applies this sidecar after its
 // first frame. The text fields are listed once (gpu_text, provider_text, source_text, billing_text) for the writer,
 // the stripper and the reader.
 #include <optional>

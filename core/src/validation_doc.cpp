@@ -36,7 +36,7 @@ json validate_doc() {
     all_pass = all_pass && v.pass();
   }
   for (const auto& t : time_validation_rows()) {
-    // Issue 4's bar: fully specified published runs within 25%; the others are informative.
+    // The bar: fully specified published runs within their tolerance; the others are informative.
     const double tol = t.fully_specified ? t.tolerance : 0.0;
     const bool pass = !t.fully_specified || std::fabs(t.relative_error) <= tol;
     std::string note = t.calibration ? "used to calibrate the efficiency defaults" : "held out";

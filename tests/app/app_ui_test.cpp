@@ -271,7 +271,7 @@ TEST_F(Ui, EmbedModeIsCompactAndLinksOutToTheFullApp) {
   EXPECT_NE(a.take_shell_requests().find("open_full_app"), std::string::npos);
 }
 
-// "Paste config.json" (issue 17): the pasted Hugging Face config becomes the custom model with every knob
+// "Paste config.json": the pasted Hugging Face config becomes the custom model with every knob
 // derived by the core; a refused one (here: text typed after the JSON) keeps the model.
 TEST_F(Ui, APastedHfConfigBecomesTheModelAndARefusedOneKeepsIt) {
   make();
@@ -310,7 +310,7 @@ TEST_F(Ui, EveryTabDrawsWithoutErrors) {
   (void)a;
 }
 
-// ---- Issue 20: the one-column layout, and clicks that reach imgui in one burst.
+// ---- The one-column layout, and clicks that reach imgui in one burst.
 struct Rect {
   float x = 0, y = 0, w = 0, h = 0;
 };
@@ -407,7 +407,7 @@ TEST_F(Ui, AClickThatArrivesInOneBurstSwitchesTheTab) {
   }
 }
 
-// Issue 9's UI figure: CPU time of one frame with 5,000 result rows shown (list clipping keeps it flat).
+// The UI figure: CPU time of one frame with 5,000 result rows shown (list clipping keeps it flat).
 TEST_F(Ui, FrameWithFiveThousandRowsStaysWellUnderAFrame) {
   trainfit::Result<trainfit::Snapshot> base = trainfit::load_snapshot(trainfit::embedded_snapshot_json());
   ASSERT_TRUE(base.ok());

@@ -1,5 +1,5 @@
 // trainfit UI — the table's and the detail's number formatters (app/src/ui_format.cpp) write exactly what their
-// printf formats wrote before they stopped using printf (load time, issue 9): the reference below is that code.
+// printf formats wrote before they stopped using printf (load time): the reference below is that code.
 #include <gtest/gtest.h>
 
 #include <cmath>

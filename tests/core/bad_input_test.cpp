@@ -1,4 +1,4 @@
-// The bad-input matrix (issue 10): every query key, snapshot defect and hostile link gets an Error that names
+// The bad-input matrix: every query key, snapshot defect and hostile link gets an Error that names
 // the field and the problem, within a time bound, and every number in every facade document is finite.
 // The query keys are not listed by hand: they are read from the full JSON form of a few queries, so a key
 // added to the key table is covered here without touching this file.

@@ -1,4 +1,4 @@
-// One query, one answer (issue 21 §4): over 1,000 random valid queries and offers, every verb agrees with every
+// One query, one answer: over 1,000 random valid queries and offers, every verb agrees with every
 // other through the facade every surface uses (api_call): the memory of the layout `plan` picks equals
 // `estimate` of that layout fixed; `plan` at the rank row's node count is the rank row's plan; `cost` for the
 // row's pricing option and node count is the row's cost; and the fit verdict is the same in all of them.

@@ -1,4 +1,4 @@
-// Issue 21's examples, each through the facade (api_call) the CLI, the UI and the JS API use.
+// Worked fit examples, each through the facade (api_call) the CLI, the UI and the JS API use.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@ using json = nlohmann::json;
 
 json call(const char* verb, const std::string& q) { return test::facade(verb, q); }
 
-// The QLoRA paper's headline (Dettmers et al. 2023: a 65B model on one 48 GB GPU), as issue 21 typed it.
+// The QLoRA paper's headline (Dettmers et al. 2023: a 65B model on one 48 GB GPU) as a plain query.
 TEST(FitVerdict, QloraHeadlineFitsA48GbCardAndNotA24GbOne) {
   const std::string job = R"("model":"llama-2-70b","method":"qlora","micro_batch":1,"seq_len":512)";
   const json a6000 = call("estimate", "{" + job + R"(,"target":{"gpu":"rtx-a6000"}})");
@@ -114,7 +114,7 @@ TEST(FitVerdict, DefaultQueryLeavesNoOfferUnsupported) {
   const json r = call("rank", "{}");
   ASSERT_TRUE(r["ok"].get<bool>());
   EXPECT_EQ(r["counts"]["unsupported"], 0);
-  // 95% of the offers whose GPU count is a power of two: issue 19 added Hyperstack's 16 GB RTX A4000 (1x too small)
+  // 95% of the offers whose GPU count is a power of two: the market added Hyperstack's 16 GB RTX A4000 (1x too small)
   // and the 8-12 GB GeForce cards of the marketplaces (Vast.ai RTX 3060/3070/3080, RTX A2000 6 GB). Offers of 3, 5,
   // 6, 7, 9-12 GPUs (RunPod pods, 1,300+ of them, a few Daytona/Lium/Vast ones) get no parallel layout from the
   // planner today (it splits 32 heads and the batch by powers of two only): left out of the share.

@@ -1,4 +1,4 @@
-// Framework profiles (issue 17 §1-2): the planner proposes only what the query's framework can launch, names what
+// Framework profiles: the planner proposes only what the query's framework can launch, names what
 // it skipped, and the memory counts the buffers the framework keeps.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ using json = nlohmann::json;
 
 json call(const char* verb, const std::string& q) { return test::facade(verb, q); }
 
-// Issue 17: "QLoRA of Llama 3.1 8B on 4x L4 with TP 2" was proposed; under hf-trainer QLoRA is DDP or FSDP only.
+// "QLoRA of Llama 3.1 8B on 4x L4 with TP 2" was once proposed; under hf-trainer QLoRA is DDP or FSDP only.
 TEST(Framework, QloraUnderHfTrainerIsNeverPlannedWithTpOrPp) {
   for (const char* offer : {"aws/g6.12xlarge/us-east-1", "aws/p5.48xlarge/us-east-1", "aws/g5.12xlarge/us-east-1"}) {
     const json p = call("plan", std::string(R"({"model":"llama-3.1-8b","method":"qlora","framework":"hf-trainer",

@@ -228,7 +228,7 @@ TEST(HfConfig, UnknownTypesAndContradictionsNameTheField) {
   EXPECT_EQ(field(std::string(100, '[')), "hf_config");
 }
 
-// GPT-style model with grouped-query attention and a plain GELU MLP (issue 17's example): expressible now,
+// GPT-style model with grouped-query attention and a plain GELU MLP (a user's example): expressible now,
 // and counted as GPT-2's layout with fewer key/value columns.
 TEST(Knobs, GroupedQueryAttentionWorksForEveryFamily) {
   ModelSpec m = preset("gpt2");

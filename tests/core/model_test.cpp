@@ -20,7 +20,7 @@ double total(const char* id) {
   return c.ok() ? c->total : -1;
 }
 
-// The five public checks of issue 3. Sources: transformers num_parameters() / Hugging Face Hub API
+// Five public parameter-count checks. Sources: transformers num_parameters() / Hugging Face Hub API
 // safetensors.total for openai-community/gpt2, meta-llama/Llama-2-7b-hf (6,738,417,664 stored tensors
 // minus 32 x 64 rotary inv_freq buffers), meta-llama/Meta-Llama-3-8B, mistralai/Mistral-7B-v0.1 and
 // mistralai/Mixtral-8x7B-v0.1.
@@ -153,7 +153,7 @@ TEST(ModelCatalog, ErrorsNameTheJsonPointer) {
 }
 
 TEST(ModelCatalog, DuplicateKeysKeepTheLastValueAndParseErrorsSayWhere) {
-  // The catalog reader (RapidJSON since the load-time work of issue 9) keeps nlohmann's rules: of duplicate
+  // The catalog reader (RapidJSON since the load-time work) keeps nlohmann's rules: of duplicate
   // keys only the last counts, even when an earlier one would be refused.
   auto m = parse_model_json(R"({"arch": "llama", "hidden_size": 256, "num_layers": -1, "num_layers": 2,
       "num_heads": 4, "intermediate_size": 512, "vocab_size": 1000})");

@@ -36,7 +36,7 @@ ParamCounts llama2_7b_counts() {
 }
 
 TEST(FlopsPerToken, Llama2CountsMatchTheHuggingFaceTotal) {
-  // Public check from issue 3: Llama-2-7B has 6,738,415,616 parameters.
+  // Public check: Llama-2-7B has 6,738,415,616 parameters.
   EXPECT_DOUBLE_EQ(llama2_7b_counts().total, 6738415616.0);
 }
 

@@ -473,7 +473,7 @@ TEST(Planner, NoNanOnDegenerateInputs) {
 }
 
 TEST(Planner, OneInstanceOverAllNodeCountsPlansInUnderAMillisecond) {
-  // Issue 4 "done when": one instance type over all node counts in < 1 ms natively (Release build; the
+  // One instance type over all node counts in < 1 ms natively (Release build; the
   // bound is loosened 20x here because unit tests run in Debug and under sanitizers).
   TrainConfig t;
   t.seq_len = 4096;
@@ -500,7 +500,7 @@ TEST(TimeValidation, PublishedRunsArePredictedWithinTwentyFivePercent) {
     std::printf("%-55s %-18s published %12.1f estimate %12.1f error %+6.1f%%%s%s\n", r.name.c_str(),
                 r.quantity.c_str(), r.published, r.estimate, 100 * r.relative_error,
                 r.calibration ? " (calibration)" : "", r.fully_specified ? "" : " (not fully specified)");
-    // Issue 4: fully specified runs within 25%. Llama 2's GPU-hours (GPU count unpublished; the figure includes
+    // Fully specified runs within their tolerance. Llama 2's GPU-hours (GPU count unpublished; the figure includes
     // evaluation, checkpointing and failures) are held to 40%.
     EXPECT_LT(std::fabs(r.relative_error), r.fully_specified ? r.tolerance : 0.40) << r.name << " — " << r.source;
   }
@@ -536,7 +536,7 @@ std::optional<MegatronRun> megatron_fp8_pretraining(const char* model_id, int64_
   return run;
 }
 
-// Issue 17's "done when": a Megatron-profile plan of Llama 3 70B pre-training (seq 8192, global batch 128, FP8) on
+// A Megatron-profile plan of Llama 3 70B pre-training (seq 8192, global batch 128, FP8) on
 // 8 DGX H100 nodes (8 x 400 Gb/s InfiniBand) uses tensor x pipeline parallelism with sequence parallelism and runs
 // within 20% of the published 1,602 tokens/s per GPU (NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md
 // @00b7660, 25.11 NeMo container, DGX-H100: "LLAMA3_70B | 64 | FP8-CS | 128 | 1 | 8192 | 0 | 4 | 8 | 1 | 5 | 1 |
@@ -687,7 +687,7 @@ TEST(LayoutTiming, Fp8SpeedsUpTheGemmsButNotTheAttention) {
   EXPECT_GT(fp8_gain(16384), 1.0);
 }
 
-// Issue 17 §5: published throughput of Megatron/NeMo, torchtitan and nanotron runs is in the validation set, with
+// Published throughput of Megatron/NeMo, torchtitan and nanotron runs is in the validation set, with
 // a source each; the fully specified ones are held to 20% (PublishedRunsArePredictedWithinTwentyFivePercent).
 TEST(TimeValidation, EveryPreTrainingFrameworkHasPublishedThroughputRows) {
   int megatron = 0, titan = 0, nanotron = 0, b200 = 0, h200 = 0;

@@ -1,4 +1,4 @@
-// Tests of issue 19's ranking a user can trust by default: doubtful prices held back (one switch shows them),
+// Tests of a ranking a user can trust by default: doubtful prices held back (one switch shows them),
 // the dev-cycle sort, and `cost` naming the plan it costs per pricing option.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The reality set (issue 21 §5): published configurations that trained on named hardware are never judged
+// The reality set: published configurations that trained on named hardware are never judged
 // no_fit; published out-of-memory reports are. Sources per row: core/src/reality.cpp.
 #include <gtest/gtest.h>
 
@@ -21,8 +21,8 @@ TEST(RealitySet, EveryPublishedRunFitsOrIsTightAndEveryOomReportDoesNotFit) {
     EXPECT_FALSE(r.source.empty()) << r.name;
     (r.ran ? ran : oom) += 1;
   }
-  EXPECT_GE(ran, 15) << "issue 21: at least 15 published runs";
-  EXPECT_GE(oom, 5) << "issue 21: at least 5 published out-of-memory reports";
+  EXPECT_GE(ran, 15) << "at least 15 published runs";
+  EXPECT_GE(oom, 5) << "at least 5 published out-of-memory reports";
 }
 
 // The QLoRA headline (Dettmers et al. 2023: a 65B model on one 48 GB GPU) holds, and the same job on a 24 GB

@@ -88,7 +88,7 @@ TEST(Snapshot, BundledSnapshotValidatesWithZeroErrorsAndLoadsInMilliseconds) {
   ASSERT_TRUE(s.has_value()) << (r.errors.empty() ? "" : r.errors[0].to_string());
   EXPECT_TRUE(r.errors.empty());
   EXPECT_GT(s->offers.size(), 500u);
-  EXPECT_EQ(s->providers.size(), 31u);  // issue 19: Verda, Hyperstack, Vast.ai, three marketplaces (Shadeform, Prime Intellect, Spheron) and their clouds, v8 clouds
+  EXPECT_EQ(s->providers.size(), 31u);  // Verda, Hyperstack, Vast.ai, three marketplaces (Shadeform, Prime Intellect, Spheron) and their clouds, v8 clouds
   std::printf("bundled snapshot: %zu bytes, %zu offers, loaded+validated in %.2f ms\n", text.size(), s->offers.size(),
               std::chrono::duration<double, std::milli>(t1 - t0).count());
   // Every offer names a known GPU with a source.
@@ -566,7 +566,7 @@ TEST(SnapshotBinary, OfferIdsOffTheRuleAndNonDecimalPricesSurviveThePacking) {
 }
 
 TEST(SnapshotBinary, OffersShareOneCopyOfEachInstanceTypeRegionZoneAndDate) {
-  // Issue 19: no per-offer copies of the strings offers repeat (the 100k-offer heap); both readers share them.
+  // No per-offer copies of the strings offers repeat (the 100k-offer heap); both readers share them.
   const std::string text(embedded_snapshot_json());
   for (bool binary : {false, true}) {
     SCOPED_TRACE(binary ? "binary" : "json");

@@ -31,7 +31,7 @@ TEST(Validation, EveryReferenceIsWithinItsTolerance) {
   for (const auto& row : r) EXPECT_TRUE(row.pass()) << row.name << ": " << 100 * row.rel_error << "%";
 }
 
-// Issue 3 "done when": within 10% of every fully specified published measurement.
+// The bar: within 10% of every fully specified published measurement.
 TEST(Validation, FullySpecifiedMeasurementsAreWithinTenPercent) {
   int n = 0;
   for (const auto& row : rows()) {
@@ -44,7 +44,7 @@ TEST(Validation, FullySpecifiedMeasurementsAreWithinTenPercent) {
   EXPECT_GE(n, 38);
 }
 
-// Issue 17 part 5: measured multi-GPU peaks (Megatron-LM TP / interleaved PP, torchtitan FSDP2 x CP, Answer.AI
+// Measured multi-GPU peaks (Megatron-LM TP / interleaved PP, torchtitan FSDP2 x CP, Answer.AI
 // fsdp_qlora FSDP / NO_SHARD; sources in validation.cpp), at least 8 from 3 frameworks; every fully specified one
 // within 10% and their median within 5%.
 TEST(Validation, MultiGpuPeaksAreWithinTenPercentWithMedianUnderFive) {

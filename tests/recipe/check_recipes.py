@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Launch-recipe tests (issue 18): for each query in tests/recipe/queries/, `trainfit recipe` must
+"""Launch-recipe tests: for each query in tests/recipe/queries/, `trainfit recipe` must
   - write with --out exactly the bytes of the facade document's files (what the UI copies),
   - match the golden files in tests/recipe/golden/<case>/ (UPDATE_GOLDEN=1 rewrites them, on purpose only),
   - give files that parse: YAML with PyYAML (Debian python3-yaml), JSON with json, shell with `bash -n`

@@ -1,4 +1,4 @@
-// trainfit — the bare Dear ImGui page: the yardstick for the web app's load time (issue 9). Same emscripten
+// trainfit — the bare Dear ImGui page: the yardstick for the web app's load time. Same emscripten
 // flags, same imgui build and backends, the same GLFW/WebGL2 start-up as web/main_web.cpp, and nothing else:
 // one window of text in the app's own font (the DejaVu Sans subset at 15 px, as App::rebuild_fonts adds it: the
 // build has no built-in ImGui font, imconfig_trainfit.h). scripts/bench reports the app's time to its first interactive

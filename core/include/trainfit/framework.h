@@ -1,4 +1,4 @@
-// trainfit core — framework profiles (issue 17 §1-2): what the trainer the user runs can launch, and the buffers
+// trainfit core — framework profiles: what the trainer the user runs can launch, and the buffers
 // it keeps. One table entry per framework (core/src/framework.cpp), each line with its source; the planner
 // searches only what the profile supports and says "not supported by <framework>" for what it skipped, and the
 // memory estimator adds the buffers the profile keeps. `generic` is the framework-free model of before.

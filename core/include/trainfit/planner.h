@@ -22,7 +22,7 @@ namespace trainfit {
 enum class Topology { single_gpu, multi_gpu_node, multi_node };
 const char* topology_name(Topology t);
 
-// Dataset -> tokens (issue 4 §5).
+// Dataset -> tokens.
 struct DatasetTokens {
   double useful = 0;     // tokens that carry data (examples x avg length x epochs, or tokens x epochs)
   double processed = 0;  // tokens the GPUs run: equal with packing; with padding every example fills seq_len
@@ -125,7 +125,7 @@ struct PlanResult {
 };
 
 // A tight layout must be this much faster than one that fits to be chosen over it (the search orders tight
-// candidates by time x (1 + kTightPreference)): the user asked for "a fitting layout of equal cost" (issue 21);
+// candidates by time x (1 + kTightPreference)): the user asked for "a fitting layout of equal cost";
 // 1% is below the time model's resolution (its validation band is ~+-20%).
 inline constexpr double kTightPreference = 0.01;
 
@@ -210,7 +210,7 @@ struct TimeReference {
   // Rows without (Llama 2: GPU count unpublished, GPU-hours include evaluation, checkpoints and restarts) are
   // reported but held to a looser bound and left out of the time band.
   bool fully_specified = true;
-  double tolerance = 0.25;     // the bar for a fully specified row (issue 4: 25%; issue 17's framework rows: 20%)
+  double tolerance = 0.25;     // the bar for a fully specified row (25%; framework benchmark rows: 20%)
   bool moe = false;            // a mixture-of-experts run (its grouped-GEMM factor is calibrated apart)
   // Framework rows: the planner's own best plan for the same job on the same GPU count ("" when none), and its
   // tokens/s per GPU (0 when none).

@@ -1,7 +1,7 @@
 // trainfit core — the ranking engine: every offer of a snapshot (provider x instance type x region x pricing
 // option), planned and costed for one query, filtered, sorted, with the time/cost Pareto frontier.
 // Plans depend on the instance *shape* (GPU, GPU count, links, node limit), not on the region or price, so they
-// are computed once per shape and shared by every row of that shape (issue 9: ~40 shapes for ~2,400 offers).
+// are computed once per shape and shared by every row of that shape (~40 shapes for ~2,400 offers).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -104,7 +104,7 @@ struct RankResult {
   int cost_evaluations = 0;
 };
 
-// Plans kept between rankings (issue 9 §3): a plan's search depends on the model, the training setup, the
+// Plans kept between rankings: a plan's search depends on the model, the training setup, the
 // dataset's bytes per token and the instance shape, never on prices, regions, filters, sort, cost options or the
 // dataset's size (whose totals a hit redoes: planner.h set_dataset_totals). A caller that re-ranks after every
 // input change (the UI) passes the same cache each time, and only a change of model / setup / bytes per token /

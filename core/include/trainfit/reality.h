@@ -1,4 +1,4 @@
-// trainfit core — the reality set (issue 21): published training configurations that ran on named hardware, and
+// trainfit core — the reality set: published training configurations that ran on named hardware, and
 // published out-of-memory reports, each judged by the fit verdict (memory.h). A configuration that ran must be
 // `fits` or `tight`, never `no_fit`; an out-of-memory report must be `no_fit`. Sources and what each row assumes
 // are in core/src/reality.cpp; `trainfit validate` and the Accuracy tab list them (kind "fit").
@@ -21,7 +21,7 @@ struct RealityRow {
   double usable_bytes = 0;    // the GPU's driver-reported memory
   std::string note;           // what the row assumes where the source is silent
   // Not judged: the run depends on a framework feature the generic estimate does not model yet (the gap says
-  // which and by how much); listed so the limitation is visible. Framework profiles (issue 17) will take these.
+  // which and by how much); listed so the limitation is visible. Framework profiles will take these.
   std::string gap;
   bool judged() const { return gap.empty(); }
   bool pass() const { return !judged() || (ran ? verdict != FitVerdict::no_fit : verdict == FitVerdict::no_fit); }

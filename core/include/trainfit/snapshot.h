@@ -125,7 +125,7 @@ enum OfferFlag : uint32_t {
 };
 
 // A string that offers share: the loaders give every offer with the same instance type (region, zone, capture
-// date) the same immutable copy, so 100k offers hold a few hundred strings, not 400k (issue 19: the wasm heap of
+// date) the same immutable copy, so 100k offers hold a few hundred strings, not 400k (the wasm heap of
 // a 100k-offer snapshot; docs/performance.md). Reads as a const std::string (str(), c_str(), ==, +, ...);
 // assigning or appending makes a new copy for this offer only.
 class SharedStr {
