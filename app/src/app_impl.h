@@ -120,6 +120,7 @@ struct App::Impl {
   Curve by_micro_batch, by_seq_len;
   int64_t max_mb = 0, max_seq = 0;            // expected peak under the usable memory (fits or tight)
   int64_t max_mb_safe = 0, max_seq_safe = 0;  // the band's top under it (fits)
+  std::vector<CpReach> seq_by_cp;               // the longest sequence with context parallelism added
   // launch recipe of the selected row (recipe.h): the same files `trainfit recipe` writes for this offer
   Result<Recipe> recipe = Error{"", "none"};
   // The recipe is made when the Launch section first comes into view (ensure_recipe), not with the rest of the

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app_impl.h"
+#include "trainfit/framework.h"
 
 namespace trainfit::app {
 namespace {
@@ -246,6 +247,17 @@ void draw_memory_curves(App::Impl& s) {
               static_cast<long long>(s.max_mb), static_cast<long long>(s.max_mb_safe),
               static_cast<long long>(s.query.train.seq_len), static_cast<long long>(p->layout.micro_batch),
               static_cast<long long>(s.max_seq), static_cast<long long>(s.max_seq_safe));
+  if (!s.seq_by_cp.empty()) {
+    std::string line = std::string("With context parallelism (") + to_string(resolved_cp_scheme(s.query.train)) + "):";
+    for (const CpReach& c : s.seq_by_cp) {
+      char b[96];
+      std::snprintf(b, sizeof b, " CP %d on %lld GPUs %lld / %lld;", c.cp, static_cast<long long>(c.gpus),
+                    static_cast<long long>(c.max_seq_len), static_cast<long long>(c.max_seq_len_safe));
+      line += b;
+    }
+    line += " longest sequence, expected / safe tokens.";
+    ImGui::TextWrapped("%s", line.c_str());
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize();
   // Side by side; one under the other in the narrow layout.

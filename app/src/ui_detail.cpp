@@ -25,6 +25,7 @@ void App::Impl::update_detail() {
   by_micro_batch = Curve{};
   by_seq_len = Curve{};
   max_mb = max_seq = max_mb_safe = max_seq_safe = 0;
+  seq_by_cp.clear();
   const RankRow* r = selected_row();
   if (!r) return;
   if (r->nodes > 0) cost = cost_for(query, snapshot, *rank, *r, r->nodes);
@@ -72,6 +73,7 @@ void App::Impl::update_detail() {
   if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, usable, FitLevel::expected)) max_seq = *v;
   if (Result<int64_t> v = max_micro_batch(query.model, train, p->layout, usable, FitLevel::safe)) max_mb_safe = *v;
   if (Result<int64_t> v = max_seq_len(query.model, train, p->layout, usable, FitLevel::safe)) max_seq_safe = *v;
+  seq_by_cp = max_seq_len_by_cp(query.model, train, p->layout, usable);
 }
 
 // The selected row's launch recipe, once per (ranking, selection), asked for this row exactly: its offer,

@@ -122,28 +122,12 @@ json fit_doc(const Query& q, const GpuSpec& gpu, const MemoryLayout& layout, con
            {"max_micro_batch_safe", search(true, FitLevel::safe)},
            {"max_seq_len", search(false, FitLevel::expected)},
            {"max_seq_len_safe", search(false, FitLevel::safe)}};
-  // The longest sequence with context parallelism added to this layout (CP 2, 4, 8 x its own, each CP rank one more
-  // GPU), in the job's scheme, where the framework runs it and the model allows it (Ulysses: cp divides the heads).
+  // The longest sequence with context parallelism added to this layout (memory.h max_seq_len_by_cp).
   const CpScheme scheme = resolved_cp_scheme(q.train);
   json by_cp = json::array();
-  for (int k : {2, 4, 8}) {
-    MemoryLayout l = layout;
-    l.cp = layout.cp * k;
-    l.cp_ulysses = scheme == CpScheme::ulysses;
-    if (!framework_layout_error(q.train.framework, q.train.method, l.tp, l.pp, l.cp, l.dp, l.zero,
-                                l.offload_optimizer || l.offload_params, l.ep, scheme)
-             .empty() ||
-        !cp_layout_error(q.model, l.tp, l.cp, scheme).message.empty())
-      continue;
-    auto longest = [&](FitLevel level) -> json {
-      Result<int64_t> r = max_seq_len(q.model, q.train, l, usable, level);
-      return r ? json(*r) : json(nullptr);
-    };
-    by_cp.push_back({{"cp", l.cp},
-                     {"gpus", int64_t(l.tp) * l.pp * l.dp * l.cp},
-                     {"max_seq_len", longest(FitLevel::expected)},
-                     {"max_seq_len_safe", longest(FitLevel::safe)}});
-  }
+  for (const CpReach& c : max_seq_len_by_cp(q.model, q.train, layout, usable))
+    by_cp.push_back({{"cp", c.cp}, {"gpus", c.gpus}, {"max_seq_len", c.max_seq_len},
+                     {"max_seq_len_safe", c.max_seq_len_safe}});
   doc["cp_scheme"] = to_string(scheme);
   doc["max_seq_len_by_cp"] = by_cp;
   return doc;

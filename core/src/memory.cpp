@@ -825,6 +825,29 @@ Result<int64_t> max_micro_batch(const ModelSpec& model, const TrainConfig& train
   });
 }
 
+std::vector<CpReach> max_seq_len_by_cp(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
+                                       double usable) {
+  std::vector<CpReach> out;
+  const CpScheme scheme = resolved_cp_scheme(train);
+  for (int k : {2, 4, 8}) {
+    MemoryLayout l = layout;
+    l.cp = std::max(1, layout.cp) * k;
+    l.cp_ulysses = scheme == CpScheme::ulysses;
+    if (!framework_layout_error(train.framework, train.method, l.tp, l.pp, l.cp, l.dp, l.zero,
+                                l.offload_optimizer || l.offload_params, l.ep, scheme)
+             .empty() ||
+        !cp_layout_error(model, l.tp, l.cp, scheme).message.empty())
+      continue;
+    CpReach c;
+    c.cp = l.cp;
+    c.gpus = int64_t(l.tp) * l.pp * l.dp * l.cp;
+    if (Result<int64_t> r = max_seq_len(model, train, l, usable, FitLevel::expected)) c.max_seq_len = *r;
+    if (Result<int64_t> r = max_seq_len(model, train, l, usable, FitLevel::safe)) c.max_seq_len_safe = *r;
+    out.push_back(c);
+  }
+  return out;
+}
+
 Result<int64_t> max_seq_len(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
                             double usable, FitLevel level, int64_t limit) {
   if (!(usable > 0) || !std::isfinite(usable)) return Error{"gpu_memory_bytes", "must be positive"};
