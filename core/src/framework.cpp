@@ -29,7 +29,7 @@ MethodSupport data_parallel_only(unsigned zeros, bool offload, const char* note,
 
 FrameworkProfile make_generic() {
   FrameworkProfile p;
-  p.cp_schemes = (1u << static_cast<int>(CpScheme::ring)) | (1u << static_cast<int>(CpScheme::ulysses));
+  p.cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses);
   p.title = "any trainer (no framework's restrictions or buffers)";
   p.interleaved_pp = true;
   p.full.source = p.lora.source = p.qlora.source = "no restriction";
@@ -56,7 +56,7 @@ FrameworkProfile make_hf_trainer() {
   // >= 0.18.1, accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism.
   p.full.cp = p.lora.cp = true;
   p.full.note = p.lora.note = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence parallelism";
-  p.cp_schemes = 1u << static_cast<int>(CpScheme::ulysses);
+  p.cp_schemes = cp_scheme_bit(CpScheme::ulysses);
   p.cp_scheme = CpScheme::ulysses;
   p.cp_scheme_source = "DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)";
   p.qlora = data_parallel_only(Z(0) | Z(3), true, "DDP or FSDP only: no tensor or pipeline parallelism",
@@ -163,7 +163,7 @@ FrameworkProfile make_megatron_core() {
                             "25.11 Llama 3 70B)";
   // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
   // DeepSpeed-Ulysses head scatter); the ring is its default.
-  p.cp_schemes = (1u << static_cast<int>(CpScheme::ring)) | (1u << static_cast<int>(CpScheme::ulysses));
+  p.cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses);
   p.cp_scheme_source = "Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)";
   p.cp_search_min_seq = 8192;
   p.cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
@@ -339,7 +339,7 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (tp > 1 && !m.tp) head = "TP " + std::to_string(tp);
   else if (pp > 1 && !m.pp) head = "PP " + std::to_string(pp);
   else if (cp > 1 && !m.cp) head = "CP " + std::to_string(cp);
-  else if (cp > 1 && !(p.cp_schemes & (1u << static_cast<int>(cp_scheme))))
+  else if (cp > 1 && !runs_cp_scheme(p, cp_scheme))
     head = std::string(cp_scheme == CpScheme::ulysses ? "Ulysses" : "Ring") + " CP " + std::to_string(cp);
   else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
   else if (offload && !m.offload) head = "CPU offload";

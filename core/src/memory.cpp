@@ -684,10 +684,8 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   // under TP. Encoders (sequence classification): b x classes logits, negligible.
   // Chunked loss (framework.h loss_chunks): the kept fp32 log-softmax for every token, the other buffers for one
   // chunk's tokens.
-  const double fp32_buffers = fw.loss_chunks > 1
-                                  ? std::min(double(fw.loss_fp32_buffers),
-                                             1.0 + double(fw.loss_fp32_buffers - 1) / double(fw.loss_chunks))
-                                  : double(fw.loss_fp32_buffers);
+  const double fp32_buffers =
+      1.0 + double(fw.loss_fp32_buffers - 1) / double(std::max(1, fw.loss_chunks));
   const double fp32_loss = 4.0 * fp32_buffers;
   double per_logit = fw.logits_freed_before_backward ? std::max(e + 8.0, fp32_loss) : e + fp32_loss;
   if (train.hf_fp32_logits) per_logit += 8.0;  // job.h: fp32 logits in the output + the shifted fp32 copy

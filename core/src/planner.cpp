@@ -178,7 +178,7 @@ std::string plan_summary(const Plan& p) {
     std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
     return buf;
   }
-  char cp[24] = "", vp[24] = "", ep[48] = "";
+  char cp[32] = "", vp[24] = "", ep[48] = "";
   if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d%s", l.cp, l.cp_ulysses ? " (Ulysses)" : "");
   if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
   const int etp = l.etp > 0 ? l.etp : l.tp;

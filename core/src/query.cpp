@@ -677,7 +677,7 @@ std::string check_query(const Query& q, std::string* field) {
     return "parameter offload needs ZeRO stage 3";
   }
   if (const FrameworkProfile& fw = framework_profile(q.train.framework);
-      q.train.cp_scheme != CpScheme::automatic && !(fw.cp_schemes & (1u << static_cast<int>(q.train.cp_scheme)))) {
+      q.train.cp_scheme != CpScheme::automatic && !runs_cp_scheme(fw, q.train.cp_scheme)) {
     *field = "cp_scheme";
     return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
            to_string(fw.cp_scheme) + " is)";

@@ -276,10 +276,6 @@ struct Ctx {
 
 // ---- the training command (shared by the launchers and torchrun.sh) -------------------------------------------
 
-// The Megatron-LM flags that rebuild the model's architecture in pretrain_gpt.py's GPT model, knob by knob, and the
-// parts no flag expresses (the recipe leaves a named blank for them instead of training another architecture).
-// Flag names and defaults: megatron/training/arguments.py and megatron/core/transformer/transformer_config.py at
-// d98e8a64 (defaults: LayerNorm, GELU, learned positions, biases on, tied embeddings, dropout 0.1).
 // "a", "a and b", "a, b and c".
 std::string join_words(const std::vector<std::string>& w) {
   std::string t;
@@ -287,6 +283,10 @@ std::string join_words(const std::vector<std::string>& w) {
   return t;
 }
 
+// The Megatron-LM flags that rebuild the model's architecture in pretrain_gpt.py's GPT model, knob by knob, and the
+// parts no flag expresses (the recipe leaves a named blank for them instead of training another architecture).
+// Flag names and defaults: megatron/training/arguments.py and megatron/core/transformer/transformer_config.py at
+// d98e8a64 (defaults: LayerNorm, GELU, learned positions, biases on, tied embeddings, dropout 0.1).
 struct MegatronArch {
   std::vector<std::string> flags;
   std::vector<std::string> missing;

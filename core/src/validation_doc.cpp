@@ -5,7 +5,6 @@
 // wrote it, when the Accuracy tab or trainfit.call("validate") needs it).
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 

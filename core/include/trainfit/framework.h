@@ -10,6 +10,9 @@
 
 namespace trainfit {
 
+// Bit s of FrameworkProfile::cp_schemes: CpScheme s.
+constexpr unsigned cp_scheme_bit(CpScheme s) { return 1u << static_cast<int>(s); }
+
 // Which parallel dimensions and ZeRO / FSDP stages a framework runs for one training method.
 struct MethodSupport {
   bool supported = true;
@@ -114,7 +117,7 @@ struct FrameworkProfile {
   const char* moe_dispatch_source = "";
   // Context-parallel schemes the trainer launches (bit s: CpScheme s) and the one it uses when the query leaves
   // cp_scheme on auto.
-  unsigned cp_schemes = 1u << static_cast<int>(CpScheme::ring);
+  unsigned cp_schemes = cp_scheme_bit(CpScheme::ring);
   CpScheme cp_scheme = CpScheme::ring;
   const char* cp_scheme_source = "";
   // The shortest sequence at which the search also tries context parallelism (CP 2/4/8).
@@ -125,6 +128,7 @@ struct FrameworkProfile {
 };
 
 const FrameworkProfile& framework_profile(Framework f);
+inline bool runs_cp_scheme(const FrameworkProfile& f, CpScheme s) { return (f.cp_schemes & cp_scheme_bit(s)) != 0; }
 
 // Bytes per gradient element of the data-parallel buffer (what is kept and reduced) for a job whose gradients are
 // otherwise `dtype_bytes` wide: 4 where the job reduces in fp32 (TrainConfig::grad_reduce, or the framework's
