@@ -37,7 +37,7 @@ struct Inputs {
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   double tokens = -1;
   std::vector<std::string> providers;
-  bool spot_only = false, on_demand_only = false, show_doubtful = false;
+  bool spot_only = false, on_demand_only = false, reserved_only = false, show_doubtful = false;
   long long dev_runs = -1;
   double dev_run_minutes = -1;
   bool target_pricing = false;  // recipe: --spot / --on-demand choose the row's pricing (target.pricing)
@@ -136,6 +136,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   const char* pricing_key = in.target_pricing ? "target" : "filters";
   if (in.spot_only) doc[pricing_key]["pricing"] = "spot";
   if (in.on_demand_only) doc[pricing_key]["pricing"] = "on-demand";
+  if (in.reserved_only) doc[pricing_key]["pricing"] = "reserved";
   if (in.show_doubtful) doc["filters"]["show_doubtful"] = true;
   if (in.dev_runs >= 0) doc["cost"]["dev_runs"] = in.dev_runs;
   if (in.dev_run_minutes >= 0) doc["cost"]["dev_run_minutes"] = in.dev_run_minutes;
@@ -416,6 +417,7 @@ int main(int argc, char** argv) {
                    "only these providers (repeatable); a marketplace id also keeps the rows it sells");
   rank->add_flag("--spot", in.spot_only, "spot / interruptible prices only");
   rank->add_flag("--on-demand", in.on_demand_only, "on-demand prices only");
+  rank->add_flag("--reserved", in.reserved_only, "reserved-capacity prices only (booked terms, e.g. EC2 Capacity Blocks)");
   rank->callback([&] { std::exit(run_verb("rank", in, true)); });
 
   CLI::App* cost = cli.add_subcommand("cost", "the billing timeline for one offer, on-demand and spot");
@@ -437,6 +439,7 @@ int main(int argc, char** argv) {
   recipe->add_option("--nodes", in.nodes, "node count (default: the planner's choice)");
   recipe->add_flag("--spot", in.spot_only, "the offer's spot price (target.pricing)");
   recipe->add_flag("--on-demand", in.on_demand_only, "the offer's on-demand price (target.pricing)");
+  recipe->add_flag("--reserved", in.reserved_only, "the offer's reserved-capacity booking (target.pricing)");
   recipe->add_option("--format", in.recipe_formats,
                      "skypilot | dstack | deepspeed | accelerate | torchrun | megatron | all | json (repeatable)")
       ->delimiter(',')

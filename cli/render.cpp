@@ -320,9 +320,17 @@ std::string option_cost_text(const json& c) {
          num(tl["staging_s"], "%.0f") + " s + train " + hours(tl["train_s"]) + " h + checkpoints " +
          num(tl["checkpoint_s"], "%.0f") + " s + restarts " + num(tl["restart_s"], "%.0f") + " s + lost work " +
          num(tl["lost_work_s"], "%.0f") + " s\n";
-  out += "  compute $" + usd(k["compute_usd"]) + ", rounding waste $" + usd(k["rounding_waste_usd"]) + " (increment " +
-         num(k["billing_increment_s"], "%.0f") + " s, minimum " + num(k["billing_minimum_s"], "%.0f") + " s), storage $" +
-         usd(k["storage_usd"]) + ", egress $" + usd(k["egress_usd"]) + "\n";
+  if (k.contains("booking")) {
+    const json& b = k["booking"];
+    out += "  booked " + num(json(b["booked_s"].get<double>() / 86400), "%.4g") + " days per instance in " +
+           num(b["bookings"], "%.0f") + " booking(s), paid whole; idle tail " + hours(b["idle_tail_s"]) + " h ($" +
+           usd(b["idle_tail_usd"]) + "); compute $" + usd(k["compute_usd"]) + ", storage $" + usd(k["storage_usd"]) +
+           ", egress $" + usd(k["egress_usd"]) + "\n";
+  } else {
+    out += "  compute $" + usd(k["compute_usd"]) + ", rounding waste $" + usd(k["rounding_waste_usd"]) + " (increment " +
+           num(k["billing_increment_s"], "%.0f") + " s, minimum " + num(k["billing_minimum_s"], "%.0f") + " s), storage $" +
+           usd(k["storage_usd"]) + ", egress $" + usd(k["egress_usd"]) + "\n";
+  }
   if (k["break_even"].value("available", false))
     out += std::string("  spot ") + (k["break_even"].value("spot_pays_off", false) ? "pays off" : "does not pay off") +
            " vs on-demand $" + usd(k["break_even"]["on_demand_total_usd"]) + " (break-even spot price $" +
@@ -346,6 +354,29 @@ std::string cost_text(const json& doc) {
     out += "\n" + c.value("option", "") + ": ";
     if (!c.contains("cost")) out += c.value("state", "") + " " + c.value("why_not", "") + c.value("error", "") + "\n";
     else out += option_cost_text(c);
+  }
+  if (doc.contains("comparison")) {
+    const json& cmp = doc["comparison"];
+    if (cmp["cheapest"].is_string()) out += "\ncheapest for this job: " + cmp["cheapest"].get<std::string>() + "\n";
+    if (cmp.contains("reservation")) {
+      const json& r = cmp["reservation"];
+      out += "reserved: " + r.value("name", "") + " at $" + usd(r["usd_per_h"]) + "/h per instance (prices of " +
+             r.value("captured", "") + ", " + r.value("source", "") + "): " + r.value("terms", "") + "\n";
+      const json& v = r["vs_on_demand"];
+      if (v.value("comparable", false) && v["wins_from_h"].is_number())
+        out += "  vs on-demand: " + num(json(v["price_ratio"].get<double>() * 100), "%.0f") +
+               "% of its price; booking is cheaper for every job over " + num(v["wins_from_h"], "%.1f") +
+               " h of wall clock, and from " + num(v["first_win_h"], "%.1f") +
+               " h on except just past a booking step" +
+               (v.contains("repeat_break_even_every_h")
+                    ? "; kept for a repeating job, it pays off if the job runs at least every " +
+                          num(v["repeat_break_even_every_h"], "%.0f") + " h"
+                    : std::string()) +
+               "\n";
+      else if (v.value("comparable", false))
+        out += "  vs on-demand: the booked rate is not below on-demand's (" +
+               num(json(v["price_ratio"].get<double>() * 100), "%.0f") + "% of it): it buys capacity, not a discount\n";
+    }
   }
   return out;
 }

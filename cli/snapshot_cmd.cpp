@@ -172,6 +172,11 @@ int snapshot_import_cmd(const std::string& catalog_dir, const std::string& input
       return 2;
     }
   }
+  // Optional: booking products (reserved capacity). Absent = the snapshot has none.
+  if (const std::string p = (fs::path(inputs_dir) / "reservations.json").string(); fs::exists(p) && !read_file(p, &in.reservations_json)) {
+    std::fprintf(out, "error: cannot read %s\n", p.c_str());
+    return 2;
+  }
   auto refs = list_catalog_files(in.providers_json);
   if (!refs) {
     std::fprintf(out, "error: %s\n", refs.error().to_string().c_str());

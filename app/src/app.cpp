@@ -131,11 +131,10 @@ void App::Impl::recompute() {
   // The selection follows target.offer; without one, the best row is shown (not written into the query).
   selected = -1;
   if (rank) {
-    const bool want_spot = query.target.pricing == PricingFilter::spot;
     for (size_t i = 0; i < rank->rows.size() && !query.target.offer.empty(); ++i) {
       const RankRow& r = rank->rows[i];
       if (snapshot.offers[r.offer].id != query.target.offer) continue;
-      if (query.target.pricing != PricingFilter::any && (r.option == PricingOption::spot) != want_spot) continue;
+      if (!pricing_admits(query.target.pricing, r.option)) continue;
       selected = static_cast<int>(i);
       break;
     }
@@ -168,7 +167,7 @@ void App::Impl::select_row(int row) {
   if (!rank || row < 0 || row >= static_cast<int>(rank->rows.size())) return;
   const RankRow& r = rank->rows[row];
   query.target.offer = snapshot.offers[r.offer].id;
-  query.target.pricing = r.option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+  query.target.pricing = pricing_filter_of(r.option);
   draft.target = query.target;
   ++query_version;
   selected = row;

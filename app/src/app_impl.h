@@ -113,8 +113,9 @@ struct App::Impl {
   // ---- detail cache (selected row)
   uint64_t detail_key = ~0ull;
   Result<CostBreakdown> cost = Error{"", "no row selected"};
-  int other_row = -1;             // the same offer under the other pricing option
-  Result<CostBreakdown> other_cost = Error{"", "none"};
+  // The selected offer under each pricing option (PricingOption order): its row (-1 = not offered) and cost.
+  int option_row[std::size(kPricingOptions)] = {-1, -1, -1};
+  Result<CostBreakdown> option_cost[std::size(kPricingOptions)] = {Error{"", "none"}, Error{"", "none"}, Error{"", "none"}};
   Result<MemoryBreakdown> row_memory = Error{"", "none"};
   // memory curves for the selected row's GPU and layout
   Curve by_micro_batch, by_seq_len;

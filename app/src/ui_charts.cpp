@@ -3,6 +3,7 @@
 // frontier, hover tooltips and click to select; memory vs micro-batch and vs sequence length for the selected
 // row's GPU and layout, against its VRAM line.
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 
@@ -60,6 +61,10 @@ void log_ticks(const LogAxis& ax, bool horizontal, ImVec2 p0, ImVec2 p1, Label l
 
 const ImU32 kOnDemand = IM_COL32(66, 135, 245, 200);
 const ImU32 kSpot = IM_COL32(245, 150, 50, 200);
+const ImU32 kReserved = IM_COL32(170, 90, 220, 200);
+// One colour per pricing option, in PricingOption's order.
+const ImU32 kOptionColour[] = {kOnDemand, kSpot, kReserved};
+static_assert(std::size(kOptionColour) == std::size(kPricingOptions), "a colour per pricing option");
 const ImU32 kPareto = IM_COL32(40, 200, 90, 255);
 
 }  // namespace
@@ -89,7 +94,7 @@ void draw_cost_time_chart(App::Impl& s) {
   ay.fit(s.c_min, s.c_max);
 
   const float fs = ImGui::GetFontSize();
-  ImGui::TextDisabled("Each dot is a ranked offer (blue on-demand, orange spot); green: the Pareto frontier, where "
+  ImGui::TextDisabled("Each dot is a ranked offer (blue on-demand, orange spot, purple reserved); green: the Pareto frontier, where "
                       "nothing is both faster and cheaper. Click a dot to select it.");
   ImVec2 size = ImGui::GetContentRegionAvail();
   size.y = std::max(size.y - fs * 0.5f, fs * 10);
@@ -120,7 +125,7 @@ void draw_cost_time_chart(App::Impl& s) {
   // bytes of vertices and indices a frame in the draw list (tens of MB of wasm heap, which never shrinks:
   // docs/performance.md, "100k offers: where the heap goes"). The first dot of a pixel is drawn where it is.
   const int cols = std::max(1, static_cast<int>(p1.x - p0.x) + 1), rows = std::max(1, static_cast<int>(p1.y - p0.y) + 1);
-  static std::vector<uint8_t> drawn;  // per pixel: bit 0 on-demand drawn, bit 1 spot drawn
+  static std::vector<uint8_t> drawn;  // per pixel: bit k set once option k is drawn
   drawn.assign(static_cast<size_t>(cols) * static_cast<size_t>(rows), 0);
   for (int i = 0; i < rr.ranked; ++i) {
     const RankRow& r = rr.rows[i];
@@ -129,11 +134,11 @@ void draw_cost_time_chart(App::Impl& s) {
     if (std::isnan(c.x) || std::isnan(c.y)) continue;  // (a degenerate axis: nothing to place)
     const float fx = std::clamp(c.x - p0.x, 0.0f, static_cast<float>(cols - 1));
     const float fy = std::clamp(c.y - p0.y, 0.0f, static_cast<float>(rows - 1));
-    const uint8_t bit = r.option == PricingOption::spot ? 2 : 1;
+    const uint8_t bit = static_cast<uint8_t>(1u << static_cast<int>(r.option));
     uint8_t& cell = drawn[static_cast<size_t>(fy) * static_cast<size_t>(cols) + static_cast<size_t>(fx)];
     if (!(cell & bit)) {
       cell |= bit;
-      dl->AddCircleFilled(c, rad, r.option == PricingOption::spot ? kSpot : kOnDemand, 8);
+      dl->AddCircleFilled(c, rad, kOptionColour[static_cast<int>(r.option)], 8);
     }
     if (hovered) {
       const float d2 = (c.x - m.x) * (c.x - m.x) + (c.y - m.y) * (c.y - m.y);

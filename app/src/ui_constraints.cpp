@@ -192,6 +192,8 @@ void draw_constraints_panel(App::Impl& s) {
     pc |= ImGui::RadioButton("on-demand##pricing", &pricing, 1);
     ImGui::SameLine();
     pc |= ImGui::RadioButton("spot##pricing", &pricing, 2);
+    ImGui::SameLine();
+    pc |= ImGui::RadioButton("reserved##pricing", &pricing, 3);
     if (pc) {
       f.pricing = static_cast<PricingFilter>(pricing);
       changed = true;

@@ -1,6 +1,6 @@
 // trainfit — the detail view of the selected row: memory stacked bar against the GPU's VRAM line, the plan
 // drawn as nodes x GPUs with TP / PP / DP groups, the step-time breakdown and the job timeline, the cost
-// breakdown with billing rounding waste, spot vs on-demand side by side, the planner's runners-up and the
+// breakdown with billing rounding waste, the pricing options side by side, the planner's runners-up and the
 // development-cycle scenario, and the launch recipes (a tab per format, with a copy button). Everything here
 // is computed once per (ranking, selection): update_detail().
 #include <algorithm>
@@ -16,12 +16,12 @@ void App::Impl::update_detail() {
   if (key == detail_key) return;
   detail_key = key;
   cost = Error{"", "no row selected"};
-  other_cost = Error{"", "none"};
   row_memory = Error{"", "none"};
   recipe = Error{"", "none"};
   recipe_pending = false;
   runners_up.clear();
-  other_row = -1;
+  for (auto& c : option_cost) c = Error{"", "none"};
+  std::fill(std::begin(option_row), std::end(option_row), -1);
   by_micro_batch = Curve{};
   by_seq_len = Curve{};
   max_mb = max_seq = max_mb_safe = max_seq_safe = 0;
@@ -31,11 +31,11 @@ void App::Impl::update_detail() {
   if (r->nodes > 0) cost = cost_for(query, snapshot, *rank, *r, r->nodes);
   for (int i = 0; i < static_cast<int>(rank->rows.size()); ++i) {
     const RankRow& o = rank->rows[i];
-    if (o.offer == r->offer && o.option != r->option) {
-      other_row = i;
-      if (o.nodes > 0) other_cost = cost_for(query, snapshot, *rank, o, o.nodes);
-      break;
-    }
+    if (o.offer != r->offer) continue;
+    const size_t k = static_cast<size_t>(o.option);
+    option_row[k] = i;
+    if (o.option == r->option) option_cost[k] = cost;
+    else if (o.nodes > 0) option_cost[k] = cost_for(query, snapshot, *rank, o, o.nodes);
   }
   const Plan* p = row_plan(*r);
   if (!p) return;
@@ -86,7 +86,7 @@ void App::Impl::ensure_recipe() {
   if (!r) return;
   Query rq = query;
   rq.target.offer = snapshot.offers[r->offer].id;
-  rq.target.pricing = r->option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+  rq.target.pricing = pricing_filter_of(r->option);
   rq.target.nodes = r->nodes;
   recipe = make_recipe(rq, snapshot);
 }
@@ -321,12 +321,18 @@ void cost_table(const CostBreakdown& k, const char* id) {
   if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return;
   std::snprintf(b, sizeof b, "%s/h per instance", fmt_usd(c, sizeof c, k.price_usd_per_h));
   row2("price", b);
-  std::snprintf(b, sizeof b, "%.0f s increment, %.0f s minimum", k.increment_s, k.minimum_s);
-  row2("billing", b);
+  if (k.option == PricingOption::reserved) {
+    std::snprintf(b, sizeof b, "%s booked per instance (%.0f booking%s), paid whole",
+                  booking_duration_text(k.booked_s).c_str(), k.bookings, k.bookings == 1 ? "" : "s");
+    row2("booking", b);
+  } else {
+    std::snprintf(b, sizeof b, "%.0f s increment, %.0f s minimum", k.increment_s, k.minimum_s);
+    row2("billing", b);
+  }
   row2("compute", fmt_usd(b, sizeof b, k.compute_usd));
   std::snprintf(b, sizeof b, "%s (%.1f instance-h billed for %.1f used)", fmt_usd(c, sizeof c, k.rounding_waste_usd),
                 k.billed_node_s / 3600, k.billable_node_s / 3600);
-  row2("rounding waste", b);
+  row2(k.option == PricingOption::reserved ? "idle tail" : "rounding waste", b);
   if (k.free_preemption_usd > 0) {
     std::snprintf(b, sizeof b, "-%s", fmt_usd(c, sizeof c, k.free_preemption_usd));
     row2("free early preemption", b);
@@ -343,58 +349,83 @@ void cost_table(const CostBreakdown& k, const char* id) {
   ImGui::EndTable();
 }
 
-// Spot vs on-demand side by side, each with the node count it costs.
-void spot_vs_on_demand(App::Impl& s, const RankRow& row) {
-  const RankRow* r = &row;
-  heading("Spot vs on-demand");
-  const bool is_spot = r->option == PricingOption::spot;
-  const Result<CostBreakdown>& od = is_spot ? s.other_cost : s.cost;
-  const Result<CostBreakdown>& sp = is_spot ? s.cost : s.other_cost;
-  if (s.other_row < 0) {
-    ImGui::TextDisabled("This offer has no %s price.", is_spot ? "on-demand" : "spot");
-  } else if (ImGui::BeginTable("spot_vs_od", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+// The offer's pricing options side by side (on-demand, spot, reserved: those it has), each with the node count
+// it costs; then which wins, spot's break-even price, and a booking product's terms and where it pays off.
+void pricing_options_section(App::Impl& s, const RankRow& row) {
+  heading("Pricing options");
+  int cols[std::size(kPricingOptions)], n = 0;
+  for (int k = 0; k < static_cast<int>(std::size(kPricingOptions)); ++k)
+    if (s.option_row[k] >= 0) cols[n++] = k;
+  if (n < 2) ImGui::TextDisabled("This offer has only its %s price.", pricing_option_name(row.option));
+  if (ImGui::BeginTable("pricing_options", n + 1, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("");
-    ImGui::TableSetupColumn("on-demand");
-    ImGui::TableSetupColumn("spot");
+    for (int c = 0; c < n; ++c) ImGui::TableSetupColumn(pricing_option_name(kPricingOptions[cols[c]]));
     ImGui::TableHeadersRow();
     char b[64];
-    // Each option costs its own plan: the node count the ranking chose for it (they can differ).
-    const RankRow& od_row = is_spot ? s.rank->rows[s.other_row] : *r;
-    const RankRow& sp_row = is_spot ? *r : s.rank->rows[s.other_row];
-    ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted("plan costed");
-    ImGui::TableSetColumnIndex(1);
-    ImGui::Text("%d node%s", od_row.nodes, od_row.nodes == 1 ? "" : "s");
-    ImGui::TableSetColumnIndex(2);
-    ImGui::Text("%d node%s", sp_row.nodes, sp_row.nodes == 1 ? "" : "s");
     auto line = [&](const char* name, auto f) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       ImGui::TextUnformatted(name);
-      ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(od ? f(*od) : "-");
-      ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(sp ? f(*sp) : "-");
+      for (int c = 0; c < n; ++c) {
+        ImGui::TableSetColumnIndex(c + 1);
+        const RankRow& r = s.rank->rows[s.option_row[cols[c]]];
+        const Result<CostBreakdown>& k = s.option_cost[cols[c]];
+        ImGui::TextUnformatted(k ? f(r, *k) : "-");
+      }
     };
-    line("price / h", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.price_usd_per_h); });
-    line("wall clock", [&](const CostBreakdown& k) { return fmt_duration(b, sizeof b, k.wall_s); });
-    line("interruptions", [&](const CostBreakdown& k) {
-      std::snprintf(b, sizeof b, "%.2f", k.expected_interruptions);
+    // Each option costs its own plan: the node count the ranking chose for it (they can differ).
+    line("plan costed", [&](const RankRow& r, const CostBreakdown&) {
+      std::snprintf(b, sizeof b, "%d node%s", r.nodes, r.nodes == 1 ? "" : "s");
       return static_cast<const char*>(b);
     });
-    line("rounding waste", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.rounding_waste_usd); });
-    line("total", [&](const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.total_usd); });
+    line("price / h", [&](const RankRow&, const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.price_usd_per_h); });
+    line("wall clock", [&](const RankRow&, const CostBreakdown& k) { return fmt_duration(b, sizeof b, k.wall_s); });
+    line("billed", [&](const RankRow&, const CostBreakdown& k) {
+      if (k.option == PricingOption::reserved) return fmt_duration(b, sizeof b, k.booked_s);
+      std::snprintf(b, sizeof b, "%.2f interruptions", k.expected_interruptions);
+      return static_cast<const char*>(b);
+    });
+    line("rounding / idle", [&](const RankRow&, const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.rounding_waste_usd); });
+    line("total", [&](const RankRow&, const CostBreakdown& k) { return fmt_usd(b, sizeof b, k.total_usd); });
     ImGui::EndTable();
-    if (sp && sp->has_break_even) {
-      char c[32];
-      ImGui::TextWrapped("Spot %s: it breaks even with on-demand at %s/h per instance.",
-                         sp->spot_pays_off ? "pays off" : "does not pay off",
-                         fmt_usd(c, sizeof c, sp->break_even_spot_usd_per_h));
-    }
-    if (!od) ImGui::TextDisabled("on-demand: %s", od.error().to_string().c_str());
-    if (!sp) ImGui::TextDisabled("spot: %s", sp.error().to_string().c_str());
   }
+  const Result<CostBreakdown>& sp = s.option_cost[static_cast<size_t>(PricingOption::spot)];
+  if (sp && sp->has_break_even) {
+    char c[32];
+    ImGui::TextWrapped("Spot %s: it breaks even with on-demand at %s/h per instance.",
+                       sp->spot_pays_off ? "pays off" : "does not pay off",
+                       fmt_usd(c, sizeof c, sp->break_even_spot_usd_per_h));
+  }
+  const Offer& o = s.snapshot.offers[row.offer];
+  const Result<CostBreakdown>& rs = s.option_cost[static_cast<size_t>(PricingOption::reserved)];
+  if (o.reservation >= 0 && static_cast<size_t>(o.reservation) < s.snapshot.reservations.size()) {
+    const Reservation& rv = s.snapshot.reservations[static_cast<size_t>(o.reservation)];
+    ImGui::TextWrapped("Reserved: %s (%s, prices of %s): %s.", rv.name.c_str(), rv.provider.c_str(),
+                       rv.capture_date.c_str(), reservation_terms_text(rv).c_str());
+    if (rs) {
+      char a[32], t[32];
+      ImGui::TextWrapped("This job books %s per instance (%.0f booking%s) and leaves %s idle (%s).",
+                         booking_duration_text(rs->booked_s).c_str(), rs->bookings, rs->bookings == 1 ? "" : "s",
+                         fmt_duration(t, sizeof t, rs->booked_s - rs->wall_s), fmt_usd(a, sizeof a, rs->rounding_waste_usd));
+    }
+    const ReservedVsHourly v = reserved_vs_hourly(o.reserved_usd_per_h, o.price_usd_per_h, rv.terms);
+    if (v.comparable && v.price_ratio < 1) {
+      char a[32], w[32];
+      ImGui::TextWrapped("Against on-demand (%.0f%% of its price): booking is cheaper for every job over %s of wall "
+                         "clock, and from %s on except just past a booking step.",
+                         v.price_ratio * 100, fmt_duration(a, sizeof a, v.wins_from_s),
+                         fmt_duration(w, sizeof w, v.first_win_s));
+      if (rs && rs->wall_s > 0)
+        ImGui::TextWrapped("Kept for a job that repeats, the booking pays off if this job runs at least every %s.",
+                           fmt_duration(w, sizeof w, rs->wall_s / v.price_ratio));
+    } else if (v.comparable) {
+      ImGui::TextWrapped("The booked rate is not below on-demand's: it buys certainty of capacity, not a discount.");
+    }
+    ImGui::TextDisabled("Source: %s", rv.source.c_str());
+  }
+  for (int c = 0; c < n; ++c)
+    if (const Result<CostBreakdown>& k = s.option_cost[cols[c]]; !k && s.rank->rows[s.option_row[cols[c]]].nodes > 0)
+      ImGui::TextDisabled("%s: %s", pricing_option_name(kPricingOptions[cols[c]]), k.error().to_string().c_str());
 }
 
 // The development-cycle scenario (K runs of T minutes) on this row's offer, option and node count.
@@ -438,7 +469,7 @@ void launch_section(App::Impl& s) {
   const Recipe& rc = *s.recipe;
   ImGui::TextDisabled("%s x %d node%s, %s; replace every <FILL: ...> before launching.",
                       rc.accelerators.empty() ? rc.instance_type.c_str() : rc.accelerators.c_str(), rc.nodes,
-                      rc.nodes == 1 ? "" : "s", rc.option == PricingOption::spot ? "spot" : "on-demand");
+                      rc.nodes == 1 ? "" : "s", pricing_option_name(rc.option));
   for (const std::string& n : rc.notes) ImGui::TextColored(warn_color(), "Note: %s", n.c_str());
   if (!ImGui::BeginTabBar("launch_formats")) return;
   for (const RecipeFile& f : rc.files) {
@@ -639,7 +670,7 @@ void draw_detail(App::Impl& s) {
   if (s.cost) cost_table(*s.cost, "cost");
   else ImGui::TextColored(error_color(), "%s", s.cost.error().to_string().c_str());
 
-  spot_vs_on_demand(s, *r);
+  pricing_options_section(s, *r);
   dev_cycle_section(s, *r);
   if (cols) ImGui::EndTable();
   launch_section(s);

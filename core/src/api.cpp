@@ -272,7 +272,7 @@ json cost_doc(const CostBreakdown& c) {
     return json{{"interruptions", num(b.interruptions)}, {"wall_s", num(b.wall_s)},
                 {"billed_node_s", num(b.billed_node_s)}, {"total_usd", num(b.total_usd)}};
   };
-  return json{{"option", c.option == PricingOption::spot ? "spot" : "on-demand"},
+  json d{{"option", pricing_option_name(c.option)},
               {"price_usd_per_h", num(c.price_usd_per_h)},
               {"billing_increment_s", num(c.increment_s)},
               {"billing_minimum_s", num(c.minimum_s)},
@@ -296,9 +296,13 @@ json cost_doc(const CostBreakdown& c) {
               {"break_even", {{"available", c.has_break_even}, {"on_demand_total_usd", num(c.on_demand_total_usd)},
                               {"spot_price_usd_per_h", num(c.break_even_spot_usd_per_h)},
                               {"spot_pays_off", c.spot_pays_off}}}};
+  if (c.option == PricingOption::reserved)
+    d["booking"] = {{"booked_s", num(c.booked_s)}, {"bookings", num(c.bookings)},
+                    {"idle_tail_s", num(c.booked_s - c.wall_s)}, {"idle_tail_usd", num(c.rounding_waste_usd)}};
+  return d;
 }
 
-const char* option_name(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }
+const char* option_name(PricingOption o) { return pricing_option_name(o); }
 
 json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
   const Offer& o = s.offers[row.offer];
@@ -319,6 +323,8 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
          {"state", row_state_name(row.state)},
          {"flags", offer_flag_names(o.flags)}};
   if (o.via >= 0) d["via"] = s.providers[o.via].id;  // the marketplace that sells it; absent = sold directly
+  if (row.option == PricingOption::reserved && o.reservation >= 0 && static_cast<size_t>(o.reservation) < s.reservations.size())
+    d["reservation"] = s.reservations[static_cast<size_t>(o.reservation)].id;  // the booking product priced
   if (!row.why_not.empty()) d["why_not"] = row.why_not;
   if (row.nodes > 0 && row.shape >= 0 && row.plan_index >= 0) {
     const Plan& p = r.shapes[row.shape].plan.by_nodes[row.plan_index];
@@ -441,7 +447,7 @@ json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, c
   Result<CostBreakdown> cb = cost_for(q, one, r, row, row.nodes);
   if (cb) c["cost"] = cost_doc(*cb);
   else c["error"] = cb.error().to_string();
-  if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0) {
+  if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0 && row.option != PricingOption::reserved) {
     const Offer& o = one.offers[row.offer];
     const Provider& p = seller_of(one, o);
     Result<DevCycleCost> dc =
@@ -455,6 +461,52 @@ json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, c
       c["dev_cycle"] = {{"error", dc.error().to_string()}};
   }
   return c;
+}
+
+// The booking product of a reserved row: its terms, source and date.
+json reservation_doc(const Reservation& rv) {
+  return json{{"id", rv.id},          {"name", rv.name},       {"terms", reservation_terms_text(rv)},
+              {"start_time_utc", rv.start_time_utc}, {"upfront", rv.upfront}, {"cancellable", rv.cancellable},
+              {"max_instances", rv.max_instances},   {"book_ahead_days", num(rv.book_ahead_days)},
+              {"source", rv.source},  {"captured", rv.capture_date}, {"note", rv.note}};
+}
+
+// cost: which pricing option wins for this job, and where a booking product beats paying by the hour (billing.h
+// ReservedVsHourly): the job length from which it is cheaper, and for a job that repeats, the longest cadence
+// at which keeping the booking pays. `costs` are the option documents just written.
+json comparison_doc(const Offer& o, const Snapshot& one, const json& costs) {
+  json totals = json::object();
+  std::string cheapest;
+  double best = 0, reserved_wall_s = -1;
+  for (const json& c : costs) {
+    if (!c.contains("cost")) continue;
+    const double total = c["cost"]["total_usd"].get<double>();
+    const std::string name = c["option"].get<std::string>();
+    totals[name] = num(total);
+    if (cheapest.empty() || total < best) {
+      cheapest = name;
+      best = total;
+    }
+    if (name == pricing_option_name(PricingOption::reserved)) reserved_wall_s = c["cost"]["timeline"]["wall_s"].get<double>();
+  }
+  json d{{"total_usd", totals}};
+  if (!cheapest.empty()) d["cheapest"] = cheapest;  // absent when no option could be costed
+  if (o.reservation >= 0 && static_cast<size_t>(o.reservation) < one.reservations.size()) {
+    const Reservation& rv = one.reservations[static_cast<size_t>(o.reservation)];
+    json rd = reservation_doc(rv);
+    rd["usd_per_h"] = num(o.reserved_usd_per_h);
+    const ReservedVsHourly v = reserved_vs_hourly(o.reserved_usd_per_h, o.price_usd_per_h, rv.terms);
+    rd["vs_on_demand"] = {{"comparable", v.comparable}};
+    if (v.comparable) {
+      rd["vs_on_demand"]["price_ratio"] = num(v.price_ratio);
+      rd["vs_on_demand"]["first_win_h"] = v.first_win_s >= 0 ? num(v.first_win_s / kHour_s) : json(nullptr);
+      rd["vs_on_demand"]["wins_from_h"] = v.price_ratio < 1 ? num(v.wins_from_s / kHour_s) : json(nullptr);
+      if (reserved_wall_s > 0 && v.price_ratio > 0)
+        rd["vs_on_demand"]["repeat_break_even_every_h"] = num(reserved_wall_s / v.price_ratio / kHour_s);
+    }
+    d["reservation"] = rd;
+  }
+  return d;
 }
 
 // plan / cost: one offer (target.offer), through the same ranking path so the numbers match `rank`.
@@ -479,11 +531,11 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   if (with_cost) {
     json costs = json::array();
     for (const auto& row : r->rows) {
-      if (q0.target.pricing == PricingFilter::spot && row.option != PricingOption::spot) continue;
-      if (q0.target.pricing == PricingFilter::on_demand && row.option != PricingOption::on_demand) continue;
+      if (!pricing_admits(q0.target.pricing, row.option)) continue;
       costs.push_back(option_cost_doc(q, one, *r, row));
     }
     doc["costs"] = costs;
+    doc["comparison"] = comparison_doc(one.offers[0], one, costs);
   }
   return doc;
 }

@@ -670,6 +670,48 @@ ojson snapshot_gpus(const ojson& G, std::map<std::string, double>* gpu_mem) {
 
 }  // namespace
 
+// The booking products of reservations.json as the snapshot stores them: each price keyed by the offer id the
+// importer gives (provider/instance_type/region); a price whose offer the catalog lacks is left out with a note.
+// The loader checks the rest (terms, prices, one product per offer) when the import validates its result.
+Result<ojson> read_reservations(const std::string& text, const ojson& rows, Notes& notes) {
+  ojson out = ojson::array();
+  if (text.empty()) return out;
+  auto rj = parse_json_input(text, "reservations.json");
+  if (!rj) return rj.error();
+  const ojson& R = rj.value();
+  if (!R.contains("reservations") || !R["reservations"].is_array())
+    return Error{"reservations.json/reservations", "expected an array"};
+  std::set<std::string> ids;
+  for (const auto& r : rows) ids.insert(r[0].get<std::string>());
+  for (size_t i = 0; i < R["reservations"].size(); ++i) {
+    const ojson& p = R["reservations"][i];
+    const std::string ptr = "reservations.json/reservations/" + std::to_string(i);
+    if (!p.is_object() || !p.contains("prices") || !p["prices"].is_array() || !p.contains("provider") ||
+        !p["provider"].is_string())
+      return Error{ptr, "expected an object with a provider and a prices array"};
+    const std::string prov = p["provider"].get<std::string>();
+    ojson product = p;
+    ojson prices = ojson::array();
+    for (size_t k = 0; k < p["prices"].size(); ++k) {
+      const ojson& x = p["prices"][k];
+      const std::string xp = ptr + "/prices/" + std::to_string(k);
+      if (!x.is_object() || !x.contains("instance_type") || !x["instance_type"].is_string() || !x.contains("region") ||
+          !x["region"].is_string() || !x.contains("usd_per_h") || !x["usd_per_h"].is_number())
+        return Error{xp, "expected {instance_type, region, usd_per_h}"};
+      const std::string id = prov + "/" + x["instance_type"].get<std::string>() + "/" + x["region"].get<std::string>();
+      if (!ids.count(id)) {
+        notes.add("reservation_without_offer", prov, x["instance_type"].get<std::string>(),
+                  p.value("id", std::string("?")) + " prices " + id + ", which the catalog does not list; left out");
+        continue;
+      }
+      prices.push_back(ojson{{"offer", id}, {"usd_per_h", x["usd_per_h"]}});
+    }
+    product["prices"] = std::move(prices);
+    out.push_back(std::move(product));
+  }
+  return out;
+}
+
 Result<ImportResult> import_snapshot(const ImportInputs& in) {
   try {
     auto gj = parse_json_input(in.gpus_json, "gpus.json");
@@ -763,6 +805,8 @@ Result<ImportResult> import_snapshot(const ImportInputs& in) {
     // A marketplace row's capture date is its catalog's (the marketplace's), not the running cloud's.
     for (const auto& [prov, byname] : groups)
       for (const auto& [key, g] : byname) rows.push_back(offer_row(prov, key, g, capture[prov]));
+    auto reservations = read_reservations(in.reservations_json, rows, notes);
+    if (!reservations) return reservations.error();
     ojson doc;
     doc["schema_version"] = kSnapshotSchemaVersion;
     doc["id"] = "pending";
@@ -772,6 +816,7 @@ Result<ImportResult> import_snapshot(const ImportInputs& in) {
     doc["gpus"] = kept_gpus;
     doc["providers"] = providers;
     doc["offers"] = {{"columns", cols}, {"rows", rows}};
+    if (!reservations.value().empty()) doc["reservations"] = std::move(reservations).value();
 
     const std::string text = doc.dump(-1, ' ', false, ojson::error_handler_t::replace);
     SnapshotLoadOptions opt;

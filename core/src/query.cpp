@@ -66,7 +66,8 @@ constexpr EnumName<SortKey> kSortKeys[] = {{SortKey::total_cost, "cost"},
                                            {SortKey::cost_under_deadline, "cost_under_deadline"},
                                            {SortKey::dev_cycle, "dev_cycle"}};
 constexpr EnumName<PricingFilter> kPricings[] = {
-    {PricingFilter::any, "any"}, {PricingFilter::on_demand, "on-demand"}, {PricingFilter::spot, "spot"}};
+    {PricingFilter::any, "any"}, {PricingFilter::on_demand, "on-demand"}, {PricingFilter::spot, "spot"},
+    {PricingFilter::reserved, "reserved"}};
 constexpr EnumName<InterconnectFilter> kInterconnects[] = {{InterconnectFilter::any, "any"},
                                                            {InterconnectFilter::nvlink, "nvlink"},
                                                            {InterconnectFilter::nvswitch, "nvswitch"},

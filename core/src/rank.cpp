@@ -166,9 +166,12 @@ struct ChoiceKey {
   const BillingRule* rule = nullptr;
   PricingOption option = PricingOption::on_demand;
   uint64_t price_bits = 0, spot_bits = 0;  // the offer's on-demand and spot prices, compared bit for bit
+  uint64_t reserved_bits = 0;              // its reserved price, and the product's index
+  int reservation = -1;
   bool operator==(const ChoiceKey& o) const {
     return shape == o.shape && provider == o.provider && rule == o.rule && option == o.option &&
-           price_bits == o.price_bits && spot_bits == o.spot_bits;
+           price_bits == o.price_bits && spot_bits == o.spot_bits && reserved_bits == o.reserved_bits &&
+           reservation == o.reservation;
   }
 };
 struct Choice {
@@ -223,6 +226,8 @@ const char* row_state_name(RowState s) {
 }
 
 uint32_t held_back_flags(const Offer& o, PricingOption option) {
+  // A reserved price comes from the product's own price list, not the catalog row the flags judge.
+  if (option == PricingOption::reserved) return 0;
   // deep_spot_discount doubts the spot price only (rank.h).
   const uint32_t doubtful = option == PricingOption::spot ? kDoubtfulPriceFlags
                                                           : (kDoubtfulPriceFlags & ~static_cast<uint32_t>(kFlagDeepSpotDiscount));
@@ -234,17 +239,19 @@ DevCycleInput dev_cycle_input(const Query& q, const Provider& p, const Offer& o,
   in.runs = q.cost.dev_runs;
   in.run_s = q.cost.dev_run_minutes * 60;
   in.nodes = nodes;
-  in.price_usd_per_h = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
+  in.price_usd_per_h = option_price_usd_per_h(o, option);
   in.provision_s = p.provision_s >= 0 ? p.provision_s : kAssumedProvisionS;  // unknown: rank.h's assumption
   in.bills_provisioning = p.bills_provisioning;
   return in;
 }
 
 // The job-level inputs of one cost evaluation.
-static JobCostInput job_input(const Query& q, const RankResult& r, const Provider& p, const Offer& o,
-                              PricingOption option, int nodes, double train_s) {
+static JobCostInput job_input(const Query& q, const RankResult& r, const Snapshot& s, const Provider& p,
+                              const Offer& o, PricingOption option, int nodes, double train_s) {
   JobCostInput in;
-  fill_job_cost_input(in, p, o, option);
+  const size_t nres = s.reservations.size();
+  fill_job_cost_input(in, p, o, option,
+                      o.reservation >= 0 && static_cast<size_t>(o.reservation) < nres ? &s.reservations[o.reservation] : nullptr);
   in.train_time_s = train_s;
   in.nodes = nodes;
   in.dataset_bytes = r.dataset_bytes;
@@ -340,10 +347,9 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
   const PricingOption option = row.option;
   if (!offer_reason.empty()) {
     row.why_not = offer_reason;
-  } else if (f.pricing == PricingFilter::spot && option != PricingOption::spot) {
-    row.why_not = "on-demand price (only spot selected)";
-  } else if (f.pricing == PricingFilter::on_demand && option != PricingOption::on_demand) {
-    row.why_not = "spot price (only on-demand selected)";
+  } else if (!pricing_admits(f.pricing, option)) {
+    row.why_not = std::string(pricing_option_name(option)) + " price (only " +
+                  pricing_option_name(static_cast<PricingOption>(static_cast<int>(f.pricing) - 1)) + " selected)";
   } else if (f.max_usd_per_h > 0 && row.price_usd_per_h > f.max_usd_per_h) {
     row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", row.price_usd_per_h, f.max_usd_per_h);
   } else if (const uint32_t doubt = f.show_doubtful ? 0u : held_back_flags(o, option)) {
@@ -363,8 +369,8 @@ void Ranker::offer(int i) {
   const Offer& o = s.offers[i];
   const Provider& p = seller_of(s, o);  // whose terms bill it (billing.h)
   const std::string offer_reason = offer_filter(f, s, o);
-  for (PricingOption option : {PricingOption::on_demand, PricingOption::spot}) {
-    const double price = option == PricingOption::spot ? o.spot_usd_per_h : o.price_usd_per_h;
+  for (PricingOption option : kPricingOptions) {
+    const double price = option_price_usd_per_h(o, option);
     if (price < 0) continue;  // this offer has no such pricing option
     // Built in place: every path below leaves exactly this one row (capacity reserved above, no reallocation).
     RankRow& row = r.rows.emplace_back();
@@ -396,7 +402,9 @@ void Ranker::offer(int i) {
 // snapshot's costed rows) instead of costing every node count again.
 void Ranker::place(RankRow& row, const ShapePlan& shape, const Provider& p, const Offer& o) {
   const BillingRule& rule = billing_rule_for(p, o.instance_type);
-  const ChoiceKey key{row.shape, o.via >= 0 ? o.via : o.provider, &rule, row.option, bits_of(o.price_usd_per_h), bits_of(o.spot_usd_per_h)};
+  const ChoiceKey key{row.shape,        o.via >= 0 ? o.via : o.provider, &rule,
+                      row.option,       bits_of(o.price_usd_per_h),       bits_of(o.spot_usd_per_h),
+                      bits_of(o.reserved_usd_per_h), o.reservation};
   Choice* choice = nullptr;
   for (int c = 0; c < 2; ++c)
     if (recent[c].key == key) {
@@ -517,7 +525,8 @@ Candidate Ranker::candidate(const Plan& plan, int k, double train_s, const GpuSp
   cand.memory_high_bytes = plan.memory_high_bytes;
   cand.headroom = gpu_capacity_bytes(g) > 0 ? 1 - plan.memory_bytes / gpu_capacity_bytes(g) : 0;
   cand.verdict = plan.verdict;
-  if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0) {
+  // Development runs are not booked as reservations: a reserved row has no dev-cycle cost (sorts last by it).
+  if (q.cost.dev_runs > 0 && q.cost.dev_run_minutes > 0 && option != PricingOption::reserved) {
     Result<DevCycleCost> dc = dev_cycle_cost(dev_cycle_input(q, p, o, option, plan.nodes), rule);
     cand.dev_cycle_usd = dc ? dc->cost_usd : -1;
   }
@@ -540,9 +549,13 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     const Plan& plan = by_nodes[k];
     if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
     if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
+    if (option == PricingOption::reserved && o.reservation >= 0) {  // a booking's instance limit
+      const int most = s.reservations[static_cast<size_t>(o.reservation)].max_instances;
+      if (most > 0 && plan.nodes > most) continue;
+    }
     const double train_s = tok.processed / plan.tokens_per_s;
     Error cost_error;
-    const bool costed = compute_job_cost(job_input(q, r, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
+    const bool costed = compute_job_cost(job_input(q, r, s, p, o, option, plan.nodes, train_s), rule, cost, &cost_error);
     ++r.cost_evaluations;
     if (!costed) {
       choice.last_error = cost_error.to_string();
@@ -778,7 +791,7 @@ Result<CostBreakdown> cost_for(const Query& q, const Snapshot& s, const RankResu
     if (plan.nodes != nodes || !plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
     const Offer& o = s.offers[row.offer];
     const Provider& p = seller_of(s, o);
-    return compute_job_cost(job_input(q, r, p, o, row.option, nodes, r.processed_tokens / plan.tokens_per_s),
+    return compute_job_cost(job_input(q, r, s, p, o, row.option, nodes, r.processed_tokens / plan.tokens_per_s),
                             billing_rule_for(p, o.instance_type));
   }
   return Error{"target.nodes", fmt("no plan fits on %.0f nodes", nodes)};

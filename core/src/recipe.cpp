@@ -694,7 +694,7 @@ std::string header_comment(Ctx& c, const char* launch) {
   std::string t = "# trainfit recipe: " + plan_summary(c.r.plan) + "\n";
   // '+' and ':' are literal in a comment line: a GCP N1 offer id is gcp/<host>+<ACCEL>:<count>/<region>.
   t += "# Offer " + safe_token(c.r.offer, "(offer)", "+:") + " of snapshot " + safe_token(c.s.id, "(snapshot)") + ", " +
-       (c.spot ? "spot" : "on-demand") + ", " + itext(c.r.nodes) + " node" + (c.r.nodes == 1 ? "" : "s") + ".\n";
+       pricing_option_name(c.r.option) + ", " + itext(c.r.nodes) + " node" + (c.r.nodes == 1 ? "" : "s") + ".\n";
   t += std::string("# Launch: ") + launch + "\n";
   t += "# Replace every FILL placeholder before launching.\n";
   return t;
@@ -875,6 +875,12 @@ void one_offer_query(const Query& q0, const Snapshot& s, int offer, int nodes, S
   one->gpus = s.gpus;
   one->providers = s.providers;
   one->offers = {s.offers[offer]};
+  // Its reservation product (not its price list: the offer already carries its price), at index 0.
+  if (const int r = one->offers[0].reservation; r >= 0 && static_cast<size_t>(r) < s.reservations.size()) {
+    one->reservations = {s.reservations[static_cast<size_t>(r)]};
+    one->reservations[0].prices.clear();
+    one->offers[0].reservation = 0;
+  }
   *q = q0;
   q->filters = Filters{};
   q->filters.max_nodes = q0.filters.max_nodes;
@@ -882,8 +888,6 @@ void one_offer_query(const Query& q0, const Snapshot& s, int offer, int nodes, S
   q->filters.show_doubtful = true;            // the offer named is planned whatever its flags (shown in `flags`)
   q->target.nodes = nodes;
 }
-
-static const char* option_label(PricingOption o) { return o == PricingOption::spot ? "spot" : "on-demand"; }
 
 Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::string& offer_id, PricingFilter pricing,
                                  int nodes, const char* field, const char* nodes_field) {
@@ -899,28 +903,26 @@ Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::
   out.rank = std::move(rr).value();
   for (int i = 0; i < static_cast<int>(out.rank.rows.size()); ++i) {
     const RankRow& x = out.rank.rows[i];
-    if (pricing == PricingFilter::spot && x.option != PricingOption::spot) continue;
-    if (pricing == PricingFilter::on_demand && x.option != PricingOption::on_demand) continue;
+    if (!pricing_admits(pricing, x.option)) continue;
     if (x.state != RowState::ranked || x.nodes <= 0 || x.shape < 0 || x.plan_index < 0) continue;
     out.row = i;
     break;
   }
   if (out.row < 0) {
     const bool want = pricing != PricingFilter::any;
-    const PricingOption wanted = pricing == PricingFilter::spot ? PricingOption::spot : PricingOption::on_demand;
+    const PricingOption wanted = want ? static_cast<PricingOption>(static_cast<int>(pricing) - 1) : PricingOption::on_demand;
     std::string why = "no plan runs on this offer";
     for (const RankRow& x : out.rank.rows) {
       if (want && x.option != wanted) continue;
-      if (x.state == RowState::no_price) return Error{field, std::string("this offer has no ") + option_label(wanted) + " price"};
+      if (x.state == RowState::no_price) return Error{field, std::string("this offer has no ") + pricing_option_name(wanted) + " price"};
       if (!x.why_not.empty()) {
         why += ": " + x.why_not;
         break;
       }
     }
     if (want && std::none_of(out.rank.rows.begin(), out.rank.rows.end(), [&](const RankRow& x) { return x.option == wanted; }))
-      return Error{field, std::string("this offer has no ") + option_label(wanted) + " price"};
-    if (pricing == PricingFilter::spot) why += " (spot)";
-    if (pricing == PricingFilter::on_demand) why += " (on-demand)";
+      return Error{field, std::string("this offer has no ") + pricing_option_name(wanted) + " price"};
+    if (want) why += std::string(" (") + pricing_option_name(wanted) + ")";
     return Error{nodes > 0 ? nodes_field : field, why};
   }
   return out;

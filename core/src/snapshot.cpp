@@ -162,6 +162,59 @@ int Snapshot::find_offer(const std::string& id) const {
   return -1;
 }
 
+Result<bool> attach_reservations(Snapshot& s, std::vector<Warning>* warnings) {
+  for (Offer& o : s.offers) {
+    o.reserved_usd_per_h = -1;
+    o.reservation = -1;
+  }
+  if (s.reservations.empty()) return true;
+  std::unordered_map<std::string_view, int> offer_ix;  // built only when a product has prices
+  offer_ix.reserve(s.offers.size());
+  for (size_t i = 0; i < s.offers.size(); ++i) offer_ix.emplace(std::string_view(s.offers[i].id), static_cast<int>(i));
+  for (size_t r = 0; r < s.reservations.size(); ++r) {
+    const Reservation& rv = s.reservations[r];
+    const std::string p = "/reservations/" + std::to_string(r);
+    for (size_t k = 0; k < r; ++k)
+      if (s.reservations[k].id == rv.id) return Error{p + "/id", "duplicate reservation id \"" + rv.id.substr(0, 60) + "\""};
+    const int prov = s.find_provider(rv.provider);
+    if (prov < 0) return Error{p + "/provider", "unknown provider \"" + rv.provider.substr(0, 60) + "\""};
+    if (rv.terms.empty()) return Error{p + "/terms", "at least one bookable duration step"};
+    double prev = 0;
+    for (size_t t = 0; t < rv.terms.size(); ++t) {
+      const TermStep& st = rv.terms[t];
+      const std::string tp = p + "/terms/" + std::to_string(t);
+      if (!(std::isfinite(st.increment_s) && st.increment_s > 0)) return Error{tp + "/increment_h", "must be > 0"};
+      if (!(std::isfinite(st.up_to_s) && st.up_to_s > prev))
+        return Error{tp + "/up_to_h", "must be longer than the previous step's"};
+      if (st.increment_s > st.up_to_s - prev + 1e-6)
+        return Error{tp + "/increment_h", "longer than its step (up_to_h minus the previous step's)"};
+      prev = st.up_to_s;
+    }
+    for (size_t i = 0; i < rv.prices.size(); ++i) {
+      const ReservedPrice& x = rv.prices[i];
+      const std::string pp = p + "/prices/" + std::to_string(i);
+      auto it = offer_ix.find(std::string_view(x.offer));
+      if (it == offer_ix.end()) {
+        if (warnings)
+          warnings->push_back(Warning{pp + "/offer", "reservation_without_offer",
+                                      rv.id + " prices \"" + x.offer.substr(0, 80) + "\", which this snapshot does not have"});
+        continue;
+      }
+      Offer& o = s.offers[static_cast<size_t>(it->second)];
+      const int seller = o.via >= 0 ? o.via : o.provider;
+      if (seller != prov)
+        return Error{pp + "/offer", "offer \"" + x.offer.substr(0, 80) + "\" is not sold by " + rv.provider.substr(0, 60)};
+      if (!(std::isfinite(x.usd_per_h) && x.usd_per_h >= 0)) return Error{pp + "/usd_per_h", "must be a price >= 0"};
+      if (o.reservation >= 0)
+        return Error{pp + "/offer", "offer \"" + x.offer.substr(0, 80) + "\" already has a reserved price (" +
+                                        s.reservations[static_cast<size_t>(o.reservation)].id + ")"};
+      o.reservation = static_cast<int>(r);
+      o.reserved_usd_per_h = x.usd_per_h;
+    }
+  }
+  return true;
+}
+
 // Civil-date arithmetic: days_from_civil from H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"
 // (howardhinnant.github.io/date_algorithms.html), valid for the proleptic Gregorian calendar.
 static std::optional<long> parse_iso_day(std::string_view s) {
@@ -505,6 +558,45 @@ void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b,
   c.str(v, "egress_source", p, &pr->egress_source, true, true);
   c.num(v, "network_download_MBps", p, &pr->network_download_MBps, 0, 1e6, true, true);
   c.str(v, "notes", p, &pr->notes, false);
+}
+
+// One reserved-capacity product (snapshot.h Reservation); its prices are matched to offers by attach_reservations.
+[[gnu::noinline]] void read_reservation(Ctx& c, const JValue& v, const std::string& p, Reservation* rv) {
+  if (!c.object(v, p)) return;
+  c.str(v, "id", p, &rv->id, true, true);
+  c.str(v, "provider", p, &rv->provider, true, true);
+  c.str(v, "name", p, &rv->name, true, true);
+  if (const JValue* ts = c.array(v, "terms", p, 8)) {
+    if (ts->Size() == 0) c.error(p + "/terms", "at least one bookable duration step");
+    rv->terms.resize(ts->Size());
+    for (size_t i = 0; i < ts->Size(); ++i) {
+      const std::string tp = idx(p + "/terms", i);
+      const JValue& t = at(*ts, i);
+      if (!c.object(t, tp)) continue;
+      double up_to_h = 0, inc_h = 0;
+      // Hours in the file; the longest booking is capped at 10 years.
+      if (c.num(t, "up_to_h", tp, &up_to_h, 1e-3, 87660)) rv->terms[i].up_to_s = up_to_h * kHour_s;
+      if (c.num(t, "increment_h", tp, &inc_h, 1e-3, 87660)) rv->terms[i].increment_s = inc_h * kHour_s;
+    }
+  }
+  c.str(v, "start_time_utc", p, &rv->start_time_utc, false);
+  c.integer(v, "max_instances", p, &rv->max_instances, 0, 100000, false);
+  c.num(v, "book_ahead_days", p, &rv->book_ahead_days, 0, 3660, false);
+  c.boolean(v, "upfront", p, &rv->upfront);
+  c.boolean(v, "cancellable", p, &rv->cancellable);
+  c.date(v, "capture_date", p, &rv->capture_date);
+  c.str(v, "source", p, &rv->source, true, true);
+  c.str(v, "note", p, &rv->note, false);
+  if (const JValue* ps = c.array(v, "prices", p, kMaxOffers)) {
+    rv->prices.resize(ps->Size());
+    for (size_t i = 0; i < ps->Size(); ++i) {
+      const std::string pp = idx(p + "/prices", i);
+      const JValue& x = at(*ps, i);
+      if (!c.object(x, pp)) continue;
+      c.str(x, "offer", pp, &rv->prices[i].offer, true, true);
+      c.num(x, "usd_per_h", pp, &rv->prices[i].usd_per_h, 0, kMaxPrice);
+    }
+  }
 }
 
 struct OfferCells {
@@ -895,8 +987,18 @@ std::optional<Snapshot> read_snapshot_json(std::string_view text, const Snapshot
       }
       if (header_ok && rows) read_offer_rows(c, *rows, oc, cols->Size(), gpu_ix, prov_ix, &s, &row_of);
     }
+    if (const JValue* rs = c.array(doc, "reservations", "", kMaxProviders, false)) {
+      s.reservations.resize(rs->Size());
+      for (size_t i = 0; i < rs->Size(); ++i) read_reservation(c, at(*rs, i), idx("/reservations", i), &s.reservations[i]);
+    }
     if (s.providers.empty() && !c.has_errors()) c.error("/providers", "no providers");
     if (c.has_errors()) return std::nullopt;
+    std::vector<Warning> orphans;
+    if (Result<bool> attached = attach_reservations(s, &orphans); !attached) {
+      c.error(attached.error().field, attached.error().message);
+      return std::nullopt;
+    }
+    for (Warning& w : orphans) c.warn(std::move(w.field), std::move(w.code), std::move(w.message));
     *row_of_out = std::move(row_of);
     return s;
   } catch (const std::exception& e) {

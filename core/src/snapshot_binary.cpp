@@ -184,6 +184,27 @@ void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) 
     io.str(p.provision_source);
   });
   offer_table(io, s.offers, s.providers);
+  io.list(s.reservations, 40, "reservations", [&](Reservation& rv) {  // version 5
+    io.str(rv.id);
+    io.str(rv.provider);
+    io.str(rv.name);
+    io.list(rv.terms, 16, "reservation terms", [&](TermStep& t) {
+      io.f64(t.up_to_s);
+      io.f64(t.increment_s);
+    });
+    io.str(rv.start_time_utc);
+    io.i32(rv.max_instances);
+    io.f64(rv.book_ahead_days);
+    io.flag(rv.upfront);
+    io.flag(rv.cancellable);
+    io.str(rv.capture_date);
+    io.str(rv.source);
+    io.str(rv.note);
+    io.list(rv.prices, 12, "reserved prices", [&](ReservedPrice& x) {
+      io.str(x.offer);
+      io.f64(x.usd_per_h);
+    });
+  });
   io.list(reader_warnings, 12, "warnings", [&](Warning& x) {
     io.str(x.field);
     io.str(x.code);
@@ -605,6 +626,7 @@ std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, cons
     p.fail(std::string("internal error: ") + e.what());
   }
   if (!p.ok()) return refuse(p.error);
+  if (Result<bool> attached = attach_reservations(s); !attached) return refuse(attached.error().to_string());
   std::vector<size_t> row_of(s.offers.size());
   for (size_t i = 0; i < row_of.size(); ++i) row_of[i] = i;
   if (!detail::derive_snapshot_flags(s, row_of, opt, r)) return std::nullopt;

@@ -103,6 +103,34 @@ std::string snapshot_to_json(const Snapshot& s) {
       items.push_back(std::move(j));
     }
     arr("providers", items);
+    if (!s.reservations.empty()) {  // absent when there are none: older snapshots stay byte-identical
+      items.clear();
+      for (const auto& rv : s.reservations) {
+        ojson j;
+        j["id"] = rv.id; j["provider"] = rv.provider; j["name"] = rv.name;
+        ojson terms = ojson::array();
+        for (const TermStep& t : rv.terms) {
+          ojson tj;
+          tj["up_to_h"] = t.up_to_s / kHour_s;
+          tj["increment_h"] = t.increment_s / kHour_s;
+          terms.push_back(std::move(tj));
+        }
+        j["terms"] = terms;
+        j["start_time_utc"] = rv.start_time_utc; j["max_instances"] = rv.max_instances;
+        j["book_ahead_days"] = rv.book_ahead_days; j["upfront"] = rv.upfront; j["cancellable"] = rv.cancellable;
+        j["capture_date"] = rv.capture_date; j["source"] = rv.source; j["note"] = rv.note;
+        ojson prices = ojson::array();
+        for (const ReservedPrice& x : rv.prices) {
+          ojson xj;
+          xj["offer"] = x.offer;
+          xj["usd_per_h"] = x.usd_per_h;
+          prices.push_back(std::move(xj));
+        }
+        j["prices"] = prices;
+        items.push_back(std::move(j));
+      }
+      arr("reservations", items);
+    }
     // Offers: a header and one array per row (a third of the size of one object per offer).
     ojson cols = ojson::array();
     for (const char* n : detail::kColNames) cols.push_back(n);

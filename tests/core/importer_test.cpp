@@ -500,6 +500,7 @@ TEST(Importer, BundledSnapshotIsReproducibleFromTheRepositoryCatalog) {
   in.gpus_json = read_text(kRoot + "/data/inputs/gpus.json");
   in.providers_json = read_text(kRoot + "/data/inputs/providers.json");
   in.families_json = read_text(kRoot + "/data/inputs/instance_families.json");
+  in.reservations_json = read_text(kRoot + "/data/inputs/reservations.json");
   const auto refs = list_catalog_files(in.providers_json);
   ASSERT_TRUE(refs.ok());
   for (const auto& r : refs.value()) in.catalogs.push_back({r, read_text(cat + "/" + r.path)});

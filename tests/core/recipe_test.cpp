@@ -95,7 +95,7 @@ TEST(Recipe, EveryRankedRowOfTheDefaultJobGetsFilesThatAgreeWithItsPlan) {
     if (row.state != RowState::ranked) continue;
     const Offer& o = bundled().offers[row.offer];
     SCOPED_TRACE(o.id);
-    const PricingFilter pf = row.option == PricingOption::spot ? PricingFilter::spot : PricingFilter::on_demand;
+    const PricingFilter pf = pricing_filter_of(row.option);
     Result<Recipe> r = make_recipe(target(q, o.id, pf, row.nodes), bundled());
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_EQ(r->nodes, row.nodes);

@@ -7,6 +7,7 @@
 // calls compute_job_cost for every offer x pricing option x node count). Same input -> same output, bit for bit.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "trainfit/common.h"
 #include "trainfit/snapshot.h"
@@ -42,6 +43,26 @@ double expected_billed_seconds(double mean_run_s, const BillingRule& rule);
 // (Result<bool> holds true on success.)
 Result<bool> validate_billing_rule(const BillingRule& rule, const char* field_prefix = "billing.");
 
+// A booking product against paying by the hour for the same instances: r = reserved, p = hourly price per
+// instance-hour. A job of wall time W costs p W by the hour and r booked_term_s(W) booked, so within one
+// booking step [a, a + i] the booking wins for W > r (a + i) / p: a sawtooth. Fixed costs (storage, egress)
+// are the same under both and left out.
+struct ReservedVsHourly {
+  bool comparable = false;       // both prices known and > 0
+  double price_ratio = 0;        // r / p: the busy fraction of a booked term at which it pays off
+  double first_win_s = -1;       // the shortest wall time at which booking is cheaper; < 0 = never
+  double wins_from_s = -1;       // from this wall time on, booking is cheaper for every longer job; < 0 = never
+  // A job of wall time W that repeats: the booking (kept for its whole term) pays off when the job starts at
+  // least every W / price_ratio seconds (its busy fraction W / cadence >= r / p). Filled by the caller's W.
+};
+// "1-day steps up to 14 days, then 7-day steps up to 182 days; starts and ends at 11:30 UTC; paid up front; not
+// cancellable; up to 64 instances per booking": one line for the CLI, the UI and the JSON.
+std::string reservation_terms_text(const Reservation& r);
+// "3 days", "1 year", "36 h": a booking duration as a person would say it.
+std::string booking_duration_text(double s);
+
+ReservedVsHourly reserved_vs_hourly(double reserved_usd_per_h, double hourly_usd_per_h, const std::vector<TermStep>& terms);
+
 // ---------------------------------------------------------------------------------------------
 // Checkpoint interval and interruption counts.
 
@@ -56,7 +77,18 @@ double poisson_quantile(double mean, double p);
 // ---------------------------------------------------------------------------------------------
 // One job on one offer and node count.
 
-enum class PricingOption { on_demand, spot };
+// How an instance is paid for: on demand (billed by the provider's rule, billing_rule_for), spot (the same rule,
+// interruptible, a market or discounted price) or reserved (a booking product's whole term, Reservation).
+enum class PricingOption { on_demand, spot, reserved };
+inline constexpr PricingOption kPricingOptions[] = {PricingOption::on_demand, PricingOption::spot, PricingOption::reserved};
+// The one spelling of each option on every surface: "on-demand", "spot", "reserved".
+const char* pricing_option_name(PricingOption o);
+
+// The durations a booking product can be booked for (Reservation::terms), as the cost model reads them.
+// Seconds booked for a run of `run_s` seconds: the shortest bookable duration that covers it, and for a run
+// longer than the longest booking, consecutive bookings (full longest terms, then the shortest that covers the
+// rest). `bookings` (if given) receives their count. run_s <= 0 books nothing; no steps books the run itself.
+double booked_term_s(double run_s, const std::vector<TermStep>& terms, double* bookings = nullptr);
 
 // Everything compute_job_cost needs, already resolved to numbers (fill_job_cost_input copies the provider and
 // offer fields). Throughputs are in MBps = 1e6 B/s, like Provider.
@@ -66,6 +98,8 @@ struct JobCostInput {
   int nodes = 1;                           // instances running the job together
   double on_demand_usd_per_h = -1;         // per instance; < 0 = not offered on demand
   double spot_usd_per_h = -1;              // per instance; < 0 = no spot
+  double reserved_usd_per_h = -1;          // per instance-hour of the booked term; < 0 = no reservation product
+  const std::vector<TermStep>* terms = nullptr;  // the product's bookable durations; required when option == reserved
   double spot_interruption_rate_per_h = 0; // per instance-hour (Poisson); used when option == spot
   double spot_free_window_s = 0;           // spot segments interrupted this soon after start are not billed
                                            // (SpotRules::early_preemption_free); 0 = no such rule
@@ -88,7 +122,9 @@ struct JobCostInput {
 
 // Copies prices, the spot interruption rate, provisioning, storage and network figures from a provider and an
 // offer into `in` (the job fields — train time, nodes, bytes, interval — are left as they are).
-void fill_job_cost_input(JobCostInput& in, const Provider& provider, const Offer& offer, PricingOption option);
+// `reservation` is the offer's booking product (Offer::reservation), read when option == reserved.
+void fill_job_cost_input(JobCostInput& in, const Provider& provider, const Offer& offer, PricingOption option,
+                         const Reservation* reservation = nullptr);
 
 // Cost and time for a given number of interruptions (one end of the spot band).
 struct CostBand {
@@ -128,6 +164,11 @@ struct CostBreakdown {
   double expected_interruptions = 0;
   double interruptions_p10 = 0;        // Poisson 10% / 90% quantiles of the count
   double interruptions_p90 = 0;
+
+  // Reserved: each instance books `booked_s` (in `bookings` consecutive bookings) and pays all of it; the
+  // part the job leaves unused (booked_s - wall_s) is the idle tail, priced in rounding_waste_usd.
+  double booked_s = 0;
+  double bookings = 0;
 
   // Billing: every start of an instance (first start, each replacement) is one segment with its own minimum.
   double segments = 0;                 // instance segments (nodes + interruptions)

@@ -1,5 +1,5 @@
 // trainfit core — rebuilds the price snapshot from a SkyPilot catalog checkout plus curated inputs
-// (data/inputs/{gpus,providers,instance_families}.json). Pure: the caller reads the files (cli/snapshot_cmd)
+// (data/inputs/{gpus,providers,instance_families,reservations}.json). Pure: the caller reads the files (cli/snapshot_cmd)
 // and passes their text. Deterministic: the same inputs give the same bytes.
 //
 // Rules (docs/snapshot.md, "How the importer works"):
@@ -41,6 +41,9 @@ struct ImportInputs {
   std::string gpus_json;        // data/inputs/gpus.json
   std::string providers_json;   // data/inputs/providers.json
   std::string families_json;    // data/inputs/instance_families.json
+  // data/inputs/reservations.json: booking products (snapshot.h Reservation) with prices per provider, instance
+  // type and region; a price whose offer the catalog does not have is left out with a note. "" = none.
+  std::string reservations_json;
   std::vector<CatalogText> catalogs;
 };
 

@@ -15,7 +15,8 @@ namespace trainfit {
 
 // dev_cycle: the billed cost of cost.dev_runs runs of cost.dev_run_minutes each (billing.h, dev_cycle_cost).
 enum class SortKey { total_cost, time, usd_per_mtok, cost_under_deadline, dev_cycle };
-enum class PricingFilter { any, on_demand, spot };
+// Which pricing options a query ranks (billing.h PricingOption, in its order): all, or one of them.
+enum class PricingFilter { any, on_demand, spot, reserved };
 enum class InterconnectFilter { any, nvlink, nvswitch, pcie };
 
 struct Filters {

@@ -32,6 +32,21 @@ struct ShapePlan {
   PlanResult plan;
 };
 
+// Whether pricing filter `f` (filters.pricing, target.pricing) admits option `o`, and the filter of one option.
+inline bool pricing_admits(PricingFilter f, PricingOption o) {
+  return f == PricingFilter::any || static_cast<int>(f) == static_cast<int>(o) + 1;
+}
+inline PricingFilter pricing_filter_of(PricingOption o) { return static_cast<PricingFilter>(static_cast<int>(o) + 1); }
+static_assert(static_cast<int>(PricingFilter::reserved) == static_cast<int>(PricingOption::reserved) + 1 &&
+                  static_cast<int>(PricingFilter::spot) == static_cast<int>(PricingOption::spot) + 1,
+              "PricingFilter lists the options in PricingOption's order, after `any`");
+// The price of `o` under option `opt`, per instance-hour; < 0 = not offered that way.
+inline double option_price_usd_per_h(const Offer& o, PricingOption opt) {
+  return opt == PricingOption::spot ? o.spot_usd_per_h
+         : opt == PricingOption::reserved ? o.reserved_usd_per_h
+                                          : o.price_usd_per_h;
+}
+
 // ranked: costed and within every filter. does_not_fit: no layout fits the GPUs' memory. unsupported: the
 // instance cannot run the job as asked (e.g. bf16 on a GPU without BF16, a GPU figure missing from the
 // snapshot). filtered: excluded by a filter (why_not names it). error: costing failed (why_not says why).

@@ -198,6 +198,10 @@ struct Offer {
   // `price_usd_per_h` in the representative zone; < 0 = not priced apart.
   double host_usd_per_h = -1;
   double accel_usd_per_h = -1;
+  // Derived at load from Snapshot::reservations (not an offer column): the reserved-capacity price per instance-hour
+  // of the booking product `reservation` (index into Snapshot::reservations); < 0 / -1 = none.
+  double reserved_usd_per_h = -1;
+  int reservation = -1;
   bool operator==(const Offer&) const = default;
 };
 
@@ -229,6 +233,39 @@ struct SourceRef {
   bool operator==(const SourceRef&) const = default;
 };
 
+// A booking product that sells capacity for a fixed term paid whether used or not (EC2 Capacity Blocks for ML,
+// a 1-year reserved VM, a weekly cluster): the durations it can be booked for, its booking terms, and its price
+// per offer. A job on it pays the whole booked term (booked_term_s, billing.h); what the job leaves unused is
+// the term's idle tail.
+struct TermStep {
+  double up_to_s = 0;      // durations up to this one are booked in steps of increment_s (after the previous step)
+  double increment_s = 0;
+  bool operator==(const TermStep&) const = default;
+};
+struct ReservedPrice {
+  std::string offer;        // an offer id of this snapshot, sold by the product's provider
+  double usd_per_h = -1;    // per instance-hour of the booked term (an upfront total divided by the term's hours)
+  bool operator==(const ReservedPrice&) const = default;
+};
+struct Reservation {
+  std::string id;           // "aws-capacity-blocks"
+  std::string provider;     // the provider id that sells it (the offers' seller)
+  std::string name;         // "EC2 Capacity Blocks for ML"
+  // Bookable durations: from 0 (or the previous step's up_to_s) up to up_to_s in steps of increment_s, steps in
+  // increasing order; the last up_to_s is the longest single booking (longer jobs book consecutive terms).
+  std::vector<TermStep> terms;
+  std::string start_time_utc;   // bookings start and end at this time of day ("11:30"); "" = any time
+  int max_instances = 0;        // per booking; 0 = not published
+  double book_ahead_days = 0;   // how far ahead a booking can be made; 0 = not published
+  bool upfront = false;         // paid in full when booked
+  bool cancellable = false;
+  std::string capture_date;     // when the prices were read
+  std::string source;           // the price list / documentation address
+  std::string note;
+  std::vector<ReservedPrice> prices;
+  bool operator==(const Reservation&) const = default;
+};
+
 struct Snapshot {
   int schema_version = 0;
   std::string id;
@@ -238,6 +275,7 @@ struct Snapshot {
   std::vector<GpuSpec> gpus;
   std::vector<Provider> providers;
   std::vector<Offer> offers;
+  std::vector<Reservation> reservations;  // reserved-capacity products; their prices set Offer::reserved_usd_per_h
   std::vector<Warning> warnings;   // validation warnings kept with the data
   // Set by the loader, not stored in the file: the date staleness was judged against (SnapshotLoadOptions::today;
   // "" = not judged) and the limit used.
@@ -252,6 +290,13 @@ struct Snapshot {
   int find_provider(const std::string& id) const;
   int find_offer(const std::string& id) const;
 };
+
+// Checks `s.reservations` (ids unique, terms increasing, prices on offers their provider sells, one product per
+// offer) and sets each priced offer's reserved_usd_per_h and reservation. Both readers call it after the offers;
+// the error names the field ("/reservations/0/prices/3/offer: ..."). A price naming an offer the snapshot does not
+// have is not an error (a trimmed or rebuilt snapshot keeps its products): it prices nothing and, when `warnings`
+// is given, adds a "reservation_without_offer" warning.
+Result<bool> attach_reservations(Snapshot& s, std::vector<Warning>* warnings = nullptr);
 
 // "massedcompute via shadeform", or the provider id alone when sold directly. The provider whose terms bill the
 // offer is seller_of (billing.h).
@@ -292,7 +337,7 @@ std::string snapshot_to_json(const Snapshot& s);
 // `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
 // load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
 // and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
-inline constexpr uint32_t kSnapshotBinaryVersion = 4;  // 3: Offer::via; 4: offers as columns
+inline constexpr uint32_t kSnapshotBinaryVersion = 5;  // 3: Offer::via; 4: offers as columns; 5: reservations
 // Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
 Result<std::string> pack_snapshot(std::string_view json_text);
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
