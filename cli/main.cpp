@@ -37,7 +37,7 @@ struct Inputs {
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   double tokens = -1;
   std::vector<std::string> providers;
-  bool spot_only = false, on_demand_only = false, reserved_only = false, show_doubtful = false;
+  bool spot_only = false, on_demand_only = false, reserved_only = false, show_doubtful = false, launchable = false;
   long long dev_runs = -1;
   double dev_run_minutes = -1;
   bool target_pricing = false;  // recipe: --spot / --on-demand choose the row's pricing (target.pricing)
@@ -138,6 +138,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.on_demand_only) doc[pricing_key]["pricing"] = "on-demand";
   if (in.reserved_only) doc[pricing_key]["pricing"] = "reserved";
   if (in.show_doubtful) doc["filters"]["show_doubtful"] = true;
+  if (in.launchable) doc["filters"]["launchable"] = true;
   if (in.dev_runs >= 0) doc["cost"]["dev_runs"] = in.dev_runs;
   if (in.dev_run_minutes >= 0) doc["cost"]["dev_run_minutes"] = in.dev_run_minutes;
   if (!in.gpu.empty()) doc["target"]["gpu"] = in.gpu;
@@ -412,6 +413,9 @@ int main(int argc, char** argv) {
   rank->add_flag("--show-doubtful", in.show_doubtful,
                  "also rank offers whose price the snapshot doubts (unverified_price, spot_above_on_demand, "
                  "deep_spot_discount); held back by default");
+  rank->add_flag("--launchable", in.launchable,
+                 "only offers a new account can launch now: self-serve, on-demand or spot (no quota request, "
+                 "reservation or sales contact; unpublished terms left out)");
   add_dev_cycle_options(rank, in);
   rank->add_option("--provider", in.providers,
                    "only these providers (repeatable); a marketplace id also keeps the rows it sells");

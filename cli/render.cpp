@@ -350,6 +350,14 @@ std::string cost_text(const json& doc) {
   if (!doc.value("flags", json::array()).empty()) {
     out += "flags: " + flag_cell(doc["flags"], "csv") + "\n";
   }
+  if (doc.contains("access")) {
+    const json& a = doc["access"];
+    out += "access: " + a.value("how", std::string("unknown"));
+    if (a.contains("quota")) out += "; quota " + a.value("quota", "");
+    if (a.contains("detail")) out += "; " + a.value("detail", "");
+    if (a.contains("source")) out += " (" + a.value("source", "") + ", " + a.value("date", "") + ")";
+    out += "\n";
+  }
   for (const auto& c : doc["costs"]) {
     out += "\n" + c.value("option", "") + ": ";
     if (!c.contains("cost")) out += c.value("state", "") + " " + c.value("why_not", "") + c.value("error", "") + "\n";

@@ -138,6 +138,10 @@ bool draw_row_switches(Filters& f) {
   if (ImGui::Checkbox("Show doubtful prices", &f.show_doubtful)) changed = true;
   help_marker("Prices the snapshot itself doubts are held back by default: unverified source rows, spot above "
               "on-demand, and spot prices more than 85% below on-demand. Tick to rank them too (marked with !).");
+  if (ImGui::Checkbox("Only what launches now", &f.launchable)) changed = true;
+  help_marker("Only offers a new account can launch on demand or spot without a quota request or a reservation "
+              "(the snapshot's availability facts, sourced per provider); offers whose terms are not published are "
+              "left out too.");
   if (ImGui::Checkbox("Only plans that surely fit", &f.must_fit)) changed = true;
   help_marker("Rank only layouts whose memory band's top is under the GPU's memory (verdict 'fits'); without it, "
               "'tight' plans (expected peak fits, the band's top does not: may run out of memory) are ranked too, "

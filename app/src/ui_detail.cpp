@@ -608,6 +608,15 @@ void draw_detail(App::Impl& s) {
     ImGui::TextWrapped("%s via %s: run by %s, sold and billed by %s (its billing rules apply).",
                        s.snapshot.providers[o.provider].id.c_str(), s.snapshot.providers[o.via].id.c_str(),
                        s.snapshot.providers[o.provider].name.c_str(), s.snapshot.providers[o.via].name.c_str());
+  {
+    // How a new account gets it (availability fact, sourced and dated).
+    const AccessFact& a = access_fact(s.snapshot, o);
+    ImGui::TextWrapped("Access: %s%s%s%s%s", access_label(a.how), a.quota.empty() ? "" : " (", a.quota.c_str(),
+                       a.quota.empty() ? "" : ")", a.detail.empty() ? "" : ".");
+    if (!a.detail.empty() || !a.max_cluster.empty())
+      ImGui::TextDisabled("%s%s%s [%s, %s]", a.detail.c_str(), a.max_cluster.empty() ? "" : " Largest cluster: ",
+                          a.max_cluster.c_str(), a.source.empty() ? "no source" : a.source.c_str(), a.date.c_str());
+  }
   if (!r->why_not.empty()) ImGui::TextColored(warn_color(), "Why not: %s", r->why_not.c_str());
   if (o.flags) {
     ImGui::TextColored(warn_color(), "%s", held_back_flags(o, r->option) ? "! Doubtful price. Data-quality flags:"

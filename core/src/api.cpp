@@ -304,6 +304,17 @@ json cost_doc(const CostBreakdown& c) {
 
 const char* option_name(PricingOption o) { return pricing_option_name(o); }
 
+// An offer's availability fact (snapshot.h AccessFact): how it is obtained, with its source and date.
+json access_doc(const AccessFact& a) {
+  json d{{"how", access_name(a.how)}};
+  if (!a.detail.empty()) d["detail"] = a.detail;
+  if (!a.quota.empty()) d["quota"] = a.quota;
+  if (!a.max_cluster.empty()) d["max_cluster"] = a.max_cluster;
+  if (!a.source.empty()) d["source"] = a.source;
+  if (!a.date.empty()) d["date"] = a.date;
+  return d;
+}
+
 json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
   const Offer& o = s.offers[row.offer];
   const GpuSpec& g = s.gpus[o.gpu];
@@ -323,6 +334,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
          {"state", row_state_name(row.state)},
          {"flags", offer_flag_names(o.flags)}};
   if (o.via >= 0) d["via"] = s.providers[o.via].id;  // the marketplace that sells it; absent = sold directly
+  d["access"] = access_doc(access_fact(s, o));
   if (row.option == PricingOption::reserved && o.reservation >= 0 && static_cast<size_t>(o.reservation) < s.reservations.size())
     d["reservation"] = s.reservations[static_cast<size_t>(o.reservation)].id;  // the booking product priced
   if (!row.why_not.empty()) d["why_not"] = row.why_not;
@@ -423,6 +435,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
               {"why_not_summary", why_not_summary(*r)},
               {"held_back", held_back_doc(s, *r)},
               {"show_doubtful", q.filters.show_doubtful},
+              {"launchable", q.filters.launchable},
               {"snapshot", s.id},
               {"prices", prices_doc(s, oldest_ranked_capture(s, *r))},
               {"sort", to_string(q.sort)},
@@ -520,7 +533,8 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   detail::one_offer_query(q0, s, oi, q0.target.nodes, &one, &q);
   Result<RankResult> r = rank_offers(q, one, nullptr, kRowAlternatives);  // the runners-up are this verb's output
   if (!r) return error_doc(r.error());
-  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date}};
+  json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date},
+           {"access", access_doc(access_fact(s, s.offers[oi]))}};
   if (!r->shapes.empty() && r->shapes[0].ok) {
     doc["plan"] = plan_result_doc(r->shapes[0].plan);
     doc["matched"] = r->shapes[0].plan.fits;

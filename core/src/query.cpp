@@ -395,6 +395,7 @@ const std::vector<Key>& keys() {
     t.push_back(bool_key("filters.hide_stale", [](Query& q) -> bool& { return q.filters.hide_stale; }));
     t.push_back(bool_key("filters.hide_flagged", [](Query& q) -> bool& { return q.filters.hide_flagged; }));
     t.push_back(bool_key("filters.show_doubtful", [](Query& q) -> bool& { return q.filters.show_doubtful; }));
+    t.push_back(bool_key("filters.launchable", [](Query& q) -> bool& { return q.filters.launchable; }));
 
     t.push_back(num_key<double>("cost.checkpoint_interval_s", Kind::number, 0, 1e7,
                                 [](Query& q) -> double& { return q.cost.checkpoint_interval_s; }));

@@ -29,6 +29,20 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// Why a row is not launchable now (filters.launchable): the booking it needs, or the offer's availability fact.
+std::string launch_why_not(const AccessFact& a, PricingOption option) {
+  if (option == PricingOption::reserved) return "reserved booking (only what launches now selected)";
+  switch (a.how) {
+    case Access::quota_request:
+      return "needs a quota request" + (a.quota.empty() ? std::string() : " (" + a.quota.substr(0, 120) + ")");
+    case Access::reservation_only: return "sold only through a reservation or booking";
+    case Access::sales_contact: return "sold through sales only";
+    case Access::unknown: return "how to get it is not published";
+    case Access::self_serve: break;
+  }
+  return "";
+}
+
 // Filters that depend only on the offer (not on the plan). Returns the reason, or "" when it passes.
 std::string offer_filter(const Filters& f, const Snapshot& s, const Offer& o) {
   const Provider& p = s.providers[o.provider];
@@ -350,6 +364,8 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
   } else if (!pricing_admits(f.pricing, option)) {
     row.why_not = std::string(pricing_option_name(option)) + " price (only " +
                   pricing_option_name(static_cast<PricingOption>(static_cast<int>(f.pricing) - 1)) + " selected)";
+  } else if (f.launchable && (option == PricingOption::reserved || access_fact(s, o).how != Access::self_serve)) {
+    row.why_not = launch_why_not(access_fact(s, o), option);
   } else if (f.max_usd_per_h > 0 && row.price_usd_per_h > f.max_usd_per_h) {
     row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", row.price_usd_per_h, f.max_usd_per_h);
   } else if (const uint32_t doubt = f.show_doubtful ? 0u : held_back_flags(o, option)) {

@@ -1017,6 +1017,24 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
     else if (!dst)
       r.notes.push_back("dstack has no backend for " + name + "; the SkyPilot recipe launches it");
   }
+  {
+    // How the instances are obtained: the booking for a reserved row, else the offer's availability fact.
+    const AccessFact& a = access_fact(s, s.offers[static_cast<size_t>(op->offer)]);
+    if (r.option == PricingOption::reserved) {
+      const Offer& ro = one.offers[0];
+      if (ro.reservation >= 0 && static_cast<size_t>(ro.reservation) < one.reservations.size())
+        r.notes.push_back("book " + one.reservations[static_cast<size_t>(ro.reservation)].name + " for " +
+                          itext(r.nodes) + " instance" + (r.nodes == 1 ? "" : "s") +
+                          " first, then launch into its reservation: " +
+                          reservation_terms_text(one.reservations[static_cast<size_t>(ro.reservation)]));
+    } else if (a.how == Access::quota_request) {
+      r.notes.push_back("a new account needs a quota increase before this launches" +
+                        (a.quota.empty() ? std::string() : ": " + a.quota) + " (" + a.source + ")");
+    } else if (a.how == Access::reservation_only || a.how == Access::sales_contact) {
+      r.notes.push_back(std::string(a.how == Access::sales_contact ? "sold through sales" : "sold through a reservation") +
+                        (a.detail.empty() ? std::string() : ": " + a.detail));
+    }
+  }
   c.spot = r.option == PricingOption::spot;
   c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params || hf_ulysses(l));
   c.job_name = "trainfit-" + safe_token(q.model_id, "custom");

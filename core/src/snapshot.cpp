@@ -162,6 +162,45 @@ int Snapshot::find_offer(const std::string& id) const {
   return -1;
 }
 
+const char* access_name(Access a) {
+  switch (a) {
+    case Access::unknown: return "unknown";
+    case Access::self_serve: return "self_serve";
+    case Access::quota_request: return "quota_request";
+    case Access::reservation_only: return "reservation_only";
+    case Access::sales_contact: return "sales_contact";
+  }
+  return "unknown";
+}
+const char* access_label(Access a) {
+  switch (a) {
+    case Access::unknown: return "unknown";
+    case Access::self_serve: return "self-serve";
+    case Access::quota_request: return "quota request";
+    case Access::reservation_only: return "reservation only";
+    case Access::sales_contact: return "contact sales";
+  }
+  return "unknown";
+}
+std::optional<Access> parse_access(std::string_view s) {
+  for (Access a : {Access::unknown, Access::self_serve, Access::quota_request, Access::reservation_only, Access::sales_contact})
+    if (s == access_name(a)) return a;
+  return std::nullopt;
+}
+
+const AccessFact& access_fact(const Snapshot& s, const Offer& o) {
+  const int np = static_cast<int>(s.providers.size());
+  if (o.provider >= 0 && o.provider < np) {
+    const Provider& runs = s.providers[static_cast<size_t>(o.provider)];
+    const std::string& t = o.instance_type;
+    for (const AccessFact& f : runs.access_exceptions)
+      if (t.size() >= f.match.size() && t.compare(0, f.match.size(), f.match) == 0) return f;
+  }
+  const int seller = o.via >= 0 && o.via < np ? o.via : o.provider;
+  static const AccessFact kUnknown;
+  return seller >= 0 && seller < np ? s.providers[static_cast<size_t>(seller)].access : kUnknown;
+}
+
 Result<bool> attach_reservations(Snapshot& s, std::vector<Warning>* warnings) {
   for (Offer& o : s.offers) {
     o.reserved_usd_per_h = -1;
@@ -558,6 +597,27 @@ void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b,
   c.str(v, "egress_source", p, &pr->egress_source, true, true);
   c.num(v, "network_download_MBps", p, &pr->network_download_MBps, 0, 1e6, true, true);
   c.str(v, "notes", p, &pr->notes, false);
+  // Availability facts: optional (an older snapshot has none: every offer reads "unknown").
+  auto access = [&](const JValue& a, const std::string& ap, AccessFact* f, bool with_match) {
+    if (!c.object(a, ap)) return;
+    if (with_match) c.str(a, "match", ap, &f->match, true, true);
+    std::string how;
+    if (c.str(a, "how", ap, &how, true)) {
+      if (auto h = parse_access(how)) f->how = *h;
+      else c.error(ap + "/how", "expected \"self_serve\", \"quota_request\", \"reservation_only\", \"sales_contact\" or \"unknown\"");
+    }
+    c.str(a, "detail", ap, &f->detail, false);
+    c.str(a, "quota", ap, &f->quota, false);
+    c.str(a, "max_cluster", ap, &f->max_cluster, false);
+    c.str(a, "source", ap, &f->source, false);
+    c.str(a, "date", ap, &f->date, false);
+  };
+  if (const JValue* a = find_member(v, "access")) access(*a, p + "/access", &pr->access, false);
+  if (const JValue* ex = c.array(v, "access_exceptions", p, 100, false)) {
+    pr->access_exceptions.resize(ex->Size());
+    for (size_t i = 0; i < ex->Size(); ++i)
+      access(at(*ex, i), idx(p + "/access_exceptions", i), &pr->access_exceptions[i], true);
+  }
 }
 
 // One reserved-capacity product (snapshot.h Reservation); its prices are matched to offers by attach_reservations.

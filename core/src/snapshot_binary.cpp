@@ -182,6 +182,17 @@ void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) 
     io.str(p.storage_source);
     io.str(p.egress_source);
     io.str(p.provision_source);
+    auto access = [&](AccessFact& f) {
+      io.str(f.match);
+      io.enum8(f.how, Access::sales_contact);
+      io.str(f.detail);
+      io.str(f.quota);
+      io.str(f.max_cluster);
+      io.str(f.source);
+      io.str(f.date);
+    };
+    access(p.access);
+    io.list(p.access_exceptions, 7, "access exceptions", access);
   });
   offer_table(io, s.offers, s.providers);
   io.list(s.reservations, 40, "reservations", [&](Reservation& rv) {  // version 5

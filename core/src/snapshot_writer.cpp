@@ -100,6 +100,20 @@ std::string snapshot_to_json(const Snapshot& s) {
       j["egress_source"] = p.egress_source;
       j["network_download_MBps"] = num_or_null(p.network_download_MBps);
       j["notes"] = p.notes;
+      auto access = [](const AccessFact& f, bool with_match) {
+        ojson a;
+        if (with_match) a["match"] = f.match;
+        a["how"] = access_name(f.how);
+        a["detail"] = f.detail; a["quota"] = f.quota; a["max_cluster"] = f.max_cluster;
+        a["source"] = f.source; a["date"] = f.date;
+        return a;
+      };
+      j["access"] = access(p.access, false);
+      if (!p.access_exceptions.empty()) {
+        ojson ex = ojson::array();
+        for (const AccessFact& f : p.access_exceptions) ex.push_back(access(f, true));
+        j["access_exceptions"] = ex;
+      }
       items.push_back(std::move(j));
     }
     arr("providers", items);

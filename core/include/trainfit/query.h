@@ -40,6 +40,9 @@ struct Filters {
   // Rank offers whose price the snapshot itself doubts (rank.h, held_back_flags); by default they are held
   // back: counted, with their reasons, but not ranked.
   bool show_doubtful = false;
+  // Only rows one can launch now without a reservation or a quota request: self-serve offers (snapshot.h
+  // AccessFact) under on-demand or spot. Offers whose access is not published are left out too.
+  bool launchable = false;
 
   bool operator==(const Filters&) const = default;
 };

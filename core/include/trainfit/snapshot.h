@@ -87,6 +87,24 @@ struct SpotRules {
   bool operator==(const SpotRules&) const = default;
 };
 
+// How a new account gets an instance (availability facts, sourced and dated): launch it on demand; only after a
+// quota increase is granted; only through a reservation or booking product; only by talking to sales; or not
+// published. The largest cluster one can get and the quota to ask for, where published.
+enum class Access { unknown, self_serve, quota_request, reservation_only, sales_contact };
+struct AccessFact {
+  std::string match;        // instance-type prefix of an exception ("" = the provider's default)
+  Access how = Access::unknown;
+  std::string detail;       // one or two sentences: what to do
+  std::string quota;        // the quota to request (code / name), "" = none or not published
+  std::string max_cluster;  // the largest cluster one can get, with its interconnect; "" = not published
+  std::string source;
+  std::string date;         // when it was read or published
+  bool operator==(const AccessFact&) const = default;
+};
+const char* access_name(Access a);   // "self_serve", "quota_request", ... (JSON)
+const char* access_label(Access a);  // "self-serve", "quota request", "reservation only", "contact sales", "unknown"
+std::optional<Access> parse_access(std::string_view s);
+
 struct Provider {
   std::string id;              // "aws", "gcp", "lambda", ...
   std::string name;
@@ -108,6 +126,8 @@ struct Provider {
   std::string storage_source;
   std::string egress_source;
   std::string provision_source;
+  AccessFact access;                         // how offers of this provider are obtained (default)
+  std::vector<AccessFact> access_exceptions; // first matching instance-type prefix wins
   bool operator==(const Provider&) const = default;
 };
 
@@ -297,6 +317,10 @@ struct Snapshot {
 // have is not an error (a trimmed or rebuilt snapshot keeps its products): it prices nothing and, when `warnings`
 // is given, adds a "reservation_without_offer" warning.
 Result<bool> attach_reservations(Snapshot& s, std::vector<Warning>* warnings = nullptr);
+
+// The availability fact of offer `o`: an exception of the provider that runs it matching its instance type, else
+// the default of the provider that sells it (a marketplace's own terms for what it resells).
+const AccessFact& access_fact(const Snapshot& s, const Offer& o);
 
 // "massedcompute via shadeform", or the provider id alone when sold directly. The provider whose terms bill the
 // offer is seller_of (billing.h).
