@@ -453,6 +453,14 @@ Result<bool> read_vms(ImportCtx& x, const std::string& prov, const Table& t, con
       continue;
     }
     z.gpu_count = static_cast<int>(*cnt);
+    // A rule's gpu_count corrects a catalog count the vendor documents otherwise (Azure's SKU data reports 12 GPUs
+    // for Standard_ND96isr_H100_v5, which has 8: Azure docs, ND H100 v5 series).
+    if (fam->gpu_count > 0 && fam->gcp_accelerator.empty() && fam->gpu_count != z.gpu_count) {
+      x.notes.add("gpu_count_corrected", prov, type,
+                  "AcceleratorCount " + std::to_string(z.gpu_count) + " corrected to " + std::to_string(fam->gpu_count) +
+                      " (instance_families.json rule)");
+      z.gpu_count = fam->gpu_count;
+    }
     z.vcpus = parse_num(t.cell(r, "vCPUs")).value_or(-1);
     z.ram_gib = parse_num(t.cell(r, "MemoryGiB")).value_or(-1);
     if (fam->host_ram_times_gpu_count && z.gpu_count > 1 && z.ram_gib >= 0) {

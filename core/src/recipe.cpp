@@ -198,6 +198,7 @@ struct Launcher {
 constexpr Launcher kLaunchers[] = {
     {"aws", "aws", true, "aws"},
     {"gcp", "gcp", true, "gcp"},
+    {"azure", "azure", true, "azure"},
     {"nebius", "nebius", true, "nebius"},
     {"oci", "oci", true, "oci"},
     {"lambda", "lambda", false, "lambda"},

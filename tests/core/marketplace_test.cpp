@@ -76,9 +76,9 @@ TEST(Marketplace, ViaSurvivesTheJsonAndTheBinaryForms) {
 
 TEST(Marketplace, ViaNamingNoProviderOrTheOffersOwnIsRefusedWithItsPointer) {
   SnapshotReport r;
-  EXPECT_FALSE(load_snapshot_report(json_with_via("azure"), SnapshotLoadOptions{}, &r).has_value());
+  EXPECT_FALSE(load_snapshot_report(json_with_via("ibm"), SnapshotLoadOptions{}, &r).has_value());
   ASSERT_FALSE(r.errors.empty());
-  EXPECT_NE(r.errors[0].message.find("via: unknown provider \"azure\""), std::string::npos) << r.errors[0].message;
+  EXPECT_NE(r.errors[0].message.find("via: unknown provider \"ibm\""), std::string::npos) << r.errors[0].message;
   EXPECT_EQ(r.errors[0].field.rfind("/offers/rows/1/", 0), 0u) << r.errors[0].field;
   SnapshotReport own;
   EXPECT_FALSE(load_snapshot_report(json_with_via("lambda"), SnapshotLoadOptions{}, &own).has_value());

@@ -88,7 +88,7 @@ TEST(Snapshot, BundledSnapshotValidatesWithZeroErrorsAndLoadsInMilliseconds) {
   ASSERT_TRUE(s.has_value()) << (r.errors.empty() ? "" : r.errors[0].to_string());
   EXPECT_TRUE(r.errors.empty());
   EXPECT_GT(s->offers.size(), 500u);
-  EXPECT_EQ(s->providers.size(), 31u);  // Verda, Hyperstack, Vast.ai, three marketplaces (Shadeform, Prime Intellect, Spheron) and their clouds, v8 clouds
+  EXPECT_EQ(s->providers.size(), 32u);  // Verda, Hyperstack, Vast.ai, three marketplaces (Shadeform, Prime Intellect, Spheron) and their clouds, v8 clouds, Azure
   std::printf("bundled snapshot: %zu bytes, %zu offers, loaded+validated in %.2f ms\n", text.size(), s->offers.size(),
               std::chrono::duration<double, std::milli>(t1 - t0).count());
   // Every offer names a known GPU with a source.
