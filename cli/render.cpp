@@ -354,8 +354,8 @@ std::string cost_text(const json& doc) {
     const json& a = doc["access"];
     out += "access: " + a.value("how", std::string("unknown"));
     if (a.contains("quota")) out += "; quota " + a.value("quota", "");
-    if (a.contains("detail")) out += "; " + a.value("detail", "");
-    if (a.contains("source")) out += " (" + a.value("source", "") + ", " + a.value("date", "") + ")";
+    if (a.contains("max_cluster")) out += "; largest cluster: " + a.value("max_cluster", "");
+    if (a.contains("date")) out += " (as of " + a.value("date", "") + ")";
     out += "\n";
   }
   for (const auto& c : doc["costs"]) {

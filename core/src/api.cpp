@@ -304,13 +304,13 @@ json cost_doc(const CostBreakdown& c) {
 
 const char* option_name(PricingOption o) { return pricing_option_name(o); }
 
-// An offer's availability fact (snapshot.h AccessFact): how it is obtained, with its source and date.
+// An offer's availability fact (snapshot.h AccessFact): how it is obtained, the quota to ask for, the largest
+// cluster and the date. Its detail and source are in the lean snapshot's text sidecar (the UI shows them): the
+// documents leave them out so that the page and the CLI answer alike.
 json access_doc(const AccessFact& a) {
   json d{{"how", access_name(a.how)}};
-  if (!a.detail.empty()) d["detail"] = a.detail;
   if (!a.quota.empty()) d["quota"] = a.quota;
   if (!a.max_cluster.empty()) d["max_cluster"] = a.max_cluster;
-  if (!a.source.empty()) d["source"] = a.source;
   if (!a.date.empty()) d["date"] = a.date;
   return d;
 }

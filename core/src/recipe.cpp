@@ -1030,10 +1030,10 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
                           reservation_terms_text(one.reservations[static_cast<size_t>(ro.reservation)]));
     } else if (a.how == Access::quota_request) {
       r.notes.push_back("a new account needs a quota increase before this launches" +
-                        (a.quota.empty() ? std::string() : ": " + a.quota) + " (" + a.source + ")");
+                        (a.quota.empty() ? std::string() : ": " + a.quota));
     } else if (a.how == Access::reservation_only || a.how == Access::sales_contact) {
-      r.notes.push_back(std::string(a.how == Access::sales_contact ? "sold through sales" : "sold through a reservation") +
-                        (a.detail.empty() ? std::string() : ": " + a.detail));
+      r.notes.push_back(a.how == Access::sales_contact ? "sold through sales: contact the provider before launching"
+                                                       : "sold through a reservation or booking only: book it before launching");
     }
   }
   c.spot = r.option == PricingOption::spot;

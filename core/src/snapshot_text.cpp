@@ -44,6 +44,16 @@ void provider_text(Provider& p, F f) {
   f("storage_source", p.storage_source);
   f("egress_source", p.egress_source);
   f("provision_source", p.provision_source);
+  f("access_detail", p.access.detail);
+  f("access_source", p.access.source);
+}
+// An availability exception's text. Its how, quota, largest cluster and date stay in the lean binary: the verbs'
+// documents (rank rows, plan, cost, recipe notes) carry those, so the page answers them as the CLI does before the
+// sidecar has arrived.
+template <class F>
+void access_text(AccessFact& a, F f) {
+  f("detail", a.detail);
+  f("source", a.source);
 }
 template <class F>
 void source_text(SourceRef& r, F f) {
@@ -135,15 +145,18 @@ std::optional<Error> read_section(const JValue& root, const char* name, std::vec
   return std::nullopt;
 }
 
-// A provider's "billing_exceptions": one entry per exception of the snapshot, in order, each naming its match.
-std::optional<Error> read_exceptions(const JValue& v, const std::string& at, Provider& p, Fill& fill) {
+// A provider's "billing_exceptions" / "access_exceptions": one entry per exception of the snapshot, in order, each
+// naming its match.
+template <class Rec, class Fields>
+std::optional<Error> read_exceptions(const JValue& v, const std::string& at, std::vector<Rec>& list, const char* what,
+                                     Fields fields, Fill& fill) {
   if (!v.IsArray()) return Error{at, std::string("must be an array, not ") + jsonr::type_name(v)};
-  if (v.Size() != p.billing_exceptions.size())
-    return Error{at, std::to_string(v.Size()) + " entries; the snapshot's provider has " +
-                         std::to_string(p.billing_exceptions.size()) + " billing exceptions"};
+  if (v.Size() != list.size())
+    return Error{at, std::to_string(v.Size()) + " entries; the snapshot's provider has " + std::to_string(list.size()) +
+                         " " + what};
   for (jsonr::SizeType i = 0; i < v.Size(); ++i) {
     const std::string here = at + "/" + std::to_string(i);
-    BillingRule& b = p.billing_exceptions[i];
+    Rec& b = list[i];
     const JValue* match = jsonr::find_member(v[i], "match");
     if (!match || !match->IsString() || jsonr::text_of(*match) != b.match)
       return Error{here + "/match", "must be the snapshot's exception match \"" + b.match + "\""};
@@ -151,8 +164,7 @@ std::optional<Error> read_exceptions(const JValue& v, const std::string& at, Pro
       known = key == "match";  // checked above
       return std::nullopt;
     };
-    if (std::optional<Error> e = read_fields(v[i], here, b, [](BillingRule& r, auto f) { billing_text(r, f); }, extra, fill))
-      return e;
+    if (std::optional<Error> e = read_fields(v[i], here, b, fields, extra, fill)) return e;
   }
   return std::nullopt;
 }
@@ -185,9 +197,17 @@ std::optional<Error> read_sidecar(const JValue& root, Snapshot& s, Fill& fill) {
     return e;
   return read_section(root, "providers", s.providers, [&](const JValue& v, const std::string& at, Provider& p) {
     auto extra = [&](std::string_view key, const JValue& value, const std::string& here, bool& known) -> std::optional<Error> {
-      if (key != "billing_exceptions") return std::nullopt;
-      known = true;
-      return read_exceptions(value, here, p, fill);
+      if (key == "billing_exceptions") {
+        known = true;
+        return read_exceptions(value, here, p.billing_exceptions, "billing exceptions",
+                               [](BillingRule& r, auto f) { billing_text(r, f); }, fill);
+      }
+      if (key == "access_exceptions") {
+        known = true;
+        return read_exceptions(value, here, p.access_exceptions, "access exceptions",
+                               [](AccessFact& r, auto f) { access_text(r, f); }, fill);
+      }
+      return std::nullopt;
     };
     return read_fields(v, at, p, [](Provider& r, auto f) { provider_text(r, f); }, extra, fill);
   });
@@ -227,18 +247,21 @@ std::string snapshot_text_json(const Snapshot& snapshot) {
   for (SourceRef& r : s.sources) put_record(sources, r.id, fields_json(r, [](SourceRef& x, auto f) { source_text(x, f); }));
   for (Provider& p : s.providers) {
     std::string body = fields_json(p, [](Provider& r, auto f) { provider_text(r, f); });
-    std::string ex;
-    bool any = false;
-    for (BillingRule& b : p.billing_exceptions) {
-      std::string e = fields_json(b, [](BillingRule& r, auto f) { billing_text(r, f); });
-      any = any || !e.empty();
-      ex += ex.empty() ? "[" : ",";
-      ex += "{\"match\":\"" + json_escape(b.match) + "\"" + (e.empty() ? "" : "," + e.substr(1)) + "}";
-    }
-    if (any) {
+    auto exceptions = [&](auto& list, const char* key, auto fields) {
+      std::string ex;
+      bool any = false;
+      for (auto& b : list) {
+        std::string e = fields_json(b, fields);
+        any = any || !e.empty();
+        ex += ex.empty() ? "[" : ",";
+        ex += "{\"match\":\"" + json_escape(b.match) + "\"" + (e.empty() ? "" : "," + e.substr(1)) + "}";
+      }
+      if (!any) return;
       body += body.empty() ? "{" : ",";
-      body += "\"billing_exceptions\":" + ex + "]";
-    }
+      body += "\"" + std::string(key) + "\":" + ex + "]";
+    };
+    exceptions(p.billing_exceptions, "billing_exceptions", [](BillingRule& r, auto f) { billing_text(r, f); });
+    exceptions(p.access_exceptions, "access_exceptions", [](AccessFact& r, auto f) { access_text(r, f); });
     put_record(providers, p.id, body);
   }
   std::string out = "{\n\"format\": \"" + std::string(kFormat) + "\",\n\"version\": " + std::to_string(kVersion) +
@@ -255,6 +278,7 @@ void strip_snapshot_text(Snapshot& s) {
   for (Provider& p : s.providers) {
     provider_text(p, clear);
     for (BillingRule& b : p.billing_exceptions) billing_text(b, clear);
+    for (AccessFact& a : p.access_exceptions) access_text(a, clear);
   }
   s.text_left_out = true;
 }
