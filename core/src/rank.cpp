@@ -762,7 +762,8 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
   // Exactly one row per priced option (Ranker::offer): reserving twice the offers left ~a quarter of a 100k-offer
   // ranking's row vector unused.
   size_t n_rows = 0;
-  for (const Offer& o : s.offers) n_rows += (o.price_usd_per_h >= 0) + (o.spot_usd_per_h >= 0);
+  for (const Offer& o : s.offers)
+    for (PricingOption option : kPricingOptions) n_rows += option_price_usd_per_h(o, option) >= 0;
   r.rows.reserve(n_rows);
   // Shapes grow with GPU types, counts and hosts, not with regions (the bundled snapshot's 2,319 offers have 713
   // for an 8B LoRA, its 100k synthetic copy the same). Not reserved for all of them: 1,024 up front moved the
