@@ -610,12 +610,18 @@ void draw_detail(App::Impl& s) {
                        s.snapshot.providers[o.provider].name.c_str(), s.snapshot.providers[o.via].name.c_str());
   {
     // How a new account gets it (availability fact, sourced and dated).
+    // The line reads the lean snapshot only (how, quota, largest cluster, date), so it does not change when the
+    // text sidecar arrives after the first frame; the detail and source it brings are in the tooltip.
     const AccessFact& a = access_fact(s.snapshot, o);
-    ImGui::TextWrapped("Access: %s%s%s%s%s", access_label(a.how), a.quota.empty() ? "" : " (", a.quota.c_str(),
-                       a.quota.empty() ? "" : ")", a.detail.empty() ? "" : ".");
-    if (!a.detail.empty() || !a.max_cluster.empty())
-      ImGui::TextDisabled("%s%s%s [%s, %s]", a.detail.c_str(), a.max_cluster.empty() ? "" : " Largest cluster: ",
-                          a.max_cluster.c_str(), a.source.empty() ? "no source" : a.source.c_str(), a.date.c_str());
+    ImGui::TextWrapped("Access: %s%s%s%s%s%s (as of %s)", access_label(a.how), a.quota.empty() ? "" : ", quota ",
+                       a.quota.c_str(), a.max_cluster.empty() ? "" : "; largest cluster: ", a.max_cluster.c_str(), "",
+                       a.date.empty() ? "unknown" : a.date.c_str());
+    ImGui::SameLine();  // always drawn, so the layout stays put when the sidecar fills the tooltip in
+    const std::string tip = s.snapshot.text_left_out ? std::string("The details and source load with the snapshot's text.")
+                            : a.detail.empty() && a.source.empty()
+                                ? std::string("Nothing published was found on how this provider's GPUs are obtained.")
+                                : a.detail + (a.detail.empty() ? "" : "\n") + "Source: " + (a.source.empty() ? "-" : a.source);
+    help_marker(tip.c_str());
   }
   if (!r->why_not.empty()) ImGui::TextColored(warn_color(), "Why not: %s", r->why_not.c_str());
   if (o.flags) {

@@ -27,6 +27,9 @@ const QUERIES = [
     filters: { max_nodes: 2 }, top: 20 },
   { model: 'qwen3-30b-a3b', method: 'full', parallel: { dp: 8, ep: 8, etp: 1, zero: 1 }, micro_batch: 1,
     global_batch: 64, grad_reduce: 'bf16', top: 10 },
+  // Reserved capacity (Capacity Blocks, committed use: whole booked terms) and the "launches now" filter (access facts)
+  { model: 'llama-3.1-70b', method: 'full', dataset: { tokens: 2e10 }, filters: { pricing: 'reserved' }, top: 20 },
+  { model: 'llama-3.1-8b', method: 'lora', filters: { launchable: true, show_all: true }, top: 30 },
 ];
 
 let site, base, ctx, page;
