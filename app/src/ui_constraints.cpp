@@ -188,20 +188,17 @@ void draw_constraints_panel(App::Impl& s) {
       changed |= multi_combo("Regions", f.regions, s, &Choices::regions, nullptr);
       changed |= multi_combo("GPU models", f.gpus, s, &Choices::gpus, &Choices::gpu_names);
     }
+    // One entry per pricing filter (query.h PricingFilter: any, then PricingOption's order).
+    ImGui::SetNextItemWidth(field_w());
+    static const char* kPricingLabels[] = {"any", "on-demand", "spot", "reserved"};
     int pricing = static_cast<int>(f.pricing);
-    ImGui::TextUnformatted("Pricing:");
-    ImGui::SameLine();
-    bool pc = ImGui::RadioButton("any##pricing", &pricing, 0);
-    ImGui::SameLine();
-    pc |= ImGui::RadioButton("on-demand##pricing", &pricing, 1);
-    ImGui::SameLine();
-    pc |= ImGui::RadioButton("spot##pricing", &pricing, 2);
-    ImGui::SameLine();
-    pc |= ImGui::RadioButton("reserved##pricing", &pricing, 3);
-    if (pc) {
+    if (ImGui::Combo("Pricing", &pricing, kPricingLabels, IM_ARRAYSIZE(kPricingLabels))) {
       f.pricing = static_cast<PricingFilter>(pricing);
       changed = true;
     }
+    help_marker("on-demand: billed by the provider's increments; spot: interruptible, restarts from checkpoints "
+                "priced in; reserved: a booking product's whole term (EC2 Capacity Blocks by the day or week, "
+                "committed use by the year), the unused tail shown as its idle cost.");
     ImGui::SetNextItemWidth(field_w());
     const bool ic_open = ImGui::BeginCombo("Interconnect", interconnect_name(f.interconnect));
     mark_last_item("Interconnect");
