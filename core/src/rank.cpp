@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -174,7 +175,7 @@ struct Candidate {
   }
 };
 
-// What a node-count choice depends on besides the query (rank_offers keeps the last two choices).
+// What a node-count choice depends on besides the query (rank_offers keeps the last few choices, Ranker::recent).
 struct ChoiceKey {
   int shape = -1, provider = -1;
   const BillingRule* rule = nullptr;
@@ -342,8 +343,12 @@ struct Ranker {
   std::vector<std::vector<int>> cached_of_gpu;
   std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
   CostBreakdown cost;          // every cost evaluation's breakdown, reused
-  Choice recent[2];            // the last two node-count choices
-  int recent_mru = 0;          // the more recent of them
+  // The last node-count choices, one per pricing option an offer can have: an offer's on-demand, spot and
+  // reserved rows come one after another, and the next offer of the same instance type and prices takes them.
+  static constexpr int kRecent = static_cast<int>(std::size(kPricingOptions));
+  Choice recent[kRecent];
+  unsigned recent_used[kRecent] = {};  // when each was last used (a tick), to replace the least recent
+  unsigned recent_tick = 0;
 
   [[gnu::noinline]] void offer(int i);
   bool pre_filter(RankRow& row, const Offer& o, const std::string& offer_reason);
@@ -414,22 +419,26 @@ void Ranker::offer(int i) {
 // are kept as numbers (a whole row copied per node count was ~10% of a first ranking in the wasm baseline
 // tier) and the chosen one is written into the row once. The choice depends only on the shape's plan, the
 // provider, the billing rule, the option and the offer's two prices: offers of one instance type in regions
-// with the same prices, listed next to each other, take one of the last two choices (~35% of the bundled
-// snapshot's costed rows) instead of costing every node count again.
+// with the same prices, listed next to each other, take one of the last choices (one per pricing option; ~35% of
+// the bundled snapshot's costed rows) instead of costing every node count again.
 void Ranker::place(RankRow& row, const ShapePlan& shape, const Provider& p, const Offer& o) {
   const BillingRule& rule = billing_rule_for(p, o.instance_type);
   const ChoiceKey key{row.shape,        o.via >= 0 ? o.via : o.provider, &rule,
                       row.option,       bits_of(o.price_usd_per_h),       bits_of(o.spot_usd_per_h),
                       bits_of(o.reserved_usd_per_h), o.reservation};
   Choice* choice = nullptr;
-  for (int c = 0; c < 2; ++c)
+  int oldest = 0;
+  for (int c = 0; c < kRecent; ++c) {
     if (recent[c].key == key) {
       choice = &recent[c];
-      recent_mru = c;
+      recent_used[c] = ++recent_tick;
+      break;
     }
+    if (recent_used[c] < recent_used[oldest]) oldest = c;
+  }
   if (!choice) {
-    recent_mru = 1 - recent_mru;
-    choice = &recent[recent_mru];
+    choice = &recent[oldest];
+    recent_used[oldest] = ++recent_tick;
     choice->key = key;
     choose(*choice, shape, p, o, rule, row.option);
   }
