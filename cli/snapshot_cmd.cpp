@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainfit/importer.h"
+#include "trainfit/billing.h"
 #include "trainfit/snapshot.h"
 
 namespace trainfit {
@@ -125,8 +126,8 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out) {
   std::fprintf(out, "%zu GPUs, %zu providers, %zu offers\n\n", s->gpus.size(), s->providers.size(), s->offers.size());
   // offers: the offers a provider runs (sold directly or through a marketplace); sells: the offers of other
   // providers it sells as a marketplace (Offer::via).
-  std::fprintf(out, "%-14s %-12s %5s %7s %6s %8s  %s\n", "provider", "captured", "age_d", "offers", "sells", "regions",
-               "flagged");
+  std::fprintf(out, "%-14s %-12s %5s %7s %6s %8s  %-7s  %s\n", "provider", "captured", "age_d", "offers", "sells",
+               "regions", "flagged", "access (how a new account gets it)");
   for (size_t p = 0; p < s->providers.size(); ++p) {
     const auto& pr = s->providers[p];
     int n = 0, sells = 0, flagged = 0;
@@ -139,8 +140,12 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out) {
         if (o.flags) ++flagged;
       }
     }
-    std::fprintf(out, "%-14s %-12s %5d %7d %6d %8zu  %d\n", pr.id.c_str(), pr.capture_date.c_str(),
-                 days_between(pr.capture_date, opt.today).value_or(0), n, sells, regions.size(), flagged);
+    std::fprintf(out, "%-14s %-12s %5d %7d %6d %8zu  %-7d  %s%s%s\n", pr.id.c_str(), pr.capture_date.c_str(),
+                 days_between(pr.capture_date, opt.today).value_or(0), n, sells, regions.size(), flagged,
+                 access_label(pr.access.how), pr.access.quota.empty() ? "" : (" (" + pr.access.quota + ")").c_str(),
+                 pr.access_exceptions.empty()
+                     ? ""
+                     : ("; other rules for " + std::to_string(pr.access_exceptions.size()) + " instance families").c_str());
   }
   std::map<std::string, int> flags;
   for (const auto& o : s->offers)
@@ -152,6 +157,15 @@ int snapshot_info_cmd(const std::string& path, std::FILE* out) {
   const PriceDates dates = price_dates(*s);
   // The offers' own capture dates, oldest first, with the providers (the seller of a resold row) carrying each.
   std::fprintf(out, "prices captured (oldest first): %s\n", price_dates_text(dates).c_str());
+  // Reserved capacity: each booking product, the offers it prices, its terms, date and source.
+  for (size_t r = 0; r < s->reservations.size(); ++r) {
+    const Reservation& rv = s->reservations[r];
+    int priced = 0;
+    for (const auto& o : s->offers) priced += o.reservation == static_cast<int>(r);
+    std::fprintf(out, "reserved capacity: %s (%s, %s): %d offers priced, prices of %s; %s\n  source: %s\n",
+                 rv.id.c_str(), rv.name.c_str(), rv.provider.c_str(), priced, rv.capture_date.c_str(),
+                 reservation_terms_text(rv).c_str(), rv.source.c_str());
+  }
   if (dates.stale)
     std::fprintf(out, "WARNING: prices captured over %.0f days ago are stale; refresh them with %s\n",
                  s->stale_after_days, kRefreshPricesCommand);
