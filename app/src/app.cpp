@@ -311,7 +311,7 @@ std::string App::state_json() const {
     out += "}";
     if (const RankRow* r = s.selected_row()) {
       out += ",\"selected\":{\"offer\":\"" + json_escape(s.snapshot.offers[r->offer].id) + "\",\"option\":\"" +
-             option_label(r->option) + "\",\"state\":\"" + row_state_name(r->state) + "\"";
+             pricing_option_name(r->option) + "\",\"state\":\"" + row_state_name(r->state) + "\"";
       put_num(out, "total_usd", r->total_usd);
       put_num(out, "wall_s", r->wall_s);
       put_num(out, "nodes", r->nodes);
@@ -342,7 +342,7 @@ static std::string view_json(App::Impl& s, int asked) {
       const RankRow& r = s.rank->rows[s.view[i]];
       const Offer& o = s.snapshot.offers[r.offer];
       if (i) out += ",";
-      out += "{\"offer\":\"" + json_escape(o.id) + "\",\"option\":\"" + option_label(r.option) + "\",\"state\":\"" +
+      out += "{\"offer\":\"" + json_escape(o.id) + "\",\"option\":\"" + pricing_option_name(r.option) + "\",\"state\":\"" +
              row_state_name(r.state) + "\"";
       put_num(out, "total_usd", r.total_usd);
       put_num(out, "wall_s", r.wall_s);

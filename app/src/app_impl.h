@@ -195,7 +195,6 @@ const char* fmt_duration(char* buf, size_t n, double seconds);   // "3.2 h", "45
 const char* fmt_usd(char* buf, size_t n, double usd);            // "$1,234", "$12.30", "$0.042"
 const char* fmt_bytes_gib(char* buf, size_t n, double bytes);    // "74.3 GiB"
 const char* fmt_count(char* buf, size_t n, double v);            // "8.03 B", "124 M"
-const char* option_label(PricingOption o);
 ImU32 state_color(RowState st, bool dark);
 void help_marker(const char* text);          // "(?)" with a tooltip
 const char* fmt_flags(char* buf, size_t n, uint32_t flags);  // one-letter codes ("DT"), as the CLI's flags column

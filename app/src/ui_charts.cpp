@@ -165,7 +165,7 @@ void draw_cost_time_chart(App::Impl& s) {
     const RankRow& r = rr.rows[nearest];
     char t[32], c[32];
     ImGui::BeginTooltip();
-    ImGui::Text("%s (%s)", s.snapshot.offers[r.offer].id.c_str(), option_label(r.option));
+    ImGui::Text("%s (%s)", s.snapshot.offers[r.offer].id.c_str(), pricing_option_name(r.option));
     ImGui::Text("%s, %s, %s", fmt_duration(t, sizeof t, r.wall_s), fmt_usd(c, sizeof c, r.total_usd), s.row_texts(nearest).plan);
     if (r.pareto) ImGui::TextUnformatted("Pareto frontier");
     ImGui::EndTooltip();

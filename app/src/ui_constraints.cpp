@@ -190,7 +190,9 @@ void draw_constraints_panel(App::Impl& s) {
     }
     // One entry per pricing filter (query.h PricingFilter: any, then PricingOption's order).
     ImGui::SetNextItemWidth(field_w());
-    static const char* kPricingLabels[] = {"any", "on-demand", "spot", "reserved"};
+    static const char* const kPricingLabels[] = {"any", pricing_option_name(PricingOption::on_demand),
+                                                 pricing_option_name(PricingOption::spot),
+                                                 pricing_option_name(PricingOption::reserved)};
     int pricing = static_cast<int>(f.pricing);
     if (ImGui::Combo("Pricing", &pricing, kPricingLabels, IM_ARRAYSIZE(kPricingLabels))) {
       f.pricing = static_cast<PricingFilter>(pricing);

@@ -398,8 +398,8 @@ void pricing_options_section(App::Impl& s, const RankRow& row) {
   }
   const Offer& o = s.snapshot.offers[row.offer];
   const Result<CostBreakdown>& rs = s.option_cost[static_cast<size_t>(PricingOption::reserved)];
-  if (o.reservation >= 0 && static_cast<size_t>(o.reservation) < s.snapshot.reservations.size()) {
-    const Reservation& rv = s.snapshot.reservations[static_cast<size_t>(o.reservation)];
+  if (const Reservation* r = reservation_of(s.snapshot, o)) {
+    const Reservation& rv = *r;
     ImGui::TextWrapped("Reserved: %s (%s, prices of %s): %s.", rv.name.c_str(), rv.provider.c_str(),
                        rv.capture_date.c_str(), reservation_terms_text(rv).c_str());
     if (rs) {
@@ -597,7 +597,7 @@ void draw_detail(App::Impl& s) {
   const Offer& o = s.snapshot.offers[r->offer];
   const GpuSpec& g = s.snapshot.gpus[o.gpu];
   const std::string name = offer_display_name(s.snapshot, o);
-  ImGui::Text("%s, %s", name == o.instance_type ? o.id.c_str() : name.c_str(), option_label(r->option));
+  ImGui::Text("%s, %s", name == o.instance_type ? o.id.c_str() : name.c_str(), pricing_option_name(r->option));
   ImGui::SameLine();
   if (name == o.instance_type)
     ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),

@@ -66,7 +66,6 @@ const char* fmt_count(char* buf, size_t n, double v) {
   return put(buf, n, "", v, 0, "");
 }
 
-const char* option_label(PricingOption o) { return pricing_option_name(o); }
 
 ImU32 state_color(RowState st, bool dark) {
   switch (st) {

@@ -52,7 +52,7 @@ void draw_accuracy(App::Impl& s) {
                      "'tight' when only the expected peak is (may run out of memory), 'does not fit' otherwise.");
   if (const RankRow* r = s.selected_row(); r && r->state == RowState::ranked) {
     char a[32], b[32], c[32];
-    ImGui::Text("Selected: %s (%s)", s.snapshot.offers[r->offer].id.c_str(), option_label(r->option));
+    ImGui::Text("Selected: %s (%s)", s.snapshot.offers[r->offer].id.c_str(), pricing_option_name(r->option));
     ImGui::BulletText("Memory per GPU: %.2f GiB expected, band up to %.2f GiB", r->memory_bytes / kGiB,
                       r->memory_high_bytes / kGiB);
     if (s.row_memory)

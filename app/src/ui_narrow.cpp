@@ -142,7 +142,7 @@ void draw_card(App::Impl& s, int vi) {
   y += line_h;
   // Line 2: GPUs, provider, pricing; the wall-clock time on the right.
   std::snprintf(b, sizeof b, "%s \xC2\xB7 %s \xC2\xB7 %s", s.row_texts(ri).gpus, s.row_texts(ri).seller,
-                option_label(r.option));
+                pricing_option_name(r.option));
   const char* time = ranked ? fmt_duration(t, sizeof t, r.wall_s) : "";
   const float time_w = ImGui::CalcTextSize(time).x;
   dl->PushClipRect(ImVec2(x, p0.y), ImVec2(right - time_w - pad, p0.y + h), true);

@@ -44,7 +44,7 @@ const char* col_text(const App::Impl& s, int ri, int col) {
     case kColInstance: return s.row_texts(ri).name;
     case kColProvider: return s.row_texts(ri).seller;
     case kColRegion: return o.region.c_str();
-    case kColOption: return option_label(r.option);
+    case kColOption: return pricing_option_name(r.option);
     case kColGpus: return s.row_texts(ri).gpus;
     case kColPlan: return s.row_texts(ri).plan;
     case kColState: return row_state_name(r.state);
@@ -206,7 +206,7 @@ void draw_results_table(App::Impl& s, float height) {
       if (tall) ImGui::PopStyleVar();
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        ImGui::Text("%s (%s)", o.id.c_str(), option_label(r.option));
+        ImGui::Text("%s (%s)", o.id.c_str(), pricing_option_name(r.option));
         if (!r.why_not.empty()) ImGui::Text("Why not: %s", r.why_not.c_str());
         else if (const Plan* p = s.row_plan(r)) ImGui::TextUnformatted(plan_summary(*p).c_str());
         if (r.pareto) ImGui::TextUnformatted("On the time/cost Pareto frontier: nothing is both faster and cheaper.");
@@ -224,7 +224,7 @@ void draw_results_table(App::Impl& s, float height) {
       cell(kColInstance, s.row_texts(ri).name);
       cell(kColProvider, s.row_texts(ri).seller);
       cell(kColRegion, o.region.c_str());
-      cell(kColOption, option_label(r.option));
+      cell(kColOption, pricing_option_name(r.option));
       if (o.flags) draw_flags_cell(o, r);
       cell(kColGpus, s.row_texts(ri).gpus);
       cell(kColVram, fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
@@ -308,7 +308,7 @@ std::string results_text(const App::Impl& s, bool markdown) {
     cell(s.row_texts(ri).name, false);
     cell(s.row_texts(ri).seller, false);
     cell(o.region, false);
-    cell(option_label(r.option), false);
+    cell(pricing_option_name(r.option), false);
     cell(s.row_texts(ri).gpus, false);
     cell(numtxt(gpu_capacity_bytes(s.snapshot.gpus[o.gpu]) / kGiB), false);
     cell(std::to_string(r.nodes), false);

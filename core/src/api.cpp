@@ -302,8 +302,6 @@ json cost_doc(const CostBreakdown& c) {
   return d;
 }
 
-const char* option_name(PricingOption o) { return pricing_option_name(o); }
-
 // An offer's availability fact (snapshot.h AccessFact): how it is obtained, the quota to ask for, the largest
 // cluster and the date. Its detail and source are in the lean snapshot's text sidecar (the UI shows them): the
 // documents leave them out so that the page and the CLI answer alike.
@@ -329,14 +327,14 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
          {"vram_per_gpu_bytes", num(g.memory_bytes)},
          {"cuda_memory_bytes", num(gpu_capacity_bytes(g))},
          {"interconnect", link_class_name(o.intra_link)},
-         {"option", option_name(row.option)},
+         {"option", pricing_option_name(row.option)},
          {"price_usd_per_h", num(row.price_usd_per_h)},
          {"state", row_state_name(row.state)},
          {"flags", offer_flag_names(o.flags)}};
   if (o.via >= 0) d["via"] = s.providers[o.via].id;  // the marketplace that sells it; absent = sold directly
   d["access"] = access_doc(access_fact(s, o));
-  if (row.option == PricingOption::reserved && o.reservation >= 0 && static_cast<size_t>(o.reservation) < s.reservations.size())
-    d["reservation"] = s.reservations[static_cast<size_t>(o.reservation)].id;  // the booking product priced
+  if (const Reservation* rv = reservation_of(s, o); rv && row.option == PricingOption::reserved)
+    d["reservation"] = rv->id;  // the booking product priced
   if (!row.why_not.empty()) d["why_not"] = row.why_not;
   if (row.nodes > 0 && row.shape >= 0 && row.plan_index >= 0) {
     const Plan& p = r.shapes[row.shape].plan.by_nodes[row.plan_index];
@@ -452,7 +450,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
 // differ between options and from the planner's fastest plan), its cost breakdown, and with cost.dev_runs the
 // dev-cycle scenario on that plan's node count.
 json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, const RankRow& row) {
-  json c{{"option", option_name(row.option)}, {"state", row_state_name(row.state)}};
+  json c{{"option", pricing_option_name(row.option)}, {"state", row_state_name(row.state)}};
   if (!row.why_not.empty()) c["why_not"] = row.why_not;
   if (row.nodes <= 0) return c;
   c["nodes"] = row.nodes;
@@ -504,8 +502,8 @@ json comparison_doc(const Offer& o, const Snapshot& one, const json& costs) {
   }
   json d{{"total_usd", totals}};
   if (!cheapest.empty()) d["cheapest"] = cheapest;  // absent when no option could be costed
-  if (o.reservation >= 0 && static_cast<size_t>(o.reservation) < one.reservations.size()) {
-    const Reservation& rv = one.reservations[static_cast<size_t>(o.reservation)];
+  if (const Reservation* r = reservation_of(one, o)) {
+    const Reservation& rv = *r;
     json rd = reservation_doc(rv);
     rd["usd_per_h"] = num(o.reserved_usd_per_h);
     const ReservedVsHourly v = reserved_vs_hourly(o.reserved_usd_per_h, o.price_usd_per_h, rv.terms);
@@ -573,7 +571,7 @@ json recipe_doc(const Query& q, const Snapshot& s) {
               {"region", r->region},
               {"gpu", r->gpu},
               {"accelerators", r->accelerators},
-              {"option", option_name(r->option)},
+              {"option", pricing_option_name(r->option)},
               {"nodes", r->nodes},
               {"gpus_per_node", r->gpus_per_node},
               {"nproc_per_node", r->nproc_per_node},

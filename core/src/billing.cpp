@@ -237,6 +237,8 @@ struct Billed {
   double storage_usd = 0;
   double egress_usd = 0;
   double total_usd = 0;
+  double booked_s = 0;         // reserved: per instance, in `bookings` consecutive bookings
+  double bookings = 0;
 };
 
 Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, double k, double price_usd_per_h) {
@@ -254,7 +256,8 @@ Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, 
     // inside the booking (no new segment).
     b.segments = nodes;
     b.billable_node_s = nodes * b.wall_s;
-    b.billed_node_s = nodes * booked_term_s(b.wall_s, *in.terms);
+    b.booked_s = booked_term_s(b.wall_s, *in.terms, &b.bookings);
+    b.billed_node_s = nodes * b.booked_s;
     k = 0;
   } else {
     b.billed_node_s = nodes * billed_seconds(L, rule);
@@ -383,7 +386,8 @@ Problem fill_cost(const JobCostInput& in, const BillingRule& rule, CostBreakdown
 
   const Billed e = bill(in, rule, t, t.mu, price);
   if (in.option == PricingOption::reserved) {
-    c.booked_s = booked_term_s(e.wall_s, *in.terms, &c.bookings);
+    c.booked_s = e.booked_s;
+    c.bookings = e.bookings;
     c.increment_s = in.terms->front().increment_s;  // the finest step (what a short job is rounded to)
     c.minimum_s = in.terms->front().increment_s;
   }

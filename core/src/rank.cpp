@@ -264,9 +264,7 @@ DevCycleInput dev_cycle_input(const Query& q, const Provider& p, const Offer& o,
 static JobCostInput job_input(const Query& q, const RankResult& r, const Snapshot& s, const Provider& p,
                               const Offer& o, PricingOption option, int nodes, double train_s) {
   JobCostInput in;
-  const size_t nres = s.reservations.size();
-  fill_job_cost_input(in, p, o, option,
-                      o.reservation >= 0 && static_cast<size_t>(o.reservation) < nres ? &s.reservations[o.reservation] : nullptr);
+  fill_job_cost_input(in, p, o, option, reservation_of(s, o));
   in.train_time_s = train_s;
   in.nodes = nodes;
   in.dataset_bytes = r.dataset_bytes;
@@ -368,7 +366,7 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
     row.why_not = offer_reason;
   } else if (!pricing_admits(f.pricing, option)) {
     row.why_not = std::string(pricing_option_name(option)) + " price (only " +
-                  pricing_option_name(static_cast<PricingOption>(static_cast<int>(f.pricing) - 1)) + " selected)";
+                  pricing_option_name(pricing_option_of(f.pricing)) + " selected)";
   } else if (f.launchable && (option == PricingOption::reserved || access_fact(s, o).how != Access::self_serve)) {
     row.why_not = launch_why_not(access_fact(s, o), option);
   } else if (f.max_usd_per_h > 0 && row.price_usd_per_h > f.max_usd_per_h) {
@@ -574,9 +572,9 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
     const Plan& plan = by_nodes[k];
     if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
     if (q.target.nodes > 0 && plan.nodes != q.target.nodes) continue;
-    if (option == PricingOption::reserved && o.reservation >= 0) {  // a booking's instance limit
-      const int most = s.reservations[static_cast<size_t>(o.reservation)].max_instances;
-      if (most > 0 && plan.nodes > most) continue;
+    if (option == PricingOption::reserved) {  // a booking's instance limit
+      const Reservation* rv = reservation_of(s, o);
+      if (rv && rv->max_instances > 0 && plan.nodes > rv->max_instances) continue;
     }
     const double train_s = tok.processed / plan.tokens_per_s;
     Error cost_error;

@@ -877,8 +877,8 @@ void one_offer_query(const Query& q0, const Snapshot& s, int offer, int nodes, S
   one->providers = s.providers;
   one->offers = {s.offers[offer]};
   // Its reservation product (not its price list: the offer already carries its price), at index 0.
-  if (const int r = one->offers[0].reservation; r >= 0 && static_cast<size_t>(r) < s.reservations.size()) {
-    one->reservations = {s.reservations[static_cast<size_t>(r)]};
+  if (const Reservation* rv = reservation_of(s, one->offers[0])) {
+    one->reservations = {*rv};
     one->reservations[0].prices.clear();
     one->offers[0].reservation = 0;
   }
@@ -911,7 +911,7 @@ Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::
   }
   if (out.row < 0) {
     const bool want = pricing != PricingFilter::any;
-    const PricingOption wanted = want ? static_cast<PricingOption>(static_cast<int>(pricing) - 1) : PricingOption::on_demand;
+    const PricingOption wanted = want ? pricing_option_of(pricing) : PricingOption::on_demand;
     std::string why = "no plan runs on this offer";
     for (const RankRow& x : out.rank.rows) {
       if (want && x.option != wanted) continue;
@@ -1022,12 +1022,9 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
     // How the instances are obtained: the booking for a reserved row, else the offer's availability fact.
     const AccessFact& a = access_fact(s, s.offers[static_cast<size_t>(op->offer)]);
     if (r.option == PricingOption::reserved) {
-      const Offer& ro = one.offers[0];
-      if (ro.reservation >= 0 && static_cast<size_t>(ro.reservation) < one.reservations.size())
-        r.notes.push_back("book " + one.reservations[static_cast<size_t>(ro.reservation)].name + " for " +
-                          itext(r.nodes) + " instance" + (r.nodes == 1 ? "" : "s") +
-                          " first, then launch into its reservation: " +
-                          reservation_terms_text(one.reservations[static_cast<size_t>(ro.reservation)]));
+      if (const Reservation* rv = reservation_of(one, one.offers[0]))
+        r.notes.push_back("book " + rv->name + " for " + itext(r.nodes) + " instance" + (r.nodes == 1 ? "" : "s") +
+                          " first, then launch into its reservation: " + reservation_terms_text(*rv));
     } else if (a.how == Access::quota_request) {
       r.notes.push_back("a new account needs a quota increase before this launches" +
                         (a.quota.empty() ? std::string() : ": " + a.quota));

@@ -188,6 +188,12 @@ std::optional<Access> parse_access(std::string_view s) {
   return std::nullopt;
 }
 
+const Reservation* reservation_of(const Snapshot& s, const Offer& o) {
+  return o.reservation >= 0 && static_cast<size_t>(o.reservation) < s.reservations.size()
+             ? &s.reservations[static_cast<size_t>(o.reservation)]
+             : nullptr;
+}
+
 const AccessFact& access_fact(const Snapshot& s, const Offer& o) {
   const int np = static_cast<int>(s.providers.size());
   if (o.provider >= 0 && o.provider < np) {

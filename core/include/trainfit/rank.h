@@ -37,6 +37,8 @@ inline bool pricing_admits(PricingFilter f, PricingOption o) {
   return f == PricingFilter::any || static_cast<int>(f) == static_cast<int>(o) + 1;
 }
 inline PricingFilter pricing_filter_of(PricingOption o) { return static_cast<PricingFilter>(static_cast<int>(o) + 1); }
+// The option a filter other than `any` selects.
+inline PricingOption pricing_option_of(PricingFilter f) { return static_cast<PricingOption>(static_cast<int>(f) - 1); }
 static_assert(static_cast<int>(PricingFilter::reserved) == static_cast<int>(PricingOption::reserved) + 1 &&
                   static_cast<int>(PricingFilter::spot) == static_cast<int>(PricingOption::spot) + 1,
               "PricingFilter lists the options in PricingOption's order, after `any`");

@@ -318,6 +318,9 @@ struct Snapshot {
 // is given, adds a "reservation_without_offer" warning.
 Result<bool> attach_reservations(Snapshot& s, std::vector<Warning>* warnings = nullptr);
 
+// The booking product that prices offer `o` (Offer::reservation), or nullptr when it has none.
+const Reservation* reservation_of(const Snapshot& s, const Offer& o);
+
 // The availability fact of offer `o`: an exception of the provider that runs it matching its instance type, else
 // the default of the provider that sells it (a marketplace's own terms for what it resells).
 const AccessFact& access_fact(const Snapshot& s, const Offer& o);
