@@ -713,7 +713,9 @@ void set_validation_provider(std::string (*provider)()) { validation_source().pr
 bool set_validation_document(std::string json_text, std::string* why) {
   // Untrusted like any fetched file: it must parse and be the verb's document (ok, a rows array of objects).
   const json doc = json::parse(json_text, nullptr, false);
-  bool good = doc.is_object() && doc.value("ok", false) && doc.contains("rows") && doc["rows"].is_array();
+  // `ok` must be the boolean true: json::value would throw on {"ok": 1}, and a throw here would end the program.
+  bool good = doc.is_object() && doc.contains("ok") && doc["ok"].is_boolean() && doc["ok"].get<bool>() &&
+              doc.contains("rows") && doc["rows"].is_array();
   if (good)
     for (const json& r : doc["rows"]) good = good && r.is_object() && r.contains("kind") && r["kind"].is_string();
   if (!good) {

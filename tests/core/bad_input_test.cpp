@@ -967,7 +967,9 @@ namespace {
 TEST(BadInputMatrix, AFetchedValidationReportThatIsNotOneIsRefused) {
   const std::string before = api_call("validate", "{}", nullptr);
   for (const char* bad : {"", "null", "[]", "{", "{\"ok\":false,\"rows\":[]}", "{\"ok\":true}", "{\"ok\":true,\"rows\":{}}",
-                          "{\"ok\":true,\"rows\":[1]}", "{\"ok\":true,\"rows\":[{\"kind\":3}]}", "<script>alert(1)</script>"}) {
+                          "{\"ok\":true,\"rows\":[1]}", "{\"ok\":true,\"rows\":[{\"kind\":3}]}", "<script>alert(1)</script>",
+                          // `ok` of another type (a fuzzer find: once thrown out of the reader instead of refused)
+                          "{\"ok\":1,\"rows\":[]}", "{\"ok\":\"true\",\"rows\":[]}", "{\"ok\":null,\"rows\":[]}"}) {
     std::string why;
     EXPECT_FALSE(set_validation_document(bad, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;
