@@ -9,13 +9,13 @@
 #include <string>
 
 #include "synthetic.h"
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/planner.h"
-#include "trainfit/query.h"
-#include "trainfit/rank.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/estimate/planner.h"
+#include "trainfit/query/query.h"
+#include "trainfit/market/rank.h"
 
 namespace {
 using trainfit::bench::bundled_snapshot;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "trainfit/bundled.h"
+#include "trainfit/storage/bundled.h"
 
 namespace trainfit::bench {
 

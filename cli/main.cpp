@@ -12,15 +12,15 @@
 #include <string>
 
 #include "render.h"
-#include "trainfit/validation.h"
+#include "trainfit/validation/validation.h"
 #include "snapshot_cmd.h"
-#include "trainfit/api.h"
-#include "trainfit/api_doc.h"
-#include "trainfit/calibrate.h"
-#include "trainfit/bundled.h"
-#include "trainfit/query.h"
-#include "trainfit/recipe.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/facade/api_doc.h"
+#include "trainfit/launch/calibrate.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/query/query.h"
+#include "trainfit/launch/recipe.h"
+#include "trainfit/storage/snapshot.h"
 
 using json = nlohmann::json;
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "trainfit/memory.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit::cli {
 namespace {

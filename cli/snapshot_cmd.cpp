@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainfit/importer.h"
-#include "trainfit/billing.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/importer.h"
+#include "trainfit/market/billing.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

@@ -19,7 +19,7 @@ target_include_directories(trainfit_json SYSTEM INTERFACE "${TRAINFIT_THIRD_INCL
 target_compile_definitions(trainfit_json INTERFACE JSON_USE_IMPLICIT_CONVERSIONS=0)
 
 # RapidJSON (rapidjson-dev 1.1.0, header-only): the parser of the snapshot reader and the model catalog
-# (core/src/json_reader.h; its settings are in core/src/rapidjson_config.h).
+# (core/src/base/json_reader.h; its settings are in core/src/base/rapidjson_config.h).
 trainfit_system_headers(rapidjson document.h "RapidJSON")
 add_library(trainfit_rapidjson INTERFACE)
 target_include_directories(trainfit_rapidjson SYSTEM INTERFACE "${TRAINFIT_THIRD_INCLUDE}")

@@ -11,15 +11,15 @@
 
 #include "imgui.h"
 #include "trainfit/app/app.h"
-#include "trainfit/billing.h"
-#include "trainfit/calibrate.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/planner.h"
-#include "trainfit/query.h"
-#include "trainfit/rank.h"
-#include "trainfit/recipe.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/market/billing.h"
+#include "trainfit/launch/calibrate.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/estimate/planner.h"
+#include "trainfit/query/query.h"
+#include "trainfit/market/rank.h"
+#include "trainfit/launch/recipe.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit::app {
 

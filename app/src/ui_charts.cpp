@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "app_impl.h"
-#include "trainfit/framework.h"
+#include "trainfit/catalog/framework.h"
 
 namespace trainfit::app {
 namespace {

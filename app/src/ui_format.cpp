@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "app_impl.h"
-#include "trainfit/format.h"
+#include "trainfit/base/format.h"
 
 namespace trainfit::app {
 
@@ -13,7 +13,7 @@ namespace {
 // What snprintf(buf, n, "<prefix>%.<d>f<suffix>", v) writes, without printf: these run for every visible table
 // cell and detail figure, where printf ran in the browser's baseline wasm tier and then had V8 compile musl's
 // printf_core and fmt_fp again with its optimising tier during the page load. format_fixed is printf's %.Nf
-// exactly (core/src/format.cpp; format_test compares them).
+// exactly (core/src/base/format.cpp; format_test compares them).
 // d < 0: no number (prefix and suffix only).
 const char* put(char* buf, size_t n, const char* prefix, double v, int d, const char* suffix) {
   char num[400] = "";

@@ -7,13 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "trainfit/validation.h"
+#include "trainfit/validation/validation.h"
 #include "imgui.h"
-#include "trainfit/api.h"
+#include "trainfit/facade/api.h"
 #include "trainfit/app/app.h"
 #include "trainfit/app/mouse_taps.h"
-#include "trainfit/bundled.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/storage/snapshot.h"
 
 using json = nlohmann::json;
 using trainfit::app::App;

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "facade_helpers.h"
-#include "trainfit/rank.h"
+#include "trainfit/market/rank.h"
 
 namespace trainfit {
 namespace {

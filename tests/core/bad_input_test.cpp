@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/calibrate.h"
-#include "trainfit/query.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/launch/calibrate.h"
+#include "trainfit/query/query.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

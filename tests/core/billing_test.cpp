@@ -1,6 +1,6 @@
 // Billing rounding, billing-rule lookup, checkpoint interval, Poisson quantiles, job cost timeline and the
 // development-cycle scenario. Billing facts: docs/pricing-and-specs.md §3 (sources per provider there).
-#include "trainfit/billing.h"
+#include "trainfit/market/billing.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Tests of the core's shared vocabulary (Result, Error).
 #include <gtest/gtest.h>
 
-#include "trainfit/common.h"
+#include "trainfit/base/common.h"
 
 namespace trainfit {
 

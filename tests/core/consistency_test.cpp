@@ -11,9 +11,9 @@
 #include <random>
 #include <string>
 
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/query.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/query/query.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit::test {
 

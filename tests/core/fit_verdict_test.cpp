@@ -5,9 +5,9 @@
 #include <string>
 
 #include "facade_helpers.h"
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

@@ -1,6 +1,6 @@
 // format.h: fixed() must write exactly what snprintf("%.Nf") writes. (A longer run of the same checks, 75M
 // values against glibc and 15M against emscripten's musl, found no difference.)
-#include "trainfit/format.h"
+#include "trainfit/base/format.h"
 
 #include <gtest/gtest.h>
 

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "facade_helpers.h"
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/framework.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/catalog/framework.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

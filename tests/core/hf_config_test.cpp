@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "trainfit/api.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/perf.h"
-#include "trainfit/query.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/estimate/perf.h"
+#include "trainfit/query/query.h"
 
 namespace trainfit {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainfit/importer.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/importer.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "facade_helpers.h"
-#include "trainfit/framework.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/recipe.h"
+#include "trainfit/catalog/framework.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/launch/recipe.h"
 
 namespace trainfit {
 namespace {

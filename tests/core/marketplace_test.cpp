@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainfit/billing.h"
-#include "trainfit/bundled.h"
-#include "trainfit/query.h"
-#include "trainfit/rank.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/market/billing.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/query/query.h"
+#include "trainfit/market/rank.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

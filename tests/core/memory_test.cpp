@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "trainfit/memory.h"
+#include "trainfit/estimate/memory.h"
 
 namespace trainfit {
 namespace {

@@ -1,8 +1,8 @@
 // Parameter counts and the bundled model catalog.
 #include <gtest/gtest.h>
 
-#include "trainfit/embedded.h"
-#include "trainfit/model.h"
+#include "trainfit/storage/embedded.h"
+#include "trainfit/catalog/model.h"
 
 namespace trainfit {
 namespace {

@@ -1,12 +1,12 @@
 // Mixture of experts with expert parallelism: the routed experts' parameters, their sharding over the EP and
 // expert-data-parallel ranks, the dispatch buffers, the all-to-all time, and the planner's EP search.
-#include "trainfit/framework.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
-#include "trainfit/perf.h"
-#include "trainfit/planner.h"
-#include "trainfit/query.h"
-#include "trainfit/recipe.h"
+#include "trainfit/catalog/framework.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/estimate/perf.h"
+#include "trainfit/estimate/planner.h"
+#include "trainfit/query/query.h"
+#include "trainfit/launch/recipe.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Compute-time model: FLOPs per token, efficiency, alpha-beta collectives.
-#include "trainfit/perf.h"
+#include "trainfit/estimate/perf.h"
 
 #include <gtest/gtest.h>
 

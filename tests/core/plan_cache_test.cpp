@@ -2,10 +2,10 @@
 // change of the job (model, setup, the dataset's bytes per token) re-runs the planner.
 #include <gtest/gtest.h>
 
-#include "trainfit/bundled.h"
-#include "trainfit/query.h"
-#include "trainfit/rank.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/query/query.h"
+#include "trainfit/market/rank.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

@@ -1,9 +1,9 @@
 // Topology picker: dataset tokens, layout timing, the search, and validation against published runs.
-#include "trainfit/planner.h"
+#include "trainfit/estimate/planner.h"
 
-#include "trainfit/framework.h"
-#include "trainfit/memory.h"
-#include "trainfit/model.h"
+#include "trainfit/catalog/framework.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/catalog/model.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Tests of the shared query model: JSON and URL-hash forms, their round trips, and the field-named errors.
 #include <gtest/gtest.h>
 
-#include "trainfit/query.h"
+#include "trainfit/query/query.h"
 
 namespace trainfit {
 

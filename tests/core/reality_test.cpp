@@ -1,8 +1,8 @@
 // The reality set: published configurations that trained on named hardware are never judged
-// no_fit; published out-of-memory reports are. Sources per row: core/src/reality.cpp.
+// no_fit; published out-of-memory reports are. Sources per row: core/src/validation/reality.cpp.
 #include <gtest/gtest.h>
 
-#include "trainfit/reality.h"
+#include "trainfit/validation/reality.h"
 
 namespace trainfit {
 namespace {

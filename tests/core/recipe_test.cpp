@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "trainfit/api.h"
-#include "trainfit/bundled.h"
-#include "trainfit/query.h"
-#include "trainfit/rank.h"
-#include "trainfit/recipe.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/query/query.h"
+#include "trainfit/market/rank.h"
+#include "trainfit/launch/recipe.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 namespace {

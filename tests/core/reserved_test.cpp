@@ -10,8 +10,8 @@
 #include <string>
 
 #include "facade_helpers.h"
-#include "trainfit/billing.h"
-#include "trainfit/rank.h"
+#include "trainfit/market/billing.h"
+#include "trainfit/market/rank.h"
 
 namespace trainfit {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 std::string_view embedded_snapshot_json();  // data/snapshot.json, compiled into trainfit_bundled
@@ -191,7 +191,7 @@ TEST(Snapshot, DeepNestingIsRefusedWithoutRecursing) {
   EXPECT_NE(r.errors[0].message.find("nested deeper"), std::string::npos);
 }
 
-// The loader parses with RapidJSON (core/src/snapshot.cpp); these pin what it must keep from the nlohmann days
+// The loader parses with RapidJSON (core/src/storage/snapshot.cpp); these pin what it must keep from the nlohmann days
 // and the parse-error wording it added.
 
 // Only the first error's message, or "" when the document loads.

@@ -1,12 +1,12 @@
-// Validation against published references. The list, with each source, is in core/src/validation.cpp;
+// Validation against published references. The list, with each source, is in core/src/validation/validation.cpp;
 // these tests hold the estimator to it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "trainfit/memory.h"
-#include "trainfit/validation.h"
+#include "trainfit/estimate/memory.h"
+#include "trainfit/validation/validation.h"
 
 namespace trainfit {
 namespace {

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "trainfit/api.h"
-#include "trainfit/model.h"
-#include "trainfit/query.h"
+#include "trainfit/facade/api.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/query/query.h"
 
 namespace {
 void check_finite(const nlohmann::json& j) {

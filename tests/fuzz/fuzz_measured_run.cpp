@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "trainfit/calibrate.h"
+#include "trainfit/launch/calibrate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

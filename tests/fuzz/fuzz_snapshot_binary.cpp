@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/snapshot.h"
 
 namespace {
 void check(std::string_view bytes) {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "trainfit/bundled.h"
-#include "trainfit/snapshot.h"
+#include "trainfit/storage/bundled.h"
+#include "trainfit/storage/snapshot.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const trainfit::Snapshot lean = [] {

@@ -1,0 +1,351 @@
+// trainfit core — the framework profiles (framework.h). Each line says where it comes from; what a profile leaves
+// at its default is what the framework does not restrict.
+#include "trainfit/catalog/framework.h"
+
+#include <algorithm>
+
+namespace trainfit {
+namespace {
+
+constexpr unsigned Z(int a) { return 1u << a; }
+
+MethodSupport unsupported(const char* note, const char* source) {
+  MethodSupport m;
+  m.supported = false;
+  m.note = note;
+  m.source = source;
+  return m;
+}
+
+MethodSupport data_parallel_only(unsigned zeros, bool offload, const char* note, const char* source) {
+  MethodSupport m;
+  m.tp = m.pp = m.cp = false;
+  m.zero_stages = zeros;
+  m.offload = offload;
+  m.note = note;
+  m.source = source;
+  return m;
+}
+
+FrameworkProfile make_generic() {
+  FrameworkProfile p;
+  p.cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses);
+  p.title = "any trainer (no framework's restrictions or buffers)";
+  p.interleaved_pp = true;
+  p.full.source = p.lora.source = p.qlora.source = "no restriction";
+  p.full.note = p.lora.note = p.qlora.note = "any layout";
+  p.full.ep = true;  // expert parallelism is modelled for full training (memory.cpp)
+  p.full.ep_source = "no restriction";
+  p.source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)";
+  return p;
+}
+
+FrameworkProfile make_hf_trainer() {
+  FrameworkProfile p;
+  p.id = Framework::hf_trainer;
+  p.name = "hf-trainer";
+  p.title = "Hugging Face Transformers Trainer / accelerate, with DeepSpeed ZeRO or FSDP";
+  p.source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides";
+  p.full = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
+                              "transformers docs main_classes/deepspeed (ZeRO stages 1-3, offload_optimizer/param); "
+                              "accelerate docs usage_guides/fsdp");
+  p.lora = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
+                              "PEFT docs accelerate/deepspeed and accelerate/fsdp");
+  // Sequence parallelism in today's Hugging Face stack is DeepSpeed's Ulysses / ALST, launched by accelerate's
+  // parallelism_config (sp_backend deepspeed) with ZeRO: Hugging Face blog "ulysses-sp" (2026-03-09: deepspeed
+  // >= 0.18.1, accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism.
+  p.full.cp = p.lora.cp = true;
+  p.full.note = p.lora.note = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence parallelism";
+  p.cp_schemes = cp_scheme_bit(CpScheme::ulysses);
+  p.cp_scheme = CpScheme::ulysses;
+  p.cp_scheme_source = "DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)";
+  p.qlora = data_parallel_only(Z(0) | Z(3), true, "DDP or FSDP only: no tensor or pipeline parallelism",
+                               "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage; Llama 2 70B on "
+                               "2x 24 GB with fsdp_offload_params: true, examples/sft/configs/fsdp_config_qlora.yaml) "
+                               "and accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP");
+  return p;
+}
+
+FrameworkProfile make_torchtune() {
+  FrameworkProfile p;
+  p.id = Framework::torchtune;
+  p.name = "torchtune";
+  p.title = "torchtune (single-device or FSDP2 recipes)";
+  p.source = "github.com/pytorch/torchtune recipes/ (full_finetune_*, lora_finetune_*; *_distributed use FSDP2)";
+  p.full = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (full_finetune_distributed)",
+                              "torchtune recipes/full_finetune_distributed.py (fully_shard, fsdp_cpu_offload)");
+  p.lora = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (lora_finetune_distributed)",
+                              "torchtune recipes/lora_finetune_distributed.py");
+  p.qlora = data_parallel_only(Z(0) | Z(3), false, "one GPU, or FSDP2 full shard of the NF4 base",
+                               "torchtune recipes/configs/llama3_1/405B_qlora.yaml (QLoRA with FSDP2)");
+  // Every recipe config's loss is CEWithChunkedOutputLoss and the model emits its logits in the same chunks
+  // (model.set_num_output_chunks(loss_fn.num_output_chunks)).
+  p.loss_chunks = 8;
+  p.loss_chunks_source = "torchtune modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss (num_output_chunks "
+                         "= 8: each chunk's logits.float() and cross_entropy computed alone)";
+  return p;
+}
+
+FrameworkProfile make_litgpt() {
+  FrameworkProfile p;
+  p.id = Framework::litgpt;
+  p.name = "litgpt";
+  p.title = "LitGPT (Lightning Fabric: one GPU, DDP or FSDP)";
+  p.source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)";
+  p.full = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/full.py (FSDPStrategy)");
+  p.lora = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/lora.py (FSDPStrategy)");
+  MethodSupport q = data_parallel_only(Z(0), false, "one GPU (bitsandbytes quantisation with FSDP is not supported)",
+                                       "litgpt/finetune/lora.py: quantization plugins with FSDP raise an error");
+  q.multi_gpu = false;
+  p.qlora = q;
+  return p;
+}
+
+FrameworkProfile make_megatron_core() {
+  FrameworkProfile p;
+  p.id = Framework::megatron_core;
+  p.name = "megatron-core";
+  p.title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)";
+  p.source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)";
+  MethodSupport full;
+  full.zero_stages = Z(0) | Z(1);  // DDP, or the distributed optimizer (fp32 master + Adam states sharded over DP)
+  full.offload = false;
+  full.note = "TP, PP, CP, sequence parallel; DDP or the distributed optimizer (ZeRO-1)";
+  full.source = "Megatron-LM arguments.py (--use-distributed-optimizer, --tensor/--pipeline/--context-parallel-size)";
+  full.ep = true;
+  full.ep_source = "Megatron-LM arguments.py --expert-model-parallel-size, --expert-tensor-parallel-size; "
+                   "megatron/core/transformer/moe/token_dispatcher.py (alltoall, allgather, flex dispatchers)";
+  p.full = full;
+  MethodSupport lora = full;
+  lora.ep = false;  // expert parallelism is modelled for full training only (memory.cpp)
+  lora.note = "LoRA with TP and PP (NeMo PEFT)";
+  lora.source = "NeMo docs nlp/nemo_megatron/peft (LoRA with tensor and pipeline parallelism)";
+  p.lora = lora;
+  p.qlora = unsupported("no bitsandbytes 4-bit base (QLoRA): use hf-trainer, torchtune or litgpt",
+                        "NeMo PEFT methods: LoRA, P-tuning, adapters, IA3 (no NF4 base)");
+  p.fp32_grad_buffer = true;
+  p.fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
+                       "fp32 buffer, distributed/distributed_data_parallel.py)";
+  p.interleaved_pp = p.search_interleaved = true;  // --num-layers-per-virtual-pipeline-stage
+  p.uneven_pp = p.uneven_pp_megatron = true;
+  p.uneven_pp_source = "Megatron-LM arguments.py --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers "
+                       "and --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split (Megatron-"
+                       "Bridge performance guide: one fewer layer on the first and last stages); Llama 3.1 405B's 126 "
+                       "layers + embedding + loss = 128 = PP 8 x VP 8 x 2 in the published recipe";
+  p.tp_comm_overlap = true;
+  p.tp_comm_overlap_source = "Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
+                             "Megatron-Bridge Llama 3 H100 pre-training recipes (comm_overlap_config, tp_comm_overlap)";
+  p.pp_p2p_overlap_interleaved = true;  // arguments.py --no-overlap-p2p-communication (store_false): on by default
+  // NeMo 2.0 recipes: DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=True,
+  // overlap_param_gather=True) with use_distributed_optimizer.
+  p.dp_overlap_param_gather = true;
+  // Transformer Engine's fused FP8 layers (LayerNormLinear / LayerNormMLP fuse the norm and the FP8 cast into the
+  // GEMM's prologue; FP8 weight casts are cached over a step's micro-batches), against llm-foundry's te.Linear-only
+  // FP8 of the generic ceiling. Geometric mean of published / estimated tokens/s over the calibration rows of
+  // perf_validation.cpp (NeMo Llama 2 7B on 8 H100, Megatron-Bridge Llama 3 70B on 64 H100 TP 4 PP 8 VP 5);
+  // the other Megatron FP8 rows are held out.
+  p.fp8_efficiency = 1.225;
+  // Its grouped GEMMs (TE GroupedLinear, FP8 / MXFP8 where asked) with the published recipes' CUDA graphs and fused
+  // permutation: geometric mean over its MoE calibration rows (perf_validation.cpp: Megatron-Core Qwen3-235B on 256
+  // H100 with the all-to-all dispatcher, Megatron-Bridge Qwen3-30B-A3B on 8 B200); the other MoE rows are held out.
+  p.moe_efficiency = 0.48;
+  p.moe_efficiency_source = "perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo Qwen3-235B "
+                            "256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)";
+  p.moe_dispatch_per_node = true;
+  // 0: attention-score FLOPs at the layer's GEMM rate. fp8_efficiency and moe_efficiency above were fitted that
+  // way on 4k-8k-token rows; a separate cuDNN fused-attention rate needs Megatron long-context calibration rows.
+  p.attention_end_to_end = 0;
+  p.fused_rmsnorm = true;  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
+  p.fused_swiglu = true;   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
+  p.moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
+                          "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP";
+  p.fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, Megatron-Bridge "
+                            "25.11 Llama 3 70B)";
+  // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
+  // DeepSpeed-Ulysses head scatter); the ring is its default.
+  p.cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses);
+  p.cp_scheme_source = "Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)";
+  p.cp_search_min_seq = 8192;
+  p.cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
+                       "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192";
+  p.loss_fp32_buffers = 1;
+  p.loss_source = "megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_logits.float(), exp and divide in "
+                  "place, save_for_backward(exp_logits); backward computes grad_input in the saved softmax";
+  return p;
+}
+
+FrameworkProfile make_nanotron() {
+  FrameworkProfile p;
+  p.id = Framework::nanotron;
+  p.name = "nanotron";
+  p.title = "nanotron (3D parallel pre-training)";
+  p.source = "github.com/huggingface/nanotron examples/config_*.yaml";
+  MethodSupport full;
+  full.cp = false;
+  full.zero_stages = Z(0) | Z(1);  // optimizer.zero_stage: 0 or 1
+  full.offload = false;
+  full.note = "TP, PP and DP with ZeRO-1";
+  full.source = "nanotron config: parallelism.tp/pp/dp, optimizer.zero_stage (0 or 1)";
+  full.ep = true;
+  full.ep_source = "nanotron config/parallelism_config.py ParallelismArgs.expert_parallel_size";
+  p.full = full;
+  p.lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)");
+  p.qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)");
+  p.fp32_grad_buffer = true;
+  p.fp32_grad_source = "nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)";
+  return p;
+}
+
+FrameworkProfile make_torchtitan() {
+  FrameworkProfile p;
+  p.id = Framework::torchtitan;
+  p.name = "torchtitan";
+  p.title = "torchtitan (FSDP2, TP, PP, CP pre-training)";
+  // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
+  // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).
+  p.attention_end_to_end = 0.75;
+  p.source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)";
+  MethodSupport full;
+  full.zero_stages = Z(0) | Z(3);  // FSDP2 full shard (HSDP when replicated)
+  full.note = "FSDP2, TP, PP and CP";
+  p.interleaved_pp = p.search_interleaved = true;  // pipeline_parallel_schedule Interleaved1F1B
+  p.uneven_pp = true;
+  p.uneven_pp_source = "torchtitan distributed/pipeline_parallel.py: stages split by module names "
+                       "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
+                       "with the embedding and the output as one each, the remainder on the first stages)";
+  full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
+  full.ep = true;
+  full.ep_source = "torchtitan config parallelism.expert_parallel_degree / expert_tensor_parallel_degree "
+                   "(distributed/expert_parallel.py: all-to-all token dispatch; experts FSDP-sharded over "
+                   "dp_shard_mod_ep)";
+  p.full = full;
+  p.logits_freed_before_backward = true;  // train.py: "del pred" before loss.backward()
+  p.loss_source = "torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
+                  "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()";
+  p.fsdp2_root_unit = true;
+  p.fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
+                  "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, norm, "
+                  "output); torch distributed/_composable/fsdp/_fsdp_state.py _lazy_init: \"For the root, do not reshard "
+                  "after forward\" (post_forward_mesh_info = None)";
+  p.selective_op_sac = true;
+  p.recompute_source = "torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: selective_ac_option "
+                       "'op' (llama3 configs' default) MUST_SAVEs aten.mm (except every second one), the SDPA flash / "
+                       "efficient kernels, reduce_scatter, abs and max; everything else is recomputed";
+  p.lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)");
+  p.qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)");
+  return p;
+}
+
+const FrameworkProfile* table() {
+  static const FrameworkProfile t[] = {make_generic(),       make_hf_trainer(), make_torchtune(), make_litgpt(),
+                                       make_megatron_core(), make_nanotron(),   make_torchtitan()};
+  return t;
+}
+
+}  // namespace
+
+double grad_element_bytes(const TrainConfig& train, double dtype_bytes) {
+  switch (train.grad_reduce) {
+    case GradReduce::fp32: return 4.0;
+    case GradReduce::bf16: return std::min(dtype_bytes, 2.0);
+    case GradReduce::automatic: break;
+  }
+  return framework_profile(train.framework).fp32_grad_buffer ? 4.0 : dtype_bytes;
+}
+
+const FrameworkProfile* framework_profiles(int* count) {
+  if (count) *count = 7;
+  return table();
+}
+
+const FrameworkProfile& framework_profile(Framework f) {
+  int n = 0;
+  const FrameworkProfile* t = framework_profiles(&n);
+  for (int i = 0; i < n; ++i)
+    if (t[i].id == f) return t[i];
+  return t[0];
+}
+
+int64_t pipeline_stage_layers(int64_t layers, int pp, int vp) {
+  if (pp <= 1 || layers <= 0) return std::max<int64_t>(layers, 0);
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
+  return (layers + chunks - 1) / chunks * std::max(1, vp);
+}
+
+bool pipeline_split_ok(const FrameworkProfile& fw, int64_t layers, int pp, int vp) {
+  if (pp <= 1) return true;
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
+  if (layers < chunks) return false;
+  if (layers % chunks == 0) return true;
+  if (!fw.uneven_pp) return false;
+  return !fw.uneven_pp_megatron || megatron_pipeline_split(layers, pp, vp).ok;
+}
+
+MegatronPipelineSplit megatron_pipeline_split(int64_t layers, int pp, int vp) {
+  MegatronPipelineSplit s;
+  const int64_t v = std::max(1, vp), chunks = static_cast<int64_t>(std::max(1, pp)) * v;
+  if (layers < chunks || layers <= 0) return s;
+  if (layers % chunks == 0) {
+    s.ok = s.even = true;
+    return s;
+  }
+  // The counted embedding / loss takes one layer's place in the first / last chunk: that chunk keeps >= 1 layer.
+  if ((layers + 2) % chunks == 0 && (layers + 2) / chunks >= 2) {
+    s.ok = s.embedding_counted = s.loss_counted = true;
+    return s;
+  }
+  if ((layers + 1) % chunks == 0 && (layers + 1) / chunks >= 2) {
+    s.ok = s.loss_counted = true;
+    return s;
+  }
+  if (v > 1 || pp < 2) return s;
+  const int64_t m = (layers + pp - 1) / pp;  // the middle stages' count
+  if (pp == 2) {
+    s.first = m;
+    s.last = layers - m;
+  } else {
+    const int64_t rest = layers - static_cast<int64_t>(pp - 2) * m;
+    s.first = rest / 2;
+    s.last = rest - s.first;
+  }
+  s.ok = s.first >= 1 && s.last >= 1 && s.last <= m && s.first <= m;
+  return s;
+}
+
+double pipeline_stage_factor(int64_t layers, int pp, int vp) {
+  if (pp <= 1 || layers <= 0) return 1.0;
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, vp);
+  if (layers % chunks == 0) return 1.0;
+  const double plain = double((layers + chunks - 1) / chunks) * double(chunks) / double(layers);
+  const int64_t eq = layers + 2;  // the embedding and the loss as one layer each
+  const double counted = double((eq + chunks - 1) / chunks) * double(chunks) / double(eq);
+  return std::max(1.0, std::min(plain, counted));
+}
+
+CpScheme resolved_cp_scheme(const TrainConfig& train) {
+  return train.cp_scheme == CpScheme::automatic ? framework_profile(train.framework).cp_scheme : train.cp_scheme;
+}
+
+std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
+                                   bool offload, int ep, CpScheme cp_scheme) {
+  const FrameworkProfile& p = framework_profile(framework);
+  const MethodSupport& m = p.method(method);
+  const char* what = method == Method::full ? "full fine-tuning" : method == Method::lora ? "LoRA" : "QLoRA";
+  if (!m.supported) return std::string(what) + " is not supported by " + p.name + " (" + m.note + ")";
+  // The planner asks for every layout it considers: the text is built only for the one refused.
+  const long long gpus = static_cast<long long>(tp) * pp * cp * dp;
+  std::string head;
+  if (!m.multi_gpu && gpus > 1) head = std::to_string(gpus) + " GPUs";
+  else if (tp > 1 && !m.tp) head = "TP " + std::to_string(tp);
+  else if (pp > 1 && !m.pp) head = "PP " + std::to_string(pp);
+  else if (cp > 1 && !m.cp) head = "CP " + std::to_string(cp);
+  else if (cp > 1 && !runs_cp_scheme(p, cp_scheme))
+    head = std::string(cp_scheme == CpScheme::ulysses ? "Ulysses" : "Ring") + " CP " + std::to_string(cp);
+  else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
+  else if (offload && !m.offload) head = "CPU offload";
+  else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);
+  else return std::string();
+  return head + " is not supported by " + p.name + " for " + what + " (" + m.note + ")";
+}
+
+}  // namespace trainfit

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The core's layout, checked (README, "The code"): every core source sits in one layer folder, includes point
+only down the layer order below (or within a layer), the shells reach the core only through its public headers
+(core/include/trainfit/<layer>/), and no product source grows past the size limits.
+
+usage: check_layers.py REPO_ROOT      exit 0 when the layout holds, 1 with one line per breach otherwise
+"""
+import os
+import re
+import sys
+
+# Bottom to top. A file may include its own layer and any layer below; storage and catalog are peers (neither
+# includes the other).
+LAYERS = ["base", "storage", "catalog", "estimate", "query", "market", "launch", "facade", "validation"]
+RANK = {"base": 0, "storage": 1, "catalog": 1, "estimate": 2, "query": 3, "market": 4, "launch": 5, "facade": 6,
+        "validation": 7}
+SHELLS = ["app", "cli", "web", "native", "bench"]
+MAX_FILE_LINES = 700  # product sources, generated and pure data tables aside
+# Files still over the limit, each with the most lines it may have until it is split: a split lowers or removes
+# its entry, and no file may grow past it.
+OVER_LIMIT = {
+    "core/src/estimate/planner.cpp": 1204,
+    "core/src/storage/snapshot.cpp": 1152,
+    "core/src/query/query.cpp": 1102,
+    "core/src/launch/recipe.cpp": 1015,
+    "core/src/estimate/memory.cpp": 866,
+    "core/src/storage/importer.cpp": 858,
+    "core/src/catalog/model.cpp": 851,
+    "core/src/market/rank.cpp": 824,
+    "core/src/facade/api.cpp": 729,
+    "core/src/market/billing.cpp": 706,
+    "core/src/storage/snapshot_binary.cpp": 705,
+    "app/src/app.cpp": 703,
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of_include(inc):
+    """The layer an include names: "trainfit/<layer>/x.h" (public) or "<layer>/x.h" (the core's own headers)."""
+    parts = inc.split("/")
+    if parts[0] == "trainfit" and len(parts) == 3 and parts[1] in RANK:
+        return parts[1]
+    if len(parts) == 2 and parts[0] in RANK:
+        return parts[0]
+    return None
+
+
+def main(root):
+    breaches = []
+    for top in ("core/include/trainfit", "core/src"):
+        for name in sorted(os.listdir(os.path.join(root, top))):
+            path = os.path.join(root, top, name)
+            if os.path.isfile(path):
+                breaches.append(f"{top}/{name}: not in a layer folder ({', '.join(LAYERS)})")
+            elif name not in RANK:
+                breaches.append(f"{top}/{name}/: not a layer ({', '.join(LAYERS)})")
+    sources = []
+    for top in ["core"] + SHELLS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            sources += [os.path.join(d, f) for f in files if f.endswith((".cpp", ".h"))]
+    for path in sorted(sources):
+        rel = os.path.relpath(path, root)
+        text = open(path, encoding="utf-8").read()
+        parts = rel.split("/")
+        own = parts[3] if rel.startswith("core/include/trainfit/") else parts[2] if rel.startswith("core/src/") else None
+        for inc in INCLUDE.findall(text):
+            target = layer_of_include(inc)
+            if own is not None:
+                if inc.endswith(".inc"):
+                    continue  # generated tables (build dir)
+                if target is None:
+                    if "/" in inc or not os.path.exists(os.path.join(os.path.dirname(path), inc)):
+                        breaches.append(f"{rel}: includes \"{inc}\", which names no layer")
+                    continue
+                if RANK[target] > RANK[own] or (RANK[target] == RANK[own] and target != own):
+                    breaches.append(f"{rel} ({own}) includes \"{inc}\" ({target}): includes point down the layers only")
+            elif target is not None and not inc.startswith("trainfit/"):
+                breaches.append(f"{rel}: includes the core's own header \"{inc}\"; shells use core/include only")
+        if "/generated/" in rel:
+            continue
+        lines = text.count("\n")
+        limit = OVER_LIMIT.get(rel, MAX_FILE_LINES)
+        if lines > limit:
+            breaches.append(f"{rel}: {lines} lines, over its limit of {limit} (split it along its seams)")
+    for rel in OVER_LIMIT:
+        if not os.path.exists(os.path.join(root, rel)):
+            breaches.append(f"{rel}: listed as over the size limit but gone; remove its entry")
+    for b in breaches:
+        print(b)
+    print(f"check_layers: {len(sources)} sources, {len(breaches)} breaches")
+    return 1 if breaches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "."))
