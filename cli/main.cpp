@@ -355,21 +355,9 @@ int run_calibrate(const Inputs& in0) {
   return rank.value("matched", true) ? kExitOk : kExitNoMatch;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  trainfit::install_validation_tables();  // the `validate` verb (library trainfit_validation)
-  CLI::App cli{"trainfit — which rented GPU instance to train on: memory fit, topology, time and real cost.\n"
-               "Every subcommand takes the same query (--query FILE, --hash '#...', or flags)."};
-  cli.require_subcommand(1);
-  cli.set_help_all_flag("--help-all", "all subcommands' help");
-  Inputs in;
-
-  CLI::App* models = cli.add_subcommand("models", "list the model presets with their exact parameter counts");
-  models->add_option("--format", in.format, "table | json | csv | markdown")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
-  models->callback([&] { std::exit(run_verb("models", in, false)); });
-
+// The subcommands with the most to say, each in its own function (main stays a list). Their callbacks keep
+// references to `in` (and `a`), which live in main until the command has run.
+void add_estimate_command(CLI::App& cli, Inputs& in) {
   CLI::App* estimate = cli.add_subcommand("estimate", "memory breakdown and parameter counts for a job");
   estimate->footer(
       "Examples:\n  trainfit estimate --model llama-3.1-8b --method qlora --seq-len 4096\n"
@@ -387,7 +375,97 @@ int main(int argc, char** argv) {
   add_query_options(estimate, in, false);
   estimate->add_option("--gpu", in.gpu, "check the fit on this GPU (snapshot GPU id, e.g. h100-sxm, a100-sxm-80gb)");
   estimate->add_option("--snapshot", in.snapshot_file, "price snapshot JSON for GPU specs (default: the bundled one)");
-  estimate->callback([&] { std::exit(run_verb("estimate", in, !in.gpu.empty())); });
+  estimate->callback([&in] { std::exit(run_verb("estimate", in, !in.gpu.empty())); });
+}
+
+void add_recipe_command(CLI::App& cli, Inputs& in) {
+  CLI::App* recipe = cli.add_subcommand("recipe", "the files that launch one offer's plan (SkyPilot, dstack, DeepSpeed, ...)");
+  recipe->footer("Examples:\n  trainfit recipe --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
+                 "--format skypilot\n"
+                 "  trainfit recipe --model llama-3.1-70b --method full --offer aws/p5.48xlarge/us-east-1 --spot "
+                 "--format all --out launch/");
+  add_query_options(recipe, in, true, false);
+  // Not required here: the offer may come from the query's target (--query / --hash); the facade names
+  // target.offer when there is none.
+  recipe->add_option("--offer", in.offer, "offer id from `trainfit rank` (provider/instance/region)");
+  recipe->add_option("--nodes", in.nodes, "node count (default: the planner's choice)");
+  recipe->add_flag("--spot", in.spot_only, "the offer's spot price (target.pricing)");
+  recipe->add_flag("--on-demand", in.on_demand_only, "the offer's on-demand price (target.pricing)");
+  recipe->add_flag("--reserved", in.reserved_only, "the offer's reserved-capacity booking (target.pricing)");
+  recipe->add_option("--format", in.recipe_formats,
+                     "skypilot | dstack | deepspeed | accelerate | torchrun | megatron | all | json (repeatable)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"skypilot", "dstack", "deepspeed", "accelerate", "torchrun", "megatron", "all", "json"}))
+      ->required();
+  recipe->add_option("--out", in.out_dir, "directory to write the files into (needed for several formats)");
+  recipe->callback([&in] {
+    in.target_pricing = true;
+    std::exit(run_recipe(in));
+  });
+}
+
+void add_calibrate_command(CLI::App& cli, Inputs& in) {
+  CLI::App* calibrate = cli.add_subcommand("calibrate", "fit the model to one measured run and re-rank every offer");
+  calibrate->footer("Examples:\n  trainfit calibrate --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
+                    "--step-time 1.9 --peak-gib 41\n"
+                    "  trainfit calibrate --hash '#model=...' --offer aws/p5.48xlarge/us-east-1 --measured train.log");
+  add_query_options(calibrate, in, true);
+  calibrate->add_option("--offer", in.offer, "the offer the run was measured on (or calibration.offer in the query)");
+  calibrate->add_option("--nodes", in.nodes, "its node count (default: the planner's choice)");
+  calibrate->add_option("--step-time", in.step_time, "measured seconds per optimizer step");
+  calibrate->add_option("--peak-gib", in.peak_gib, "measured torch.cuda.max_memory_reserved() per GPU, GiB");
+  calibrate->add_option("--measured", in.measured_file,
+                        "text the job printed ('-' = stdin): step_time_s=..., tokens_per_s=..., peak_GiB=...");
+  calibrate->add_option("--top", in.top, "re-ranked rows to show (default 10)");
+  calibrate->callback([&in] { std::exit(run_calibrate(in)); });
+}
+
+// What the snapshot subcommands read, with their defaults (run from the repository root).
+struct SnapshotArgs {
+  std::string snap_path, catalog_dir = "data/raw/skypilot-catalog", inputs_dir = "data/inputs",
+                         out_path = "data/snapshot.json", pack_out, pack_text;
+};
+
+void add_snapshot_commands(CLI::App& cli, Inputs& in, SnapshotArgs& a) {
+  CLI::App* snapshot = cli.add_subcommand("snapshot", "check, describe or build a price snapshot");
+  snapshot->require_subcommand(1);
+  CLI::App* sv = snapshot->add_subcommand("validate", "check a snapshot and list every problem (JSON pointer + reason)");
+  sv->add_option("file", a.snap_path, "snapshot JSON")->required();
+  sv->add_option("--format", in.format, "table | json")->check(CLI::IsMember({"table", "json"}));
+  sv->callback([&in, &a] { std::exit(trainfit::snapshot_validate_cmd(a.snap_path, in.format, stdout)); });
+  CLI::App* si = snapshot->add_subcommand("info", "show a snapshot's sources, capture dates and age");
+  si->add_option("file", a.snap_path, "snapshot JSON")->required();
+  si->callback([&a] { std::exit(trainfit::snapshot_info_cmd(a.snap_path, stdout)); });
+  CLI::App* sim = snapshot->add_subcommand("import", "build a snapshot from a SkyPilot catalog and data/inputs");
+  sim->add_option("--catalog", a.catalog_dir, "SkyPilot catalog checkout (folder with v8/ and v9/)");
+  sim->add_option("--inputs", a.inputs_dir, "curated inputs (gpus.json, providers.json, instance_families.json)");
+  sim->add_option("--out", a.out_path, "where to write the snapshot");
+  sim->callback([&a] { std::exit(trainfit::snapshot_import_cmd(a.catalog_dir, a.inputs_dir, a.out_path, stdout)); });
+  CLI::App* sp = snapshot->add_subcommand("pack", "write a snapshot's compact binary form (what the web page loads)");
+  sp->add_option("file", a.snap_path, "snapshot JSON")->required();
+  sp->add_option("out", a.pack_out, "binary file to write (e.g. data/snapshot.bin)")->required();
+  sp->add_option("--lean", a.pack_text,
+                 "leave the long text fields (sources, notes) out of the binary and write them to this JSON sidecar "
+                 "(e.g. data/snapshot-text.json; the web page applies it after its first frame)");
+  sp->callback([&a] { std::exit(trainfit::snapshot_pack_cmd(a.snap_path, a.pack_out, a.pack_text, stdout)); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  trainfit::install_validation_tables();  // the `validate` verb (library trainfit_validation)
+  CLI::App cli{"trainfit — which rented GPU instance to train on: memory fit, topology, time and real cost.\n"
+               "Every subcommand takes the same query (--query FILE, --hash '#...', or flags)."};
+  cli.require_subcommand(1);
+  cli.set_help_all_flag("--help-all", "all subcommands' help");
+  Inputs in;
+
+  CLI::App* models = cli.add_subcommand("models", "list the model presets with their exact parameter counts");
+  models->add_option("--format", in.format, "table | json | csv | markdown")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
+  models->callback([&] { std::exit(run_verb("models", in, false)); });
+
+  add_estimate_command(cli, in);
 
   CLI::App* query = cli.add_subcommand("query", "normalise a query: print it in full as JSON and as a link hash");
   add_query_options(query, in, false);
@@ -431,74 +509,17 @@ int main(int argc, char** argv) {
   add_dev_cycle_options(cost, in);
   cost->callback([&] { std::exit(run_verb("cost", in, true)); });
 
-  CLI::App* recipe = cli.add_subcommand("recipe", "the files that launch one offer's plan (SkyPilot, dstack, DeepSpeed, ...)");
-  recipe->footer("Examples:\n  trainfit recipe --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
-                 "--format skypilot\n"
-                 "  trainfit recipe --model llama-3.1-70b --method full --offer aws/p5.48xlarge/us-east-1 --spot "
-                 "--format all --out launch/");
-  add_query_options(recipe, in, true, false);
-  // Not required here: the offer may come from the query's target (--query / --hash); the facade names
-  // target.offer when there is none.
-  recipe->add_option("--offer", in.offer, "offer id from `trainfit rank` (provider/instance/region)");
-  recipe->add_option("--nodes", in.nodes, "node count (default: the planner's choice)");
-  recipe->add_flag("--spot", in.spot_only, "the offer's spot price (target.pricing)");
-  recipe->add_flag("--on-demand", in.on_demand_only, "the offer's on-demand price (target.pricing)");
-  recipe->add_flag("--reserved", in.reserved_only, "the offer's reserved-capacity booking (target.pricing)");
-  recipe->add_option("--format", in.recipe_formats,
-                     "skypilot | dstack | deepspeed | accelerate | torchrun | megatron | all | json (repeatable)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"skypilot", "dstack", "deepspeed", "accelerate", "torchrun", "megatron", "all", "json"}))
-      ->required();
-  recipe->add_option("--out", in.out_dir, "directory to write the files into (needed for several formats)");
-  recipe->callback([&] {
-    in.target_pricing = true;
-    std::exit(run_recipe(in));
-  });
+  add_recipe_command(cli, in);
 
-  CLI::App* calibrate = cli.add_subcommand("calibrate", "fit the model to one measured run and re-rank every offer");
-  calibrate->footer("Examples:\n  trainfit calibrate --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1 "
-                    "--step-time 1.9 --peak-gib 41\n"
-                    "  trainfit calibrate --hash '#model=...' --offer aws/p5.48xlarge/us-east-1 --measured train.log");
-  add_query_options(calibrate, in, true);
-  calibrate->add_option("--offer", in.offer, "the offer the run was measured on (or calibration.offer in the query)");
-  calibrate->add_option("--nodes", in.nodes, "its node count (default: the planner's choice)");
-  calibrate->add_option("--step-time", in.step_time, "measured seconds per optimizer step");
-  calibrate->add_option("--peak-gib", in.peak_gib, "measured torch.cuda.max_memory_reserved() per GPU, GiB");
-  calibrate->add_option("--measured", in.measured_file,
-                        "text the job printed ('-' = stdin): step_time_s=..., tokens_per_s=..., peak_GiB=...");
-  calibrate->add_option("--top", in.top, "re-ranked rows to show (default 10)");
-  calibrate->callback([&] { std::exit(run_calibrate(in)); });
+  add_calibrate_command(cli, in);
 
   CLI::App* validate = cli.add_subcommand("validate", "the validation report: every published reference, estimate, error");
   validate->add_option("--format", in.format, "table | json | csv | markdown")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
   validate->callback([&] { std::exit(run_verb("validate", in, false)); });
 
-  CLI::App* snapshot = cli.add_subcommand("snapshot", "check, describe or build a price snapshot");
-  snapshot->require_subcommand(1);
-  std::string snap_path, catalog_dir = "data/raw/skypilot-catalog", inputs_dir = "data/inputs",
-                         out_path = "data/snapshot.json";
-  CLI::App* sv = snapshot->add_subcommand("validate", "check a snapshot and list every problem (JSON pointer + reason)");
-  sv->add_option("file", snap_path, "snapshot JSON")->required();
-  sv->add_option("--format", in.format, "table | json")->check(CLI::IsMember({"table", "json"}));
-  sv->callback([&] { std::exit(trainfit::snapshot_validate_cmd(snap_path, in.format, stdout)); });
-  CLI::App* si = snapshot->add_subcommand("info", "show a snapshot's sources, capture dates and age");
-  si->add_option("file", snap_path, "snapshot JSON")->required();
-  si->callback([&] { std::exit(trainfit::snapshot_info_cmd(snap_path, stdout)); });
-  CLI::App* sim = snapshot->add_subcommand("import", "build a snapshot from a SkyPilot catalog and data/inputs");
-  sim->add_option("--catalog", catalog_dir, "SkyPilot catalog checkout (folder with v8/ and v9/)");
-  sim->add_option("--inputs", inputs_dir, "curated inputs (gpus.json, providers.json, instance_families.json)");
-  sim->add_option("--out", out_path, "where to write the snapshot");
-  sim->callback([&] { std::exit(trainfit::snapshot_import_cmd(catalog_dir, inputs_dir, out_path, stdout)); });
-  std::string pack_out;
-  CLI::App* sp = snapshot->add_subcommand("pack", "write a snapshot's compact binary form (what the web page loads)");
-  sp->add_option("file", snap_path, "snapshot JSON")->required();
-  sp->add_option("out", pack_out, "binary file to write (e.g. data/snapshot.bin)")->required();
-  std::string pack_text;
-  sp->add_option("--lean", pack_text,
-                 "leave the long text fields (sources, notes) out of the binary and write them to this JSON sidecar "
-                 "(e.g. data/snapshot-text.json; the web page applies it after its first frame)");
-  sp->callback([&] { std::exit(trainfit::snapshot_pack_cmd(snap_path, pack_out, pack_text, stdout)); });
+  SnapshotArgs snap;
+  add_snapshot_commands(cli, in, snap);
 
   try {
     cli.parse(argc, argv);

@@ -66,12 +66,14 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
   g_app->set_error_banner(err.empty() ? "" : "Snapshot refused; the current prices stay in use.");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  trainfit::install_validation_tables();  // the Accuracy tab's report (library trainfit_validation)
+// The command line (see --help).
+struct Args {
   std::string snapshot_path, hash, screenshot;
   int frames_to_run = 0;
+};
+
+// Reads the arguments into `out`: -1 to go on, else the exit code (after --help, or a message on stderr).
+int parse_args(int argc, char** argv, Args* out) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -81,10 +83,10 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--snapshot") snapshot_path = next();
-    else if (a == "--hash") hash = next();
-    else if (a == "--screenshot") screenshot = next();
-    else if (a == "--frames") frames_to_run = std::atoi(next().c_str());
+    if (a == "--snapshot") out->snapshot_path = next();
+    else if (a == "--hash") out->hash = next();
+    else if (a == "--screenshot") out->screenshot = next();
+    else if (a == "--frames") out->frames_to_run = std::atoi(next().c_str());
     else if (a == "--help" || a == "-h") {
       std::printf("usage: trainfit-desktop [--snapshot FILE] [--hash '#model=...'] [--screenshot OUT.png --frames N]\n");
       return 0;
@@ -93,6 +95,44 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  return -1;
+}
+
+// Prices: --snapshot FILE, else the snapshot compiled into this binary. Inputs: --hash, else the last query of the
+// previous session (`saved`; ignored with a notice when corrupted).
+void load_prices_and_query(trainfit::app::App& app, const Args& a, const fs::path& saved) {
+  std::string err;
+  if (!a.snapshot_path.empty()) {
+    std::string text;
+    if (!read_file(a.snapshot_path, &text)) err = "cannot read " + a.snapshot_path;
+    else err = app.load_snapshot(text, a.snapshot_path);
+    if (!err.empty()) {
+      std::fprintf(stderr, "trainfit-desktop: snapshot refused: %s; using the bundled one\n", err.c_str());
+      app.set_error_banner("Snapshot refused: " + err + " (using the bundled snapshot)");
+    }
+  }
+  if (!app.has_snapshot()) {
+    err = app.load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot");
+    if (!err.empty()) app.set_error_banner("The bundled snapshot is invalid: " + err);
+  }
+  if (!a.hash.empty()) {
+    err = app.set_query_hash(a.hash);
+    if (!err.empty()) std::fprintf(stderr, "trainfit-desktop: --hash ignored: %s\n", err.c_str());
+  } else {
+    std::string text;
+    if (read_file(saved.string(), &text) && !text.empty()) {
+      err = app.set_query_hash(text);
+      if (!err.empty()) app.set_error_banner("The saved query was ignored: " + err);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  trainfit::install_validation_tables();  // the Accuracy tab's report (library trainfit_validation)
+  Args args;
+  if (const int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
 
   if (!glfwInit()) {
     std::fprintf(stderr, "trainfit-desktop: could not start GLFW (no display?)\n");
@@ -129,33 +169,8 @@ int main(int argc, char** argv) {
   }
   g_app = &app;
   glfwSetDropCallback(window, on_drop);
-  // Prices: --snapshot FILE, else the snapshot compiled into this binary.
-  std::string err;
-  if (!snapshot_path.empty()) {
-    std::string text;
-    if (!read_file(snapshot_path, &text)) err = "cannot read " + snapshot_path;
-    else err = app.load_snapshot(text, snapshot_path);
-    if (!err.empty()) {
-      std::fprintf(stderr, "trainfit-desktop: snapshot refused: %s; using the bundled one\n", err.c_str());
-      app.set_error_banner("Snapshot refused: " + err + " (using the bundled snapshot)");
-    }
-  }
-  if (!app.has_snapshot()) {
-    err = app.load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot");
-    if (!err.empty()) app.set_error_banner("The bundled snapshot is invalid: " + err);
-  }
-  // Inputs: --hash, else the last query of the previous session (ignored with a notice when corrupted).
   const fs::path saved = state_file();
-  if (!hash.empty()) {
-    err = app.set_query_hash(hash);
-    if (!err.empty()) std::fprintf(stderr, "trainfit-desktop: --hash ignored: %s\n", err.c_str());
-  } else {
-    std::string text;
-    if (read_file(saved.string(), &text) && !text.empty()) {
-      err = app.set_query_hash(text);
-      if (!err.empty()) app.set_error_banner("The saved query was ignored: " + err);
-    }
-  }
+  load_prices_and_query(app, args, saved);
   uint64_t saved_version = app.query_version();
 
   int frame = 0;
@@ -195,12 +210,12 @@ int main(int argc, char** argv) {
     if (app.take_shell_requests().find("open_file") != std::string::npos)
       app.set_error_banner("To load another snapshot, drop its .json file on this window (or start with --snapshot FILE).");
     ++frame;
-    if (!screenshot.empty() && frame >= std::max(frames_to_run, 3)) {
-      const bool ok = save_screenshot(screenshot, w, h);
-      std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "screenshot:" : "could not write", screenshot.c_str());
+    if (!args.screenshot.empty() && frame >= std::max(args.frames_to_run, 3)) {
+      const bool ok = save_screenshot(args.screenshot, w, h);
+      std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "screenshot:" : "could not write", args.screenshot.c_str());
       break;
     }
-    if (frames_to_run > 0 && screenshot.empty() && frame >= frames_to_run) break;
+    if (args.frames_to_run > 0 && args.screenshot.empty() && frame >= args.frames_to_run) break;
     glfwSwapBuffers(window);
   }
   ImGui_ImplOpenGL3_Shutdown();

@@ -181,6 +181,8 @@ void draw_snapshot_info(App::Impl& s);      // ui_info.cpp
 void draw_narrow(App::Impl& s);             // ui_narrow.cpp: the one-column layout
 // The job in one line ("Llama 3.1 8B, lora, 100 M tokens, seq 2048"): the narrow summary, and state_json's "job".
 const char* job_line(const App::Impl& s, char* buf, size_t n);
+// The rows the table shows, in its order, with the numbers it prints (app_state.cpp; the ui.view verb).
+std::string view_json(App::Impl& s, int asked);
 // Shared by both layouts (app.cpp): error lines, the headline (what fits, and the best offer), the view tabs.
 void draw_messages(App::Impl& s);
 void draw_headline(App::Impl& s);

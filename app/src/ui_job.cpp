@@ -248,6 +248,148 @@ bool model_picker(App::Impl& s) {
   return changed;
 }
 
+// The training method, and for LoRA / QLoRA the rank and the target modules.
+bool method_widgets(Query& d) {
+  bool changed = false;
+  const Method methods[] = {Method::full, Method::lora, Method::qlora};
+  changed |= enum_combo("Method", &d.train.method, methods,
+                        "full: every weight trains. lora: low-rank adapters on a frozen 16-bit base. qlora: "
+                        "adapters on a 4-bit NF4 base.");
+  if (d.train.method != Method::full) {
+    changed |= input_int("LoRA rank", &d.train.lora_rank);
+    ImGui::TextDisabled("LoRA targets:");
+    static const char* kTargets[] = {"q", "k", "v", "o", "gate", "up", "down"};
+    for (int i = 0; i < 7; ++i) {
+      bool on = false;
+      for (const auto& t : d.train.lora_targets) on |= t == kTargets[i] || t == "all";
+      if (i != 0 && i != 4) ImGui::SameLine();
+      char id[24];
+      std::snprintf(id, sizeof id, "%s##lora", kTargets[i]);
+      if (ImGui::Checkbox(id, &on)) {
+        std::vector<std::string> next;
+        for (int j = 0; j < 7; ++j) {
+          bool has = j == i ? on : false;
+          if (j != i)
+            for (const auto& t : d.train.lora_targets) has |= t == kTargets[j] || t == "all";
+          if (has) next.push_back(kTargets[j]);
+        }
+        d.train.lora_targets = next;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+// How much data: tokens, or examples x length (with packing), and epochs.
+bool dataset_widgets(Query& d) {
+  bool changed = false;
+  int by_examples = d.dataset.tokens > 0 ? 0 : 1;
+  const int was = by_examples;
+  ImGui::RadioButton("Tokens", &by_examples, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("Examples x length", &by_examples, 1);
+  if (by_examples != was) {
+    if (by_examples == 1) {
+      const double tokens = d.dataset.tokens;
+      d.dataset.tokens = 0;
+      if (d.dataset.avg_tokens_per_example <= 0) d.dataset.avg_tokens_per_example = 512;
+      d.dataset.examples = tokens > 0 ? tokens / d.dataset.avg_tokens_per_example : 100000;
+    } else {
+      d.dataset.tokens = d.dataset.examples * d.dataset.avg_tokens_per_example;
+      if (!(d.dataset.tokens > 0)) d.dataset.tokens = 1e8;
+    }
+    changed = true;
+  }
+  if (by_examples == 0) {
+    changed |= input_scaled("Tokens (millions)", &d.dataset.tokens, 1e6, "%.6g", "Training tokens per epoch.");
+  } else {
+    changed |= input_num("Examples", &d.dataset.examples, "%.0f");
+    changed |= input_num("Avg tokens / example", &d.dataset.avg_tokens_per_example, "%.0f");
+    if (ImGui::Checkbox("Packing", &d.dataset.packing)) changed = true;
+    help_marker("Packing concatenates examples into full sequences; without it every example is padded to the "
+                "sequence length and the padding is computed too.");
+  }
+  changed |= input_num("Epochs", &d.dataset.epochs, "%.3g");
+  return changed;
+}
+
+// The training knobs: sequence, batches, precision, framework, optimizer, recompute, attention, reduce, CP scheme.
+bool training_widgets(Query& d) {
+  bool changed = false;
+  changed |= input_i64("Seq len", &d.train.seq_len, "Tokens per sequence.");
+  changed |= input_i64("Global batch", &d.train.global_batch,
+                       "Sequences per optimizer step; 0 = about 64, a multiple of the data-parallel degree (the plan says which).");
+  changed |= input_i64("Micro-batch", &d.train.micro_batch,
+                       "Sequences per GPU per micro-step (the planner may choose another with auto parallelism).");
+  const Precision precisions[] = {Precision::automatic, Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16,
+                                  Precision::fp8_mixed, Precision::fp32};
+  changed |= enum_combo("Precision", &d.train.precision, precisions,
+                        "auto: bf16-mixed where the GPU has BF16, fp16-mixed on the others (T4, V100). "
+                        "bf16-mixed keeps fp32 master weights; bf16 (pure) does not.");
+  const Framework frameworks[] = {Framework::generic,       Framework::hf_trainer, Framework::torchtune,
+                                  Framework::litgpt,        Framework::megatron_core, Framework::nanotron,
+                                  Framework::torchtitan};
+  changed |= enum_combo("Framework", &d.train.framework, frameworks,
+                        "The trainer you run: the planner only proposes layouts it can launch (QLoRA under "
+                        "hf-trainer: DDP or FSDP, never TP/PP), and its buffers count in the memory "
+                        "(megatron-core, nanotron: fp32 gradient accumulation).");
+  const Optimizer optimizers[] = {Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd, Optimizer::sgd_momentum,
+                                  Optimizer::adafactor, Optimizer::lion};
+  changed |= enum_combo("Optimizer", &d.train.optimizer, optimizers);
+  const Recompute recomputes[] = {Recompute::automatic, Recompute::none, Recompute::selective, Recompute::full};
+  changed |= enum_combo("Recompute", &d.train.recompute, recomputes,
+                        "Activation recomputation. auto lets the planner choose per instance.");
+  const Attention attentions[] = {Attention::flash, Attention::eager};
+  changed |= enum_combo("Attention", &d.train.attention, attentions);
+  const GradReduce reduces[] = {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16};
+  changed |= enum_combo("Gradient reduce", &d.train.grad_reduce, reduces,
+                        "dtype of the data-parallel gradient buffer and its reduction. auto: the framework's "
+                        "(fp32 under megatron-core and nanotron); bf16 = Megatron's --grad-reduce-in-bf16.");
+
+  const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};
+  changed |= enum_combo("CP scheme", &d.train.cp_scheme, schemes,
+                        "How context parallelism splits attention at long sequences. ring: K/V blocks passed around "
+                        "the ranks (Megatron CP, torchtitan); ulysses: all-to-alls to a split by heads (DeepSpeed "
+                        "Ulysses / ALST, which hf-trainer runs). auto: the framework's.");
+  return changed;
+}
+
+// The parallel layout: auto, or TP / PP / DP / CP (and EP for MoE), ZeRO, sequence parallel, offload.
+bool parallel_widgets(Query& d) {
+  bool changed = false;
+  ParallelConfig& p = d.train.parallel;
+  bool automatic = p.automatic;
+  if (ImGui::Checkbox("Parallelism: auto", &automatic)) {
+    p = ParallelConfig{};
+    p.automatic = automatic;
+    changed = true;
+  }
+  help_marker("auto: for each instance the planner picks TP, PP, DP, ZeRO stage, recompute, offload and micro-batch "
+              "and the node count. Off: your layout is evaluated as given.");
+  if (!p.automatic) {
+    bool layout = false;
+    layout |= input_int("TP", &p.tp, "Tensor parallel: must divide the attention heads.");
+    layout |= input_int("PP", &p.pp, "Pipeline stages: at most the layer count.");
+    layout |= input_int("DP", &p.dp);
+    layout |= input_int("CP", &p.cp, "Context parallel.");
+    if (layout) p.gpus = p.tp * p.pp * p.dp * p.cp;
+    changed |= layout;
+    if (d.model.num_experts > 1) {  // expert parallelism: carved out of the TP x CP x DP ranks, no GPUs added
+      changed |= input_int("EP", &p.ep, "Expert parallel: the routed experts split over EP ranks taken from "
+                                        "TP x CP x DP; must divide the experts.");
+      changed |= input_int("Expert TP", &p.etp, "Expert tensor parallel; 0 = TP (Megatron-Core's default).");
+    }
+    ImGui::TextDisabled("GPUs: %d", p.tp * p.pp * p.dp * p.cp);
+    ImGui::SetNextItemWidth(field_w());
+    if (ImGui::SliderInt("ZeRO stage", &p.zero, 0, 3)) changed = true;
+    if (ImGui::Checkbox("Sequence parallel", &p.sequence_parallel)) changed = true;
+    if (ImGui::Checkbox("Offload optimizer", &p.offload_optimizer)) changed = true;
+    if (ImGui::Checkbox("Offload params", &p.offload_params)) changed = true;
+  }
+  return changed;
+}
+
 }  // namespace
 
 void draw_job_panel(App::Impl& s) {
@@ -262,130 +404,13 @@ void draw_job_panel(App::Impl& s) {
                           fmt_count(b, sizeof b, s.params->active));
     }
 
-    const Method methods[] = {Method::full, Method::lora, Method::qlora};
-    changed |= enum_combo("Method", &d.train.method, methods,
-                          "full: every weight trains. lora: low-rank adapters on a frozen 16-bit base. qlora: "
-                          "adapters on a 4-bit NF4 base.");
-    if (d.train.method != Method::full) {
-      changed |= input_int("LoRA rank", &d.train.lora_rank);
-      ImGui::TextDisabled("LoRA targets:");
-      static const char* kTargets[] = {"q", "k", "v", "o", "gate", "up", "down"};
-      for (int i = 0; i < 7; ++i) {
-        bool on = false;
-        for (const auto& t : d.train.lora_targets) on |= t == kTargets[i] || t == "all";
-        if (i != 0 && i != 4) ImGui::SameLine();
-        char id[24];
-        std::snprintf(id, sizeof id, "%s##lora", kTargets[i]);
-        if (ImGui::Checkbox(id, &on)) {
-          std::vector<std::string> next;
-          for (int j = 0; j < 7; ++j) {
-            bool has = j == i ? on : false;
-            if (j != i)
-              for (const auto& t : d.train.lora_targets) has |= t == kTargets[j] || t == "all";
-            if (has) next.push_back(kTargets[j]);
-          }
-          d.train.lora_targets = next;
-          changed = true;
-        }
-      }
-    }
-
+    changed |= method_widgets(d);
     ImGui::Separator();
-    int by_examples = d.dataset.tokens > 0 ? 0 : 1;
-    const int was = by_examples;
-    ImGui::RadioButton("Tokens", &by_examples, 0);
-    ImGui::SameLine();
-    ImGui::RadioButton("Examples x length", &by_examples, 1);
-    if (by_examples != was) {
-      if (by_examples == 1) {
-        const double tokens = d.dataset.tokens;
-        d.dataset.tokens = 0;
-        if (d.dataset.avg_tokens_per_example <= 0) d.dataset.avg_tokens_per_example = 512;
-        d.dataset.examples = tokens > 0 ? tokens / d.dataset.avg_tokens_per_example : 100000;
-      } else {
-        d.dataset.tokens = d.dataset.examples * d.dataset.avg_tokens_per_example;
-        if (!(d.dataset.tokens > 0)) d.dataset.tokens = 1e8;
-      }
-      changed = true;
-    }
-    if (by_examples == 0) {
-      changed |= input_scaled("Tokens (millions)", &d.dataset.tokens, 1e6, "%.6g", "Training tokens per epoch.");
-    } else {
-      changed |= input_num("Examples", &d.dataset.examples, "%.0f");
-      changed |= input_num("Avg tokens / example", &d.dataset.avg_tokens_per_example, "%.0f");
-      if (ImGui::Checkbox("Packing", &d.dataset.packing)) changed = true;
-      help_marker("Packing concatenates examples into full sequences; without it every example is padded to the "
-                  "sequence length and the padding is computed too.");
-    }
-    changed |= input_num("Epochs", &d.dataset.epochs, "%.3g");
-
+    changed |= dataset_widgets(d);
     ImGui::Separator();
-    changed |= input_i64("Seq len", &d.train.seq_len, "Tokens per sequence.");
-    changed |= input_i64("Global batch", &d.train.global_batch,
-                         "Sequences per optimizer step; 0 = about 64, a multiple of the data-parallel degree (the plan says which).");
-    changed |= input_i64("Micro-batch", &d.train.micro_batch,
-                         "Sequences per GPU per micro-step (the planner may choose another with auto parallelism).");
-    const Precision precisions[] = {Precision::automatic, Precision::bf16_mixed, Precision::fp16_mixed, Precision::bf16,
-                                    Precision::fp8_mixed, Precision::fp32};
-    changed |= enum_combo("Precision", &d.train.precision, precisions,
-                          "auto: bf16-mixed where the GPU has BF16, fp16-mixed on the others (T4, V100). "
-                          "bf16-mixed keeps fp32 master weights; bf16 (pure) does not.");
-    const Framework frameworks[] = {Framework::generic,       Framework::hf_trainer, Framework::torchtune,
-                                    Framework::litgpt,        Framework::megatron_core, Framework::nanotron,
-                                    Framework::torchtitan};
-    changed |= enum_combo("Framework", &d.train.framework, frameworks,
-                          "The trainer you run: the planner only proposes layouts it can launch (QLoRA under "
-                          "hf-trainer: DDP or FSDP, never TP/PP), and its buffers count in the memory "
-                          "(megatron-core, nanotron: fp32 gradient accumulation).");
-    const Optimizer optimizers[] = {Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd, Optimizer::sgd_momentum,
-                                    Optimizer::adafactor, Optimizer::lion};
-    changed |= enum_combo("Optimizer", &d.train.optimizer, optimizers);
-    const Recompute recomputes[] = {Recompute::automatic, Recompute::none, Recompute::selective, Recompute::full};
-    changed |= enum_combo("Recompute", &d.train.recompute, recomputes,
-                          "Activation recomputation. auto lets the planner choose per instance.");
-    const Attention attentions[] = {Attention::flash, Attention::eager};
-    changed |= enum_combo("Attention", &d.train.attention, attentions);
-    const GradReduce reduces[] = {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16};
-    changed |= enum_combo("Gradient reduce", &d.train.grad_reduce, reduces,
-                          "dtype of the data-parallel gradient buffer and its reduction. auto: the framework's "
-                          "(fp32 under megatron-core and nanotron); bf16 = Megatron's --grad-reduce-in-bf16.");
-
-    const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};
-    changed |= enum_combo("CP scheme", &d.train.cp_scheme, schemes,
-                          "How context parallelism splits attention at long sequences. ring: K/V blocks passed around "
-                          "the ranks (Megatron CP, torchtitan); ulysses: all-to-alls to a split by heads (DeepSpeed "
-                          "Ulysses / ALST, which hf-trainer runs). auto: the framework's.");
-
+    changed |= training_widgets(d);
     ImGui::Separator();
-    ParallelConfig& p = d.train.parallel;
-    bool automatic = p.automatic;
-    if (ImGui::Checkbox("Parallelism: auto", &automatic)) {
-      p = ParallelConfig{};
-      p.automatic = automatic;
-      changed = true;
-    }
-    help_marker("auto: for each instance the planner picks TP, PP, DP, ZeRO stage, recompute, offload and micro-batch "
-                "and the node count. Off: your layout is evaluated as given.");
-    if (!p.automatic) {
-      bool layout = false;
-      layout |= input_int("TP", &p.tp, "Tensor parallel: must divide the attention heads.");
-      layout |= input_int("PP", &p.pp, "Pipeline stages: at most the layer count.");
-      layout |= input_int("DP", &p.dp);
-      layout |= input_int("CP", &p.cp, "Context parallel.");
-      if (layout) p.gpus = p.tp * p.pp * p.dp * p.cp;
-      changed |= layout;
-      if (d.model.num_experts > 1) {  // expert parallelism: carved out of the TP x CP x DP ranks, no GPUs added
-        changed |= input_int("EP", &p.ep, "Expert parallel: the routed experts split over EP ranks taken from "
-                                          "TP x CP x DP; must divide the experts.");
-        changed |= input_int("Expert TP", &p.etp, "Expert tensor parallel; 0 = TP (Megatron-Core's default).");
-      }
-      ImGui::TextDisabled("GPUs: %d", p.tp * p.pp * p.dp * p.cp);
-      ImGui::SetNextItemWidth(field_w());
-      if (ImGui::SliderInt("ZeRO stage", &p.zero, 0, 3)) changed = true;
-      if (ImGui::Checkbox("Sequence parallel", &p.sequence_parallel)) changed = true;
-      if (ImGui::Checkbox("Offload optimizer", &p.offload_optimizer)) changed = true;
-      if (ImGui::Checkbox("Offload params", &p.offload_params)) changed = true;
-    }
+    changed |= parallel_widgets(d);
   }
   if (ImGui::CollapsingHeader("Advanced estimate")) {
     changed |= input_scaled("Headroom %", &d.train.headroom, 0.01, "%.3g", "VRAM kept free when judging fit.");

@@ -96,8 +96,10 @@ void App::Impl::rebuild_view() {
   });
 }
 
-void draw_results_table(App::Impl& s, float height) {
-  const float fs = ImGui::GetFontSize();
+namespace {
+
+// The line above the table: the copy buttons, how many rows are shown, and whether times are calibrated.
+void draw_results_toolbar(App::Impl& s) {
   if (ImGui::Button("Copy CSV")) s.clipboard = results_text(s, false);
   ImGui::SameLine();
   if (ImGui::Button("Copy Markdown")) s.clipboard = results_text(s, true);
@@ -115,13 +117,11 @@ void draw_results_table(App::Impl& s, float height) {
     ImGui::TextColored(warn_color(), "Times calibrated from %s.",
                        gi >= 0 ? s.snapshot.gpus[gi].name.c_str() : s.query.calibration.gpu.c_str());
   }
-  if (!s.rank) return;
+}
 
-  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable |
-                                ImGuiTableFlags_Hideable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersV |
-                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_Sortable |
-                                ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("results", kColCount, flags, ImVec2(0, height))) return;
+// The columns (numbers first after the instance's identity) and the header row. Returns the height of a cell.
+float draw_results_columns(App::Impl& s) {
+  const float fs = ImGui::GetFontSize();
   ImGui::TableSetupScrollFreeze(1, 1);
   // Numbers first after the instance's identity: they are what users compare.
   static const char* kNames[kColCount] = {"#",       "Instance", "Provider", "Region",   "Pricing",  "Flags",
@@ -150,6 +150,11 @@ void draw_results_table(App::Impl& s, float height) {
     if (ImGui::GetCurrentContext()->TestEngineHookItems) mark_last_item(std::string("header:") + kNames[c]);
   }
 
+  return cell_h;
+}
+
+// The table's sort specs: a click on a column header re-sorts the view, and on cost, time or $/M tokens re-ranks.
+void sync_results_sort(App::Impl& s) {
   // The "Rank by" combo changed the core's order: show it as the "#" column's order.
   const int qsort = static_cast<int>(s.query.sort);
   if (s.synced_sort != qsort) {
@@ -174,9 +179,91 @@ void draw_results_table(App::Impl& s, float height) {
       specs->SpecsDirty = false;
     }
   }
+}
+
+// One row of the table: the "#" selectable (with its tooltip) and each column's text.
+void draw_result_row(App::Impl& s, int vi, bool tall, float cell_h) {
+  char buf[64];
+  const int ri = s.view[vi];
+  const RankRow& r = s.rank->rows[ri];
+  const Offer& o = s.snapshot.offers[r.offer];
+  const bool ranked = r.state == RowState::ranked;
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  if (!ranked) ImGui::PushStyleColor(ImGuiCol_Text, state_color(r.state, s.dark));
+  std::snprintf(buf, sizeof buf, "#%d##row%d", vi + 1, ri);
+  // (A tall selectable centres its label itself: AlignTextToFramePadding would move the whole selectable.)
+  if (tall) ImGui::PushStyleVar(ImGuiStyleVar_SelectableTextAlign, ImVec2(0.0f, 0.5f));
+  if (ImGui::Selectable(buf, ri == s.selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap,
+                        ImVec2(0, tall ? cell_h : 0.0f)))
+    s.select_row(ri);
+  if (tall) ImGui::PopStyleVar();
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s (%s)", o.id.c_str(), pricing_option_name(r.option));
+    if (!r.why_not.empty()) ImGui::Text("Why not: %s", r.why_not.c_str());
+    else if (const Plan* p = s.row_plan(r)) ImGui::TextUnformatted(plan_summary(*p).c_str());
+    if (r.pareto) ImGui::TextUnformatted("On the time/cost Pareto frontier: nothing is both faster and cheaper.");
+    if (o.flags) {
+      ImGui::TextUnformatted("Data-quality flags:");
+      flag_reasons(o.flags, held_back_flags(o, r.option));
+    }
+    ImGui::EndTooltip();
+  }
+  auto cell = [tall](int col, const char* text) {
+    ImGui::TableSetColumnIndex(col);
+    if (tall) ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(text);
+  };
+  cell(kColInstance, s.row_texts(ri).name);
+  cell(kColProvider, s.row_texts(ri).seller);
+  cell(kColRegion, o.region.c_str());
+  cell(kColOption, pricing_option_name(r.option));
+  if (o.flags) draw_flags_cell(o, r);
+  cell(kColGpus, s.row_texts(ri).gpus);
+  cell(kColVram, fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
+  cell(kColPlan, s.row_texts(ri).plan);
+  if (ranked) {
+    cell(kColTime, fmt_duration(buf, sizeof buf, r.wall_s));
+    cell(kColCost, fmt_usd(buf, sizeof buf, r.total_usd));
+  }
+  cell(kColPrice, fmt_usd(buf, sizeof buf, r.price_usd_per_h));
+  if (ranked) {
+    cell(kColPerMtok, fmt_usd(buf, sizeof buf, r.usd_per_mtok));
+    std::snprintf(buf, sizeof buf, "%.0f%%", r.headroom * 100);
+    cell(kColHeadroom, buf);
+  }
+  if (ranked && r.verdict == FitVerdict::tight) {
+    ImGui::TableSetColumnIndex(kColState);
+    if (tall) ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(warn_color(), r.pareto ? "tight, Pareto" : "tight");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("May run out of memory: the expected peak fits, the band's top (+%.0f%%) does not.",
+                        (kBandHighFactor - 1.0) * 100.0);
+  } else {
+    cell(kColState, ranked ? (r.pareto ? "fits, Pareto" : "fits") : row_state_name(r.state));
+  }
+  if (!ranked) ImGui::PopStyleColor();
+}
+
+}  // namespace
+
+void draw_results_table(App::Impl& s, float height) {
+  draw_results_toolbar(s);
+  if (!s.rank) return;
+
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_Resizable |
+                                ImGuiTableFlags_Hideable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersV |
+                                ImGuiTableFlags_BordersOuter | ImGuiTableFlags_Sortable |
+                                ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("results", kColCount, flags, ImVec2(0, height))) return;
+  const float cell_h = draw_results_columns(s);
+  const bool tall = s.narrow;
+  sync_results_sort(s);
   if (s.view_dirty) s.rebuild_view();
 
   const float row_h = cell_h + ImGui::GetStyle().CellPadding.y * 2;
+  // Keep the selected row visible when the selection came from elsewhere (chart click, hash).
   if (s.scroll_to_selected) {
     s.scroll_to_selected = false;
     for (size_t vi = 0; vi < s.view.size(); ++vi)
@@ -187,72 +274,8 @@ void draw_results_table(App::Impl& s, float height) {
   }
   ImGuiListClipper clip;
   clip.Begin(static_cast<int>(s.view.size()), row_h);
-  char buf[64];
-  while (clip.Step()) {
-    for (int vi = clip.DisplayStart; vi < clip.DisplayEnd; ++vi) {
-      const int ri = s.view[vi];
-      const RankRow& r = s.rank->rows[ri];
-      const Offer& o = s.snapshot.offers[r.offer];
-      const bool ranked = r.state == RowState::ranked;
-      ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      if (!ranked) ImGui::PushStyleColor(ImGuiCol_Text, state_color(r.state, s.dark));
-      std::snprintf(buf, sizeof buf, "#%d##row%d", vi + 1, ri);
-      // (A tall selectable centres its label itself: AlignTextToFramePadding would move the whole selectable.)
-      if (tall) ImGui::PushStyleVar(ImGuiStyleVar_SelectableTextAlign, ImVec2(0.0f, 0.5f));
-      if (ImGui::Selectable(buf, ri == s.selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap,
-                            ImVec2(0, tall ? cell_h : 0.0f)))
-        s.select_row(ri);
-      if (tall) ImGui::PopStyleVar();
-      if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::Text("%s (%s)", o.id.c_str(), pricing_option_name(r.option));
-        if (!r.why_not.empty()) ImGui::Text("Why not: %s", r.why_not.c_str());
-        else if (const Plan* p = s.row_plan(r)) ImGui::TextUnformatted(plan_summary(*p).c_str());
-        if (r.pareto) ImGui::TextUnformatted("On the time/cost Pareto frontier: nothing is both faster and cheaper.");
-        if (o.flags) {
-          ImGui::TextUnformatted("Data-quality flags:");
-          flag_reasons(o.flags, held_back_flags(o, r.option));
-        }
-        ImGui::EndTooltip();
-      }
-      auto cell = [tall](int col, const char* text) {
-        ImGui::TableSetColumnIndex(col);
-        if (tall) ImGui::AlignTextToFramePadding();
-        ImGui::TextUnformatted(text);
-      };
-      cell(kColInstance, s.row_texts(ri).name);
-      cell(kColProvider, s.row_texts(ri).seller);
-      cell(kColRegion, o.region.c_str());
-      cell(kColOption, pricing_option_name(r.option));
-      if (o.flags) draw_flags_cell(o, r);
-      cell(kColGpus, s.row_texts(ri).gpus);
-      cell(kColVram, fmt_bytes_gib(buf, sizeof buf, gpu_capacity_bytes(s.snapshot.gpus[o.gpu])));
-      cell(kColPlan, s.row_texts(ri).plan);
-      if (ranked) {
-        cell(kColTime, fmt_duration(buf, sizeof buf, r.wall_s));
-        cell(kColCost, fmt_usd(buf, sizeof buf, r.total_usd));
-      }
-      cell(kColPrice, fmt_usd(buf, sizeof buf, r.price_usd_per_h));
-      if (ranked) {
-        cell(kColPerMtok, fmt_usd(buf, sizeof buf, r.usd_per_mtok));
-        std::snprintf(buf, sizeof buf, "%.0f%%", r.headroom * 100);
-        cell(kColHeadroom, buf);
-      }
-      if (ranked && r.verdict == FitVerdict::tight) {
-        ImGui::TableSetColumnIndex(kColState);
-        if (tall) ImGui::AlignTextToFramePadding();
-        ImGui::TextColored(warn_color(), r.pareto ? "tight, Pareto" : "tight");
-        if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("May run out of memory: the expected peak fits, the band's top (+%.0f%%) does not.",
-                            (kBandHighFactor - 1.0) * 100.0);
-      } else {
-        cell(kColState, ranked ? (r.pareto ? "fits, Pareto" : "fits") : row_state_name(r.state));
-      }
-      if (!ranked) ImGui::PopStyleColor();
-    }
-  }
-  // Keep the selected row visible when the selection came from elsewhere (chart click, hash).
+  while (clip.Step())
+    for (int vi = clip.DisplayStart; vi < clip.DisplayEnd; ++vi) draw_result_row(s, vi, tall, cell_h);
   ImGui::EndTable();
 }
 

@@ -1,4 +1,4 @@
-// trainfit core — the two rules every facade document follows (api.cpp, validation_doc.cpp). Internal to the core.
+// trainfit core — the two rules every facade document follows (the facade, core/src/facade, and validation_doc.cpp). Internal to the core.
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// trainfit core — strict JSON reading with RapidJSON, shared by the snapshot reader (snapshot.cpp) and the model
-// catalog (model.cpp), and the nesting check every JSON input goes through first (queries too, query.cpp).
+// trainfit core — strict JSON reading with RapidJSON, shared by the snapshot reader (snapshot_json_*.cpp) and the model
+// catalog (model_presets.cpp), and the nesting check every JSON input goes through first (queries too, query_json.cpp).
 // Internal to the core: not installed with trainfit/*.h.
 //
 // Why RapidJSON and not nlohmann (which the rest of the core uses): these two documents are read at page load,

@@ -1,7 +1,7 @@
 // trainfit core — the one place that configures RapidJSON (Debian rapidjson-dev 1.1.0, header-only).
 // Include this header instead of any <rapidjson/...> header, so every translation unit sees the same settings.
 //
-// RapidJSON reads the price snapshot (core/src/storage/snapshot.cpp) because it is 2-3x faster than nlohmann::json's
+// RapidJSON reads the price snapshot (core/src/storage/snapshot_json_*.cpp) because it is 2-3x faster than nlohmann::json's
 // DOM in WebAssembly (docs/snapshot.md has the figures); nlohmann stays for everything else.
 #pragma once
 

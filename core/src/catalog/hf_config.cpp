@@ -3,7 +3,7 @@
 // The text is untrusted (pasted in the page, read by the CLI, sent through the JS API): size and nesting are
 // bounded before parsing, every field is type- and range-checked, and every problem is an error that names the
 // config field ("hf_config.num_key_value_heads", "hf_config.text_config.layer_types"). model_type picks the
-// family (the knob defaults, model.cpp kFamilies); the fields then set the shape and the knobs. Field names and
+// family (the knob defaults, model_spec.cpp kFamilies); the fields then set the shape and the knobs. Field names and
 // defaults follow each configuration_*.py of transformers (LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config,
 // Qwen3MoeConfig, Gemma3TextConfig, Phi3Config, MixtralConfig, DeepseekV3Config, Olmo2Config, GPT2Config,
 // GptOssConfig, Llama4TextConfig, Mistral3Config, Glm4MoeConfig).

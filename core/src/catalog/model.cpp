@@ -1,22 +1,28 @@
-// trainfit core — model catalog and exact parameter counts.
+// trainfit core — exact parameter counts (model.h): count_params, Adafactor's factored state, the norms QLoRA
+// keeps, the LoRA adapters, and the params-only shape.
 //
 // Every architecture is described once, as the list of tensors its Hugging Face implementation registers
 // (visit_tensors), built from the model's knobs (mlp, norm, positional, bias, block, qk_norm, MoE layout, MLA)
-// rather than from its family; a family (kFamilies) is only the set of knob defaults plus the few tensors no
-// knob describes (OPT's position offset, BERT's token types and pooler, DeepSeek's router correction bias).
+// rather than from its family; a family (kFamilies, model_spec.cpp) is only the set of knob defaults plus the few
+// tensors no knob describes (OPT's position offset, BERT's token types and pooler, DeepSeek's router correction bias).
 // The parameter count, the MoE active count, Adafactor's factored state and the LoRA adapter count are all
 // derived from the same visitors, so they cannot disagree. data/models.json pins the result against published
-// counts; hf_config.cpp reads the knobs from a Hugging Face config.json.
+// counts (model_presets.cpp reads it); hf_config.cpp reads the knobs from a Hugging Face config.json.
 #include "trainfit/catalog/model.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include "base/json_reader.h"
+#include <string>
+#include <vector>
+
+#include "catalog/model_internal.h"
 
 namespace trainfit {
-namespace {
+using model_detail::is_mla;
 
+// ---- tensor visitors ----
+
+namespace {
 enum class Part { embedding, head, layer, final_norm };
 
 // One registered tensor: rows x cols (cols = 1 for vectors), `copies` identical tensors (MoE experts),
@@ -31,7 +37,6 @@ struct Tensor {
 // one factored Adafactor state and one LoRA adapter for the three.
 bool fused_qkv_matrix(Arch a) { return a == Arch::gpt2 || a == Arch::falcon; }
 bool gated(Mlp m) { return m == Mlp::swiglu || m == Mlp::geglu; }
-bool is_mla(const ModelSpec& m) { return m.kv_lora_rank > 0; }
 // A norm's parameters per normalised element: LayerNorm weight + bias, RMSNorm weight.
 double norm_vec(const ModelSpec& m, double n) { return m.norm == Norm::layernorm ? 2 * n : n; }
 int norms_per_block(Block b) { return b == Block::sandwich ? 4 : b == Block::parallel ? 1 : 2; }
@@ -164,202 +169,9 @@ void visit_tensors(const ModelSpec& m, F&& f) {
   if (!m.tie_embeddings) f(Tensor{Part::head, V, h});
 }
 
-Error model_error(const std::string& prefix, const char* key, const std::string& msg) {
-  return Error{prefix + (prefix.empty() ? "" : (prefix[0] == '/' ? "/" : ".")) + key, msg};
-}
-
 }  // namespace
 
-namespace {
-// The families: their ids (data/models.json, queries) and the knob values each one means. Sources: the
-// Hugging Face modeling_*.py of each (see visit_tensors); dropout 0.1 in the GPT-2, OPT and BERT configs.
-struct Family {
-  Arch arch;
-  const char* id;
-  Mlp mlp;
-  Norm norm;
-  Positional positional;
-  Bias bias;
-  Block block;
-  QkNorm qk_norm;
-  bool dropout;
-};
-constexpr Family kFamilies[] = {
-    {Arch::gpt2, "gpt2", Mlp::gelu, Norm::layernorm, Positional::learned, Bias::all, Block::pre, QkNorm::none, true},
-    {Arch::llama, "llama", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::qwen2, "qwen2", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::qkv, Block::pre, QkNorm::none, false},
-    {Arch::mistral, "mistral", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::mixtral, "mixtral", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::gemma2, "gemma2", Mlp::geglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::sandwich, QkNorm::none, false},
-    {Arch::phi3, "phi3", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::falcon, "falcon", Mlp::gelu, Norm::layernorm, Positional::rope, Bias::none, Block::parallel, QkNorm::none, false},
-    {Arch::opt, "opt", Mlp::relu, Norm::layernorm, Positional::learned, Bias::all, Block::pre, QkNorm::none, true},
-    {Arch::bert, "bert", Mlp::gelu, Norm::layernorm, Positional::learned, Bias::all, Block::post, QkNorm::none, true},
-    {Arch::qwen3, "qwen3", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::head, false},
-    {Arch::gemma3, "gemma3", Mlp::geglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::sandwich, QkNorm::head, false},
-    {Arch::olmo2, "olmo2", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::post, QkNorm::full, false},
-    {Arch::deepseek_v3, "deepseek_v3", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre,
-     QkNorm::none, false},
-    {Arch::gpt_oss, "gpt_oss", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::all, Block::pre, QkNorm::none, false},
-    {Arch::llama4, "llama4", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::params_only, "params_only", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre,
-     QkNorm::none, false},
-};
-const Family& family(Arch a) {
-  for (const Family& f : kFamilies)
-    if (f.arch == a) return f;
-  return kFamilies[1];
-}
-}  // namespace
-
-const char* arch_id(Arch a) { return family(a).id; }
-
-double moe_layer_count(const ModelSpec& m) {
-  if (m.num_experts <= 1) return 0;
-  return double((m.num_layers - m.first_k_dense) / std::max<int64_t>(1, m.moe_layer_step));
-}
-
-bool is_moe_layer(const ModelSpec& m, int64_t layer) {
-  if (m.num_experts <= 1 || layer < m.first_k_dense) return false;
-  return (layer - m.first_k_dense + 1) % std::max<int64_t>(1, m.moe_layer_step) == 0;
-}
-
-bool arch_from_id(std::string_view id, Arch* out) {
-  for (const Family& f : kFamilies) {
-    if (id == f.id) {
-      *out = f.arch;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string arch_choices() {
-  std::string s;
-  for (const Family& f : kFamilies) {
-    if (f.arch == Arch::params_only) continue;
-    s += (s.empty() ? "" : ", ") + std::string(f.id);
-  }
-  return s;
-}
-
-void apply_family(ModelSpec& m, Arch a) {
-  const Family& f = family(a);
-  m.arch = a;
-  m.mlp = f.mlp;
-  m.norm = f.norm;
-  m.positional = f.positional;
-  m.bias = f.bias;
-  m.block = f.block;
-  m.qk_norm = f.qk_norm;
-  m.dropout = f.dropout;
-  m.attention_sinks = a == Arch::gpt_oss;
-}
-
-ModelSpec family_spec(Arch a) {
-  ModelSpec m;
-  apply_family(m, a);
-  return m;
-}
-
-int64_t effective_head_dim(const ModelSpec& m) {
-  if (m.head_dim > 0) return m.head_dim;
-  return m.num_heads > 0 ? m.hidden_size / m.num_heads : 0;
-}
-
-namespace {
-
-Result<bool> validate_shape(const ModelSpec& m, const std::string& prefix) {
-  for (auto [v, key] : {std::pair<int64_t, const char*>{m.hidden_size, "hidden_size"},
-                        {m.num_layers, "num_layers"},
-                        {m.num_heads, "num_heads"},
-                        {m.num_kv_heads, "num_kv_heads"},
-                        {m.intermediate_size, "intermediate_size"},
-                        {m.vocab_size, "vocab_size"}}) {
-    if (v <= 0) return model_error(prefix, key, "must be a positive integer");
-  }
-  if (m.hidden_size > (int64_t(1) << 20)) return model_error(prefix, "hidden_size", "is implausibly large (> 2^20)");
-  if (m.num_layers > 4096) return model_error(prefix, "num_layers", "is implausibly large (> 4096)");
-  if (m.vocab_size > (int64_t(1) << 24)) return model_error(prefix, "vocab_size", "is implausibly large (> 2^24)");
-  if (m.intermediate_size > (int64_t(1) << 22))
-    return model_error(prefix, "intermediate_size", "is implausibly large (> 2^22)");
-  // The same upper limits as the query's model keys (query.cpp), so every valid model is a valid query.
-  if (m.num_heads > (int64_t(1) << 14)) return model_error(prefix, "num_heads", "is implausibly large (> 2^14)");
-  if (m.head_dim > (int64_t(1) << 14)) return model_error(prefix, "head_dim", "is implausibly large (> 2^14)");
-  if (m.max_position_embeddings > (int64_t(1) << 24))
-    return model_error(prefix, "max_position_embeddings", "is implausibly large (> 2^24)");
-  if (m.num_kv_heads > m.num_heads || m.num_heads % m.num_kv_heads != 0)
-    return model_error(prefix, "num_kv_heads", "must divide num_heads (" + std::to_string(m.num_heads) + ")");
-  if (m.head_dim < 0) return model_error(prefix, "head_dim", "must be >= 0 (0 = hidden_size / num_heads)");
-  if (m.head_dim == 0 && m.hidden_size % m.num_heads != 0)
-    return model_error(prefix, "num_heads", "must divide hidden_size when head_dim is not given");
-  if (m.positional == Positional::learned && m.max_position_embeddings <= 0)
-    return model_error(prefix, "max_position_embeddings", "must be positive (learned position embeddings)");
-  if (m.arch == Arch::bert && m.type_vocab_size <= 0)
-    return model_error(prefix, "type_vocab_size", "must be positive for bert");
-  return true;
-}
-
-Result<bool> validate_moe(const ModelSpec& m, const std::string& prefix) {
-  if (m.num_experts < 1 || m.num_experts > 4096) return model_error(prefix, "num_experts", "must be between 1 and 4096");
-  if (m.experts_per_token < 1 || m.experts_per_token > m.num_experts)
-    return model_error(prefix, "experts_per_token", "must be between 1 and num_experts");
-  const int64_t limit = int64_t(1) << 22;
-  if (m.moe_intermediate_size < 0 || m.moe_intermediate_size > limit)
-    return model_error(prefix, "moe_intermediate_size", "must be between 0 and 2^22");
-  if (m.shared_expert_intermediate_size < 0 || m.shared_expert_intermediate_size > limit)
-    return model_error(prefix, "shared_expert_intermediate_size", "must be between 0 and 2^22");
-  if (m.first_k_dense < 0 || m.first_k_dense > m.num_layers)
-    return model_error(prefix, "first_k_dense", "must be between 0 and num_layers");
-  if (m.moe_layer_step < 1 || m.moe_layer_step > m.num_layers)
-    return model_error(prefix, "moe_layer_step", "must be between 1 and num_layers");
-  if (m.num_experts > 1 && moe_layer_count(m) < 1)
-    return model_error(prefix, "first_k_dense", "leaves no MoE layer (num_experts > 1)");
-  if (m.num_experts == 1 && m.shared_expert_intermediate_size > 0)
-    return model_error(prefix, "shared_expert_intermediate_size", "needs num_experts > 1");
-  return true;
-}
-
-Result<bool> validate_attention(const ModelSpec& m, const std::string& prefix) {
-  if (m.sliding_window < 0 || m.sliding_window > (int64_t(1) << 24))
-    return model_error(prefix, "sliding_window", "must be between 0 (none) and 2^24 tokens");
-  if (m.global_every < 0 || m.global_every > m.num_layers)
-    return model_error(prefix, "global_every", "must be between 0 and num_layers");
-  if (m.global_every > 0 && m.sliding_window == 0)
-    return model_error(prefix, "global_every", "needs a sliding_window");
-  for (auto [v, key] : {std::pair<int64_t, const char*>{m.q_lora_rank, "q_lora_rank"},
-                        {m.kv_lora_rank, "kv_lora_rank"},
-                        {m.qk_nope_head_dim, "qk_nope_head_dim"},
-                        {m.qk_rope_head_dim, "qk_rope_head_dim"},
-                        {m.v_head_dim, "v_head_dim"}}) {
-    if (v < 0 || v > (int64_t(1) << 20)) return model_error(prefix, key, "must be between 0 and 2^20");
-  }
-  if (!is_mla(m)) {
-    if (m.q_lora_rank > 0) return model_error(prefix, "q_lora_rank", "needs kv_lora_rank (multi-head latent attention)");
-    return true;
-  }
-  if (m.qk_nope_head_dim + m.qk_rope_head_dim <= 0)
-    return model_error(prefix, "qk_nope_head_dim", "multi-head latent attention needs qk_nope_head_dim + qk_rope_head_dim > 0");
-  if (m.v_head_dim <= 0) return model_error(prefix, "v_head_dim", "must be positive with kv_lora_rank");
-  if (m.num_kv_heads != m.num_heads)
-    return model_error(prefix, "num_kv_heads", "must equal num_heads with multi-head latent attention");
-  if (m.qk_norm != QkNorm::none) return model_error(prefix, "qk_norm", "is not modelled with multi-head latent attention");
-  return true;
-}
-
-}  // namespace
-
-Result<bool> validate_model(const ModelSpec& m, const std::string& prefix) {
-  if (m.arch == Arch::params_only) {
-    if (!(m.params > 0) || !std::isfinite(m.params)) return model_error(prefix, "params", "must be a positive number");
-    if (m.hidden_size <= 0 || m.num_layers <= 0)
-      return model_error(prefix, "params", "params-only model has no derived shape (use model_from_params)");
-    return true;
-  }
-  if (auto r = validate_shape(m, prefix); !r) return r;
-  if (auto r = validate_moe(m, prefix); !r) return r;
-  return validate_attention(m, prefix);
-}
+// ---- counts ----
 
 Result<ParamCounts> count_params(const ModelSpec& m) {
   auto ok = validate_model(m);
@@ -422,6 +234,8 @@ double norm_params_per_layer(const ModelSpec& m) {
   if (is_mla(m)) n += norm_vec(m, double(m.q_lora_rank)) + norm_vec(m, double(m.kv_lora_rank));
   return n;
 }
+
+// ---- LoRA adapters ----
 
 namespace {
 
@@ -523,6 +337,8 @@ Result<LoraCounts> lora_counts(const ModelSpec& m, int rank, const std::vector<s
   return c;
 }
 
+// ---- params-only models ----
+
 // Params-only models. Shape from the aspect ratio hidden_size / num_layers = 128, which Llama 2 7B
 // (4096/32), Llama 2 13B (5120/40) and GPT-3 175B (12288/96, Brown et al. 2020 Table 2.1) share, with a
 // Llama-style block (12 h^2 parameters per layer: 4 h^2 attention + SwiGLU with i = 8h/3) and an untied
@@ -552,300 +368,6 @@ Result<ModelSpec> model_from_params(double params) {
   m.tie_embeddings = false;
   m.params = params;
   return m;
-}
-
-namespace {
-// The values of the architecture knobs that take a name (JSON, links, CLI, UI); index = the enum's value.
-const char* const kMlps[] = {"gelu", "relu", "swiglu", "geglu"};
-const char* const kNorms[] = {"layernorm", "rmsnorm"};
-const char* const kPositionals[] = {"learned", "rope", "alibi", "none"};
-const char* const kBiases[] = {"none", "qkv", "attention", "all"};
-const char* const kBlocks[] = {"pre", "post", "sandwich", "parallel"};
-const char* const kQkNorms[] = {"none", "head", "full"};
-
-template <class E, size_t N>
-std::string set_enum(E* dst, const char* const (&names)[N], std::string_view v) {
-  for (size_t i = 0; i < N; ++i) {
-    if (v == names[i]) {
-      *dst = static_cast<E>(i);
-      return "";
-    }
-  }
-  std::string choices;
-  for (const char* n : names) choices += (choices.empty() ? "" : ", ") + std::string(n);
-  return "unknown value \"" + std::string(v.substr(0, 64)) + "\"; expected one of: " + choices;
-}
-}  // namespace
-
-const std::vector<std::string_view>& text_knobs() {
-  static const std::vector<std::string_view> keys = {"mlp", "norm", "positional", "bias", "block", "qk_norm"};
-  return keys;
-}
-
-const char* text_knob(const ModelSpec& m, std::string_view key) {
-  if (key == "mlp") return kMlps[int(m.mlp)];
-  if (key == "norm") return kNorms[int(m.norm)];
-  if (key == "positional") return kPositionals[int(m.positional)];
-  if (key == "bias") return kBiases[int(m.bias)];
-  if (key == "block") return kBlocks[int(m.block)];
-  if (key == "qk_norm") return kQkNorms[int(m.qk_norm)];
-  return "";
-}
-
-std::string set_text_knob(ModelSpec& m, std::string_view key, std::string_view value) {
-  if (key == "mlp") return set_enum(&m.mlp, kMlps, value);
-  if (key == "norm") return set_enum(&m.norm, kNorms, value);
-  if (key == "positional") return set_enum(&m.positional, kPositionals, value);
-  if (key == "bias") return set_enum(&m.bias, kBiases, value);
-  if (key == "block") return set_enum(&m.block, kBlocks, value);
-  if (key == "qk_norm") return set_enum(&m.qk_norm, kQkNorms, value);
-  return "unknown key";
-}
-
-std::vector<const char*> text_knob_values(std::string_view key) {
-  auto all = [](const auto& names) { return std::vector<const char*>(std::begin(names), std::end(names)); };
-  if (key == "mlp") return all(kMlps);
-  if (key == "norm") return all(kNorms);
-  if (key == "positional") return all(kPositionals);
-  if (key == "bias") return all(kBiases);
-  if (key == "block") return all(kBlocks);
-  if (key == "qk_norm") return all(kQkNorms);
-  return {};
-}
-
-const std::vector<IntKnob>& int_knobs() {
-  static const std::vector<IntKnob> knobs = {
-      {"sliding_window", &ModelSpec::sliding_window},
-      {"global_every", &ModelSpec::global_every},
-      {"moe_intermediate_size", &ModelSpec::moe_intermediate_size},
-      {"shared_expert_intermediate_size", &ModelSpec::shared_expert_intermediate_size},
-      {"first_k_dense", &ModelSpec::first_k_dense},
-      {"moe_layer_step", &ModelSpec::moe_layer_step},
-      {"q_lora_rank", &ModelSpec::q_lora_rank},
-      {"kv_lora_rank", &ModelSpec::kv_lora_rank},
-      {"qk_nope_head_dim", &ModelSpec::qk_nope_head_dim},
-      {"qk_rope_head_dim", &ModelSpec::qk_rope_head_dim},
-      {"v_head_dim", &ModelSpec::v_head_dim},
-  };
-  return knobs;
-}
-
-namespace {
-
-// Reads one model object. `ptr` is its JSON pointer (or "model" for queries); errors name the key. Read with
-// RapidJSON (json_reader.h): the catalog is parsed at start-up, on the web page's critical path.
-using jsonr::JValue;
-using jsonr::text_of;
-
-// What a model object leaves implicit, then the checks and the exact count: the same for a parsed object and
-// for the generated catalog table (builtin_presets).
-Result<bool> finish_model(ModelSpec& m, bool have_kv, const std::string& ptr) {
-  if (!have_kv) m.num_kv_heads = m.num_heads;  // HF default: multi-head attention
-  if (m.arch == Arch::bert && m.type_vocab_size == 0) m.type_vocab_size = 2;
-  auto ok = validate_model(m, ptr);
-  if (!ok) return ok.error();
-  auto c = count_params(m);
-  if (!c) return Error{ptr, c.error().message};
-  m.params = c->total;
-  return true;
-}
-
-// The integer keys of a model object: the shape, then the knobs (int_knobs).
-std::vector<IntKnob> int_keys() {
-  std::vector<IntKnob> keys = {{"hidden_size", &ModelSpec::hidden_size},
-                               {"num_layers", &ModelSpec::num_layers},
-                               {"num_heads", &ModelSpec::num_heads},
-                               {"num_kv_heads", &ModelSpec::num_kv_heads},
-                               {"head_dim", &ModelSpec::head_dim},
-                               {"intermediate_size", &ModelSpec::intermediate_size},
-                               {"vocab_size", &ModelSpec::vocab_size},
-                               {"max_position_embeddings", &ModelSpec::max_position_embeddings},
-                               {"rope_theta", &ModelSpec::rope_theta},
-                               {"rope_llama3_factor", &ModelSpec::rope_llama3_factor},
-                               {"num_experts", &ModelSpec::num_experts},
-                               {"experts_per_token", &ModelSpec::experts_per_token},
-                               {"type_vocab_size", &ModelSpec::type_vocab_size}};
-  keys.insert(keys.end(), int_knobs().begin(), int_knobs().end());
-  return keys;
-}
-
-// One member of a model object other than "arch". The error's field is the key (the caller prefixes it).
-Result<bool> read_model_member(ModelPreset& p, std::string_view k, const JValue& v, bool catalog) {
-  ModelSpec& m = p.spec;
-  static const std::vector<IntKnob> ints = int_keys();
-  for (const IntKnob& key : ints) {
-    if (k != key.key) continue;
-    if (!jsonr::is_integer(v) && !(v.IsNumber() && std::floor(v.GetDouble()) == v.GetDouble()))
-      return Error{"", "must be an integer"};
-    const double d = v.GetDouble();
-    if (d < 0 || d > 9e15) return Error{"", "must be a non-negative integer"};
-    m.*key.member = int64_t(d);
-    return true;
-  }
-  for (std::string_view key : text_knobs()) {
-    if (k != key) continue;
-    if (!v.IsString()) return Error{"", "must be a string"};
-    std::string e = set_text_knob(m, k, text_of(v));
-    if (!e.empty()) return Error{"", e};
-    return true;
-  }
-  if (k == "id" || k == "name" || k == "hf_id" || k == "config_source" || k == "params_source") {
-    if (!v.IsString()) return Error{"", "must be a string"};
-    std::string str(text_of(v));
-    if (k == "id") m.id = std::move(str);
-    else if (k == "name") m.name = std::move(str);
-    else if (k == "hf_id") m.hf_id = std::move(str);
-    else if (k == "config_source") p.config_source = std::move(str);
-    else p.params_source = std::move(str);
-    return true;
-  }
-  bool* flag = k == "tie_embeddings" ? &m.tie_embeddings : k == "dropout" ? &m.dropout
-             : k == "attention_sinks" ? &m.attention_sinks : nullptr;
-  if (flag) {
-    if (!v.IsBool()) return Error{"", "must be true or false"};
-    *flag = v.GetBool();
-    return true;
-  }
-  if (k == "params_expected" && catalog) {
-    if (!v.IsNumber() || v.GetDouble() <= 0) return Error{"", "must be a positive number"};
-    p.params_expected = v.GetDouble();
-    return true;
-  }
-  return Error{"", "unknown key"};
-}
-
-Result<ModelPreset> preset_from_json(const JValue& j, const std::string& ptr, bool catalog) {
-  auto err = [&](std::string_view key, const std::string& msg) {
-    return Error{ptr + (ptr.empty() || ptr[0] == '/' ? "/" : ".") + std::string(key), msg};
-  };
-  if (!j.IsObject()) return Error{ptr, "must be an object"};
-  const auto members = j.MemberBegin();
-  const jsonr::SizeType count = j.MemberCount();
-  ModelPreset p;
-  ModelSpec& m = p.spec;
-  if (const JValue* params = jsonr::find_member(j, "params"); params && !catalog) {
-    for (jsonr::SizeType i = 0; i < count; ++i) {
-      const std::string_view k = text_of(members[i].name);
-      if (k != "params" && k != "name") return err(k, "unknown key next to params");
-    }
-    if (!params->IsNumber()) return err("params", "must be a number");
-    auto r = model_from_params(params->GetDouble());
-    if (!r) return err("params", r.error().message);
-    p.spec = r.value();
-    if (const JValue* name = jsonr::find_member(j, "name"); name && name->IsString()) p.spec.name = std::string(text_of(*name));
-    return p;
-  }
-  // The family first: it sets the knobs' defaults, which the object's own knob keys then override.
-  const JValue* arch = jsonr::find_member(j, "arch");
-  if (!arch) return err("arch", "is required");
-  Arch a{};
-  if (!arch->IsString() || !arch_from_id(text_of(*arch), &a) || a == Arch::params_only)
-    return err("arch", "must be one of " + arch_choices());
-  apply_family(m, a);
-  bool have_kv = false;
-  // Members in document order; of duplicate keys only the last is read, as nlohmann kept only the last.
-  for (jsonr::SizeType i = 0; i < count; ++i) {
-    const std::string_view k = text_of(members[i].name);
-    const JValue& v = members[i].value;
-    if (jsonr::find_member(j, k) != &v || k == "arch") continue;
-    auto r = read_model_member(p, k, v, catalog);
-    if (!r) return err(k, r.error().message);
-    if (k == "num_kv_heads") have_kv = true;
-  }
-  if (catalog && m.id.empty()) return err("id", "is required");
-  if (!catalog && m.id.empty()) m.id = "custom";
-  if (auto ok = finish_model(m, have_kv, ptr); !ok) return ok.error();
-  return p;
-}
-
-}  // namespace
-
-Result<ModelSpec> parse_model_json(std::string_view json_text) {
-  try {
-    rapidjson::Document doc;
-    std::string why;
-    if (!jsonr::parse_json(json_text, &doc, &why)) return Error{"model", "invalid JSON: " + why};
-    auto p = preset_from_json(doc, "model", false);
-    if (!p) return p.error();
-    return p->spec;
-  } catch (const std::exception& e) {
-    return Error{"model", std::string("invalid JSON: ") + e.what()};
-  }
-}
-
-Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text) {
-  try {
-    rapidjson::Document doc;
-    std::string why;
-    if (!jsonr::parse_json(json_text, &doc, &why)) return Error{"", "invalid model catalog JSON: " + why};
-    if (!doc.IsObject()) return Error{"", "the model catalog must be a JSON object"};
-    const JValue* arr = jsonr::find_member(doc, "models");
-    if (!arr || !arr->IsArray()) return Error{"/models", "must be an array"};
-    if (arr->Empty()) return Error{"/models", "is empty"};
-    std::vector<ModelPreset> out;
-    out.reserve(arr->Size());
-    for (jsonr::SizeType n = 0; n < arr->Size(); ++n) {
-      const std::string ptr = "/models/" + std::to_string(n);
-      auto p = preset_from_json((*arr)[n], ptr, true);
-      if (!p) return p.error();
-      for (const auto& prev : out) {
-        if (prev.spec.id == p->spec.id) return Error{ptr + "/id", "duplicate id '" + prev.spec.id + "'"};
-      }
-      out.push_back(std::move(p).value());
-    }
-    return out;
-  } catch (const std::exception& e) {
-    return Error{"", std::string("invalid model catalog JSON: ") + e.what()};
-  }
-}
-
-Result<std::vector<ModelSpec>> parse_model_catalog(std::string_view json_text) {
-  auto p = parse_model_presets(json_text);
-  if (!p) return p.error();
-  std::vector<ModelSpec> out;
-  out.reserve(p->size());
-  for (const auto& e : p.value()) out.push_back(e.spec);
-  return out;
-}
-
-const std::vector<ModelPreset>& builtin_presets() {
-  // data/models.json as C++ (cmake/models_table.cmake writes it at build time): no JSON parse at start-up,
-  // which cost ~10 ms of the web page's first load in the browser's baseline wasm tier. The test
-  // ModelCatalog.GeneratedTableMatchesTheJson holds it equal to parse_model_presets(models.json). A broken
-  // entry is a build defect the tests report loudly; at run time the catalog is then empty, never a crash.
-  static const std::vector<ModelPreset> presets = [] {
-    std::vector<ModelPreset> out;
-    bool ok = true;
-    // One generated entry: finished as a parsed object is (defaults, checks, exact count), then kept. The
-    // spec is built once, in the call, and moved into the catalog.
-    auto add = [&](ModelSpec spec, bool have_kv, const char* config_source, double params_expected,
-                   const char* params_source) {
-      if (!ok || !finish_model(spec, have_kv, "/models/" + std::to_string(out.size()))) {
-        ok = false;
-        return;
-      }
-      out.push_back(ModelPreset{std::move(spec), config_source, params_expected, params_source});
-    };
-#include "models_table.inc"
-    return ok ? out : std::vector<ModelPreset>{};
-  }();
-  return presets;
-}
-
-const std::vector<ModelSpec>& builtin_models() {
-  static const std::vector<ModelSpec> models = [] {
-    std::vector<ModelSpec> out;
-    for (const auto& p : builtin_presets()) out.push_back(p.spec);
-    return out;
-  }();
-  return models;
-}
-
-const ModelSpec* find_model(std::string_view id) {
-  for (const auto& m : builtin_models()) {
-    if (m.id == id) return &m;
-  }
-  return nullptr;
 }
 
 }  // namespace trainfit

@@ -1,8 +1,9 @@
-// trainfit core — the planner's time model, shared by its two files: the per-instance context (Ctx), the links of
-// a layout, the step time of one fully specified layout (perf.h model: compute at the calibrated efficiency with
-// an HBM roofline floor, alpha-beta collectives with documented overlap, the 1F1B bubble, the optimizer update
-// and CPU-offload traffic), and the job's half of the context. planner_model.cpp defines them; planner.cpp
-// searches layouts with them. Internal to the core.
+// trainfit core — the planner's time model, shared by the planner's files: the per-instance context (Ctx), the
+// links of a layout, the step time of one fully specified layout (perf.h model: compute at the calibrated
+// efficiency with an HBM roofline floor, alpha-beta collectives with documented overlap, the 1F1B bubble, the
+// optimizer update and CPU-offload traffic), and the job's half of the context. planner_model.cpp defines them,
+// planner_step.cpp the step time; the planner's search (planner_search.h) times layouts with them. Internal to
+// the core.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,6 +16,10 @@ namespace trainfit::planner_model {
 
 inline int rc_index(Recompute r) { return r == Recompute::none ? 0 : (r == Recompute::selective ? 1 : 2); }
 inline constexpr Recompute kRcModes[3] = {Recompute::none, Recompute::selective, Recompute::full};
+// A mixed precision (bf16, fp16 or fp8 mixed; "auto" counts as one).
+inline bool is_mixed(Precision p) {
+  return p == Precision::bf16_mixed || p == Precision::fp16_mixed || p == Precision::fp8_mixed || p == Precision::automatic;
+}
 
 struct Ctx {
   const ModelSpec* model = nullptr;
@@ -90,15 +95,26 @@ struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO 
   double ag_params = 0, ag_tail = 0;   // ZeRO 3
 };
 
-// The step time of one fully specified layout: returns its total seconds and the pipeline-bubble part in
-// `bubble_out`; `out` (may be null: the search needs only the two) gets the whole breakdown, `eff_out` the
-// compute efficiency. `mbt` and `dpt` (may be null) cache the layout's terms above; `sp`: sequence parallel with
-// tp > 1, which shards the norms and dropout over the TP ranks too (the efficiency's width factor). The parts are
-// locals, written to `out` once at the end (no zeroed StepTime per evaluation).
-// ep / etp: expert parallel and expert tensor parallel degrees (etp 0 = tp; job.h ParallelConfig).
-double step_time(const Ctx& c, const Links& links, int tp, int pp, int dp, int zero, Recompute rc, bool off_opt,
-                 bool off_par, int64_t mb, int64_t m, StepTime* out, double* eff_out, double* bubble_out,
-                 MbTerms* mbt, DpTerms* dpt, int cp = 1, int vp = 1, bool sp = false, int ep = 1, int etp = 0);
+// The layout step_time times: parallel degrees, ZeRO stage, recompute mode, CPU offload, the micro-batch size `mb`
+// and the micro-batches per step `m`. `sp`: sequence parallel with tp > 1, which shards the norms and dropout over
+// the TP ranks too (the efficiency's width factor). ep / etp: expert parallel and expert tensor parallel degrees
+// (etp 0 = tp; job.h ParallelConfig).
+struct StepLayout {
+  int tp = 1, pp = 1, dp = 1, zero = 0;
+  Recompute rc = Recompute::none;
+  bool off_opt = false, off_par = false;
+  int64_t mb = 1, m = 1;
+  int cp = 1, vp = 1;
+  bool sp = false;
+  int ep = 1, etp = 0;
+};
+
+// The step time of one fully specified layout (planner_step.cpp): returns its total seconds and the
+// pipeline-bubble part in `bubble_out`; `out` (may be null: the search needs only the two) gets the whole
+// breakdown, `eff_out` the compute efficiency. `mbt` and `dpt` (may be null) cache the layout's terms above. The
+// parts are locals, written to `out` once at the end (no zeroed StepTime per evaluation).
+double step_time(const Ctx& c, const Links& links, const StepLayout& layout, StepTime* out, double* eff_out,
+                 double* bubble_out, MbTerms* mbt, DpTerms* dpt);
 
 // The half of a Ctx that depends only on the job (model and training setup), with its errors split by where
 // make_ctx reports them: `early` before the instance's figures are checked, `late` after them (so a plan

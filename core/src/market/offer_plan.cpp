@@ -36,7 +36,7 @@ Result<OfferPlan> plan_one_offer(const Query& q0, const Snapshot& s, const std::
   OfferPlan out;
   out.offer = s.find_offer(offer_id);
   if (out.offer < 0) return Error{field, "no offer \"" + offer_id + "\" in snapshot " + s.id};
-  // The same path as `plan` and `cost` (api.cpp offer_doc), so the plan, node count and checkpoint interval are
+  // The same path as `plan` and `cost` (api_cost.cpp offer_doc), so the plan, node count and checkpoint interval are
   // the ones the ranking shows for this row.
   one_offer_query(q0, s, out.offer, nodes, &out.one, &out.query);
   Result<RankResult> rr = rank_offers(out.query, out.one);

@@ -1,5 +1,5 @@
 // trainfit core (internal) — one offer planned and costed through the ranking path, so `recipe` and `calibrate`
-// see exactly the plan, node count and cost the ranking shows for that row (api.cpp's plan / cost do the same).
+// see exactly the plan, node count and cost the ranking shows for that row (the facade's plan / cost, api_cost.cpp, do the same).
 // Implemented in offer_plan.cpp.
 #pragma once
 #include <string>

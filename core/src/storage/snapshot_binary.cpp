@@ -10,8 +10,11 @@
 // (flags: kBinaryFlagTextLeftOut for the lean form, pack_snapshot_lean; other bits refused)
 // (snapshot_binary_checksum: FNV-1a-64 over 8-byte words)
 // then the payload: strings as u32 length + bytes, doubles as IEEE-754 binary64, vectors as u32 count + items,
-// in the order of the structs in snapshot.h (payload_fields below: one field list for both directions); the
-// offers as a columnar table (offer_table: a string table, one column per field, derived ids; format 4).
+// in the order of the structs in snapshot.h (payload_fields in snapshot_binary_internal.h: one field list for both
+// directions); the offers as a columnar table (offer_table: a string table, one column per field, derived ids;
+// format 4).
+//
+// This file reads the form (load_snapshot_binary); snapshot_binary_pack.cpp writes it (pack_snapshot).
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -19,23 +22,14 @@
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 
+#include "storage/snapshot_binary_internal.h"
 #include "storage/snapshot_internal.h"
 #include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
-namespace {
 
-constexpr char kMagic[4] = {'T', 'F', 'S', 'B'};
-constexpr size_t kHeaderBytes = 32;
-// A number column's encoding byte: k in 0..kMaxScale = zigzag varints of value x 10^k; kRawDoubles = binary64.
-constexpr int kMaxScale = 9;
-constexpr int kRawDoubles = 255;
-constexpr double kPow10[kMaxScale + 1] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-constexpr uint64_t kMaxOffers = 200000;  // as the JSON reader (snapshot.cpp)
-
-}  // namespace
+using namespace detail::binary;
 
 // FNV-1a's step over 8-byte little-endian words (then the last 0-7 bytes one at a time): an eighth of the
 // iterations of the byte-wise hash, which matters in the browser's baseline tier, where this runs over 220 KB
@@ -56,309 +50,6 @@ constexpr uint64_t kMaxOffers = 200000;  // as the JSON reader (snapshot.cpp)
 }
 
 namespace {
-
-// ---------------------------------------------------------------- the fields, once for both directions
-
-// The payload is one list of fields, walked by the Writer (which reads them) and by the Reader (which fills
-// them), so the two directions cannot disagree on order or on a forgotten field.
-template <class IO>
-void billing_fields(IO& io, BillingRule& b) {
-  io.str(b.match);
-  io.f64(b.increment_s);
-  io.f64(b.minimum_s);
-  io.str(b.note);
-  io.str(b.source);
-}
-
-// The offers, column by column (version 4): all of one field, then all of the next, so that gzip finds the
-// repeats (the same instance type, region, GPU, count and price digits down a column) that a row-wise layout
-// scatters. Strings are indices into one string table per snapshot; numbers are decimal-scaled integers where
-// that is exact (prices with 4 decimals, whole GiB in bytes), else binary64; ids are derived (offer_id_rule).
-// Adding a field is one line here (and a format version).
-template <class IO>
-void offer_columns(IO& io, std::vector<Offer>& v) {
-  io.col(v, "provider", &Offer::provider);
-  io.col(v, "via", &Offer::via);
-  io.col_str(v, "instance_type", &Offer::instance_type);
-  io.col_str(v, "region", &Offer::region);
-  io.col_str(v, "zone", &Offer::zone);
-  io.col(v, "zone_count", &Offer::zone_count);
-  io.col(v, "gpu", &Offer::gpu);
-  io.col(v, "gpu_count", &Offer::gpu_count);
-  io.col(v, "vcpus", &Offer::vcpus);
-  io.col(v, "host_ram_bytes", &Offer::host_ram_bytes);
-  io.col(v, "local_disk_bytes", &Offer::local_disk_bytes);
-  io.col(v, "intra_link", &Offer::intra_link);
-  io.col(v, "intra_link_GBps", &Offer::intra_link_GBps);
-  io.col(v, "inter_net", &Offer::inter_net);
-  io.col(v, "inter_net_Gbps", &Offer::inter_net_Gbps);
-  io.col(v, "max_nodes", &Offer::max_nodes);
-  io.col(v, "price_usd_per_h", &Offer::price_usd_per_h);
-  io.col(v, "spot_usd_per_h", &Offer::spot_usd_per_h);
-  io.col(v, "spot_max_usd_per_h", &Offer::spot_max_usd_per_h);
-  io.col(v, "host_usd_per_h", &Offer::host_usd_per_h);
-  io.col(v, "accel_usd_per_h", &Offer::accel_usd_per_h);
-  io.col_str(v, "capture_date", &Offer::capture_date);
-  io.col(v, "flags", &Offer::flags);
-}
-
-// The id an offer gets when its file does not say otherwise: seller/instance_type/region, the seller being the
-// marketplace (via) when there is one, else the provider (docs/snapshot.md; the importer's rule, and what users'
-// URLs and `--offer ID` hold). Ids that differ are stored as exceptions.
-std::string offer_id_rule(const Offer& o, const std::vector<Provider>& providers) {
-  std::string id;
-  const int seller = o.via >= 0 ? o.via : o.provider;
-  if (seller < 0 || seller >= static_cast<int>(providers.size())) return id;
-  const std::string& p = providers[static_cast<size_t>(seller)].id;
-  id.reserve(p.size() + o.instance_type.size() + o.region.size() + 2);
-  id += p;
-  id += '/';
-  id += o.instance_type;
-  id += '/';
-  id += o.region;
-  return id;
-}
-
-// The offer table: its size, the string table, the columns, then the ids the rule does not give.
-template <class IO>
-void offer_table(IO& io, std::vector<Offer>& offers, const std::vector<Provider>& providers) {
-  io.offer_count(offers, 23);  // at least one byte per column per offer
-  io.strings(offers, [&](auto& sub) { offer_columns(sub, offers); });
-  io.ids(offers, providers);
-}
-
-template <class IO>
-void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) {
-  io.str(s.id);
-  io.str(s.currency);
-  io.str(s.created);
-  io.list(s.sources, 16, "sources", [&](SourceRef& x) {
-    io.str(x.id);
-    io.str(x.address);
-    io.str(x.capture_date);
-    io.str(x.note);
-  });
-  io.list(s.gpus, 100, "gpus", [&](GpuSpec& g) {
-    io.str(g.id);
-    io.str(g.name);
-    io.str(g.vendor);
-    io.str(g.arch);
-    io.i32(g.year);
-    for (double* v : {&g.memory_bytes, &g.cuda_memory_bytes, &g.mem_bandwidth_GBps, &g.tflops_fp32, &g.tflops_tf32, &g.tflops_bf16,
-                      &g.tflops_fp16, &g.tflops_fp8})
-      io.f64(*v);
-    io.i32(g.nvlink_gen);
-    io.f64(g.nvlink_GBps);
-    io.i32(g.pcie_gen);
-    io.f64(g.tdp_w);
-    io.str(g.source);
-    io.str(g.source_status);
-    io.flag(g.spec_incomplete);
-    io.str(g.spec_note);
-    io.str(g.cuda_memory_source);
-    io.flag(g.estimated_spec);
-    io.str(g.estimated_note);
-  });
-  io.list(s.providers, 100, "providers", [&](Provider& p) {
-    io.str(p.id);
-    io.str(p.name);
-    io.str(p.capture_date);
-    io.str(p.catalog_source);
-    billing_fields(io, p.billing);
-    io.list(p.billing_exceptions, 28, "billing exceptions", [&](BillingRule& b) { billing_fields(io, b); });
-    io.f64(p.provision_s);
-    io.flag(p.bills_provisioning);
-    io.flag(p.spot.available);
-    io.str(p.spot.pricing);
-    io.f64(p.spot.interruption_rate_per_h);
-    io.f64(p.spot.notice_s);
-    io.flag(p.spot.early_preemption_free);
-    io.f64(p.spot.free_window_s);
-    io.str(p.spot.source);
-    for (double* v : {&p.storage_usd_per_GB_month, &p.storage_read_MBps, &p.storage_write_MBps, &p.egress_usd_per_GB,
-                      &p.network_download_MBps})
-      io.f64(*v);
-    io.str(p.notes);
-    io.str(p.storage_source);
-    io.str(p.egress_source);
-    io.str(p.provision_source);
-    auto access = [&](AccessFact& f) {
-      io.str(f.match);
-      io.enum8(f.how, Access::sales_contact);
-      io.str(f.detail);
-      io.str(f.quota);
-      io.str(f.max_cluster);
-      io.str(f.source);
-      io.str(f.date);
-    };
-    access(p.access);
-    io.list(p.access_exceptions, 7, "access exceptions", access);
-  });
-  offer_table(io, s.offers, s.providers);
-  io.list(s.reservations, 40, "reservations", [&](Reservation& rv) {  // version 5
-    io.str(rv.id);
-    io.str(rv.provider);
-    io.str(rv.name);
-    io.list(rv.terms, 16, "reservation terms", [&](TermStep& t) {
-      io.f64(t.up_to_s);
-      io.f64(t.increment_s);
-    });
-    io.str(rv.start_time_utc);
-    io.i32(rv.max_instances);
-    io.f64(rv.book_ahead_days);
-    io.flag(rv.upfront);
-    io.flag(rv.cancellable);
-    io.str(rv.capture_date);
-    io.str(rv.source);
-    io.str(rv.note);
-    int64_t prev = 0;  // prices list offers mostly in snapshot order: each index is stored as the step from the last
-    io.list(rv.prices, 2, "reserved prices", [&](ReservedPrice& x) { io.reserved_price(x, s.offers, prev); });
-  });
-  io.list(reader_warnings, 12, "warnings", [&](Warning& x) {
-    io.str(x.field);
-    io.str(x.code);
-    io.str(x.message);
-  });
-}
-
-// ---------------------------------------------------------------- writer
-
-class Writer {
- public:
-  std::string out;
-  void u8(uint8_t v) { out.push_back(static_cast<char>(v)); }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void i32(int v) { u32(static_cast<uint32_t>(v)); }
-  void index(size_t v) { u32(static_cast<uint32_t>(v)); }
-  void f64(double v) {
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    u64(b);
-  }
-  void str(const std::string& s) {
-    u32(static_cast<uint32_t>(s.size()));
-    out += s;
-  }
-  void flag(bool b) { u8(b ? 1 : 0); }
-  template <class E>
-  void enum8(E e, E /*last*/) { u8(static_cast<uint8_t>(e)); }
-  template <class T, class Each>
-  void list(std::vector<T>& v, size_t /*min_item_bytes*/, const char* /*what*/, Each each) {
-    u32(static_cast<uint32_t>(v.size()));
-    for (T& x : v) each(x);
-  }
-
-  // ---- the offer table (version 4)
-  void varint(uint64_t v) {
-    while (v >= 0x80) {
-      u8(static_cast<uint8_t>(v | 0x80));
-      v >>= 7;
-    }
-    u8(static_cast<uint8_t>(v));
-  }
-  void zigzag(int64_t v) { varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
-  void offer_count(std::vector<Offer>& v, size_t /*min_offer_bytes*/) { varint(v.size()); }
-  // A reserved price (version 5): its offer as the step from the previous price's offer index (zigzag; a flag bit
-  // marks an offer the snapshot lacks, stored by id), its price in 1e-4 dollars where that is exact (as the offer
-  // table's prices), else micro-dollars or a double: a few bytes instead of a double and a ~35-byte id.
-  void reserved_price(ReservedPrice& x, const std::vector<Offer>& offers, int64_t& prev) {
-    if (offer_index_.empty() && !offers.empty())
-      for (size_t i = 0; i < offers.size(); ++i) offer_index_.emplace(offers[i].id, i);
-    auto it = offer_index_.find(x.offer);
-    if (it == offer_index_.end()) {
-      varint(0);
-      str(x.offer);
-    } else {
-      const int64_t k = static_cast<int64_t>(it->second);
-      const int64_t d = k - prev;
-      varint(((static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63)) + 1);
-      prev = k;
-    }
-    for (uint8_t tag : {2, 1}) {
-      const double scale = tag == 2 ? 1e4 : 1e6;
-      const double v = std::round(x.usd_per_h * scale);
-      if (v >= 0 && v < 9e15 && v / scale == x.usd_per_h) {
-        u8(tag);
-        varint(static_cast<uint64_t>(v));
-        return;
-      }
-    }
-    u8(0);
-    f64(x.usd_per_h);
-  }
-  std::unordered_map<std::string, size_t> offer_index_;
-  template <class Fill>
-  void strings(std::vector<Offer>& /*offers*/, Fill fill) {
-    Writer cols;
-    fill(cols);
-    varint(cols.table_.size());  // the table: every length, then every string's bytes
-    for (const std::string* t : cols.table_) varint(t->size());
-    for (const std::string* t : cols.table_) out += *t;
-    out += cols.out;
-  }
-  void col_str(std::vector<Offer>& v, const char* /*name*/, SharedStr Offer::*m) {
-    for (const Offer& o : v) {
-      auto [it, added] = index_.try_emplace((o.*m).str(), static_cast<uint32_t>(table_.size()));
-      if (added) table_.push_back(&it->first);
-      varint(it->second);
-    }
-  }
-  template <class T>
-  void col(std::vector<Offer>& v, const char* /*name*/, T Offer::*m) {
-    if constexpr (std::is_same_v<T, double>) {
-      const int k = decimal_scale(v, m);
-      u8(static_cast<uint8_t>(k));
-      for (const Offer& o : v) {
-        if (k == kRawDoubles) f64(o.*m);
-        else zigzag(std::llround(o.*m * kPow10[k]));
-      }
-    } else if constexpr (std::is_enum_v<T>) {
-      for (const Offer& o : v) u8(static_cast<uint8_t>(o.*m));
-    } else if constexpr (std::is_same_v<T, uint32_t>) {
-      for (const Offer& o : v) varint(o.*m);
-    } else {
-      static_assert(std::is_same_v<T, int>);
-      for (const Offer& o : v) zigzag(o.*m);
-    }
-  }
-  void ids(std::vector<Offer>& v, const std::vector<Provider>& providers) {
-    std::vector<uint32_t> odd;
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].id != offer_id_rule(v[i], providers)) odd.push_back(static_cast<uint32_t>(i));
-    varint(odd.size());
-    for (uint32_t i : odd) {
-      varint(i);
-      varint(v[i].id.size());
-      out += v[i].id;
-    }
-  }
-
- private:
-  // The smallest k in 0..9 for which every value of the column is an integer count of 10^-k that gives the
-  // value back exactly (n / 10^k, as the reader computes it); kRawDoubles when there is none.
-  template <class T>
-  static int decimal_scale(const std::vector<Offer>& v, T Offer::*m) {
-    for (int k = 0; k <= kMaxScale; ++k) {
-      bool exact = true;
-      for (const Offer& o : v) {
-        const double x = o.*m * kPow10[k];
-        if (!(std::fabs(x) < 9007199254740992.0) || static_cast<double>(std::llround(x)) / kPow10[k] != o.*m) {
-          exact = false;
-          break;
-        }
-      }
-      if (exact) return k;
-    }
-    return kRawDoubles;
-  }
-  std::unordered_map<std::string, uint32_t> index_;
-  std::vector<const std::string*> table_;  // keys of index_, in order of first use (node-based: they stay put)
-};
 
 // ---------------------------------------------------------------- reader
 
@@ -598,54 +289,6 @@ void check_payload(Reader& r, const Snapshot& s) {
 }
 
 }  // namespace
-
-namespace {
-// The JSON as the reader leaves it (with the reader's warnings), ready to pack.
-Result<Snapshot> read_for_pack(std::string_view json_text, std::vector<Warning>* warnings) {
-  SnapshotReport report;
-  std::vector<size_t> row_of;
-  std::optional<Snapshot> s = detail::read_snapshot_json(json_text, SnapshotLoadOptions{}, &report, &row_of);
-  if (!s) return detail::first_error(report, "snapshot refused");
-  // A snapshot the reader accepts kept every row (a dropped row is an error), so offer i is row i and the
-  // binary form does not store the rows' numbers.
-  for (size_t i = 0; i < row_of.size(); ++i)
-    if (row_of[i] != i) return Error{"/offers/rows", "internal error: offer " + std::to_string(i) + " is not row " + std::to_string(i)};
-  *warnings = std::move(report.warnings);
-  return std::move(*s);
-}
-
-std::string pack(Snapshot& s, std::vector<Warning>& warnings) {
-  Writer payload;
-  payload_fields(payload, s, warnings);
-  Writer w;
-  w.out.append(kMagic, sizeof kMagic);
-  w.u32(kSnapshotBinaryVersion);
-  w.u32(static_cast<uint32_t>(s.schema_version));
-  w.u32(s.text_left_out ? kBinaryFlagTextLeftOut : 0);
-  w.u64(payload.out.size());
-  w.u64(snapshot_binary_checksum(payload.out));
-  w.out += payload.out;
-  return std::move(w.out);
-}
-}  // namespace
-
-Result<std::string> pack_snapshot(std::string_view json_text) {
-  std::vector<Warning> warnings;
-  Result<Snapshot> s = read_for_pack(json_text, &warnings);
-  if (!s) return s.error();
-  return pack(s.value(), warnings);
-}
-
-Result<LeanPack> pack_snapshot_lean(std::string_view json_text) {
-  std::vector<Warning> warnings;
-  Result<Snapshot> s = read_for_pack(json_text, &warnings);
-  if (!s) return s.error();
-  LeanPack out;
-  out.text_json = snapshot_text_json(s.value());
-  strip_snapshot_text(s.value());
-  out.binary = pack(s.value(), warnings);
-  return out;
-}
 
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
                                                     SnapshotReport* report) {

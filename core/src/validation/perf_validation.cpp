@@ -320,14 +320,10 @@ constexpr const char* kTitanH200 =
     "pytorch/torchtitan benchmarks/llama3_8b_h200_2025-06_torchtitan.md @bcdeaa3 (4 and 8 H200 nodes, float8 "
     "tensorwise, llama3_8b.toml: seq 8192, selective op AC)";
 
-}  // namespace
-
-std::vector<TimeReference> time_validation_rows() {
-  std::vector<TimeReference> rows;
-
-  // --- Llama 2 (Touvron et al. 2023, "Llama 2: Open Foundation and Fine-Tuned Chat Models", Table 2 "Time (GPU
-  // hours)", A100-80GB, 2T tokens, 4k context, global batch 4M tokens, AdamW, §2.2). The layout is not
-  // published: the planner chooses it on 64 HGX A100 nodes with 8x200 Gb/s InfiniBand (Meta RSC, §2.2.1).
+// --- Llama 2 (Touvron et al. 2023, "Llama 2: Open Foundation and Fine-Tuned Chat Models", Table 2 "Time (GPU
+// hours)", A100-80GB, 2T tokens, 4k context, global batch 4M tokens, AdamW, §2.2). The layout is not
+// published: the planner chooses it on 64 HGX A100 nodes with 8x200 Gb/s InfiniBand (Meta RSC, §2.2.1).
+void add_llama2_rows(std::vector<TimeReference>& rows) {
   {
     struct L2 {
       const char* name;
@@ -366,10 +362,12 @@ std::vector<TimeReference> time_validation_rows() {
       rows.push_back(row);
     }
   }
+}
 
-  // --- LLaMA 65B (Touvron et al. 2023a, "LLaMA: Open and Efficient Foundation Language Models", §2.4): "when
-  // training a 65B-parameter model, our code processes around 380 tokens/sec/GPU on 2048 A100 GPU with 80GB of
-  // RAM"; seq 2048, batch 4M tokens (§2.3, Table 2). Layout unpublished: the planner chooses it on 256 nodes.
+// --- LLaMA 65B (Touvron et al. 2023a, "LLaMA: Open and Efficient Foundation Language Models", §2.4): "when
+// training a 65B-parameter model, our code processes around 380 tokens/sec/GPU on 2048 A100 GPU with 80GB of
+// RAM"; seq 2048, batch 4M tokens (§2.3, Table 2). Layout unpublished: the planner chooses it on 256 nodes.
+void add_llama65b_row(std::vector<TimeReference>& rows) {
   {
     ModelSpec m = llama2(8192, 80, 64, 64, 22016);
     m.max_position_embeddings = 2048;
@@ -395,9 +393,11 @@ std::vector<TimeReference> time_validation_rows() {
     row.fully_specified = false;
     rows.push_back(row);
   }
+}
 
-  // --- Megatron-LM (Narayanan et al. 2021). Table 1 gives TFLOP/s per GPU by the eq. 3 count (full recompute),
-  // seq 2048, vocab 51200, A100-80GB on Selene (8x HDR 200 Gb/s per node), mixed precision; micro-batch 1.
+// --- Megatron-LM (Narayanan et al. 2021). Table 1 gives TFLOP/s per GPU by the eq. 3 count (full recompute),
+// seq 2048, vocab 51200, A100-80GB on Selene (8x HDR 200 Gb/s per node), mixed precision; micro-batch 1.
+void add_megatron_lm_rows(std::vector<TimeReference>& rows) {
   {
     struct MR {
       const char* name;
@@ -434,11 +434,13 @@ std::vector<TimeReference> time_validation_rows() {
       rows.push_back(row);
     }
   }
+}
 
-  // --- MosaicML llm-foundry MPT benchmarks: GPUs, seq len, micro-batch, global batch, FSDP FULL_SHARD (ZeRO-3),
-  // activation checkpointing, precision and measured tokens/s/GPU are all given per row. A100 rows ran with
-  // 1600 Gb/s RoCE between nodes (table heading); the H100 heading gives no network: 3200 Gb/s InfiniBand assumed.
-  // MPT: vocab 50368, 4h GELU MLP, MHA, tied embeddings (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml).
+// --- MosaicML llm-foundry MPT benchmarks: GPUs, seq len, micro-batch, global batch, FSDP FULL_SHARD (ZeRO-3),
+// activation checkpointing, precision and measured tokens/s/GPU are all given per row. A100 rows ran with
+// 1600 Gb/s RoCE between nodes (table heading); the H100 heading gives no network: 3200 Gb/s InfiniBand assumed.
+// MPT: vocab 50368, 4h GELU MLP, MHA, tied embeddings (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml).
+void add_llm_foundry_rows(std::vector<TimeReference>& rows) {
   {
     const MosaicRow runs[] = {
         {"MPT-125M, seq 2048, 8x A100-80GB", 768, 12, 12, 2048, 8, 32, 512, false, Precision::bf16_mixed, 141737, true},
@@ -483,12 +485,14 @@ std::vector<TimeReference> time_validation_rows() {
       rows.push_back(rate_row(r.name, kMosaic, r.tok_s_gpu, fixed_tokens_per_s(m, t, g, o), r.gpus, r.calibration));
     }
   }
+}
 
-  // --- Framework benchmark tables: Megatron-Core / NeMo, torchtitan. Each is the published layout
-  // evaluated as a fixed layout under its framework profile. Megatron rows: DGX nodes (8 x 400 Gb/s IB),
-  // distributed optimizer (ZeRO-1 over DP x CP, the NeMo / Megatron-Bridge recipe default), sequence parallel
-  // with TP, no recomputation (the H100 presets of scripts/performance/configs/llama/llama3_workload_base_configs.py
-  // @00919dc set none for 70B). torchtitan rows: FSDP2 (ZeRO-3) as published, activation checkpointing as stated.
+// --- Framework benchmark tables: Megatron-Core / NeMo, torchtitan. Each is the published layout
+// evaluated as a fixed layout under its framework profile. Megatron rows: DGX nodes (8 x 400 Gb/s IB),
+// distributed optimizer (ZeRO-1 over DP x CP, the NeMo / Megatron-Bridge recipe default), sequence parallel
+// with TP, no recomputation (the H100 presets of scripts/performance/configs/llama/llama3_workload_base_configs.py
+// @00919dc set none for 70B). torchtitan rows: FSDP2 (ZeRO-3) as published, activation checkpointing as stated.
+void add_framework_table_rows(std::vector<TimeReference>& rows) {
   {
     using F = Framework;
     const Precision fp8 = Precision::fp8_mixed, bf16 = Precision::bf16_mixed;
@@ -573,12 +577,14 @@ std::vector<TimeReference> time_validation_rows() {
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
   }
+}
 
-  // --- trainfit's own runs on a lent H200 (bench/device/measure_moe_longctx.py; results in
-  // bench/device/h200-2026-12-04): transformers 5.17 / PyTorch 2.11, pure bf16 with fused AdamW, SDPA, one GPU,
-  // median step time over four steps. The three Qwen3-MoE rows (Qwen3-30B-A3B's shape, 6 or 12 layers, grouped_mm
-  // experts) calibrate the generic grouped-GEMM factor (framework.h moe_efficiency); the dense Llama 3.2 1B rows at 8k
-  // and 32k tokens are held out.
+// --- trainfit's own runs on a lent H200 (bench/device/measure_moe_longctx.py; results in
+// bench/device/h200-2026-12-04): transformers 5.17 / PyTorch 2.11, pure bf16 with fused AdamW, SDPA, one GPU,
+// median step time over four steps. The three Qwen3-MoE rows (Qwen3-30B-A3B's shape, 6 or 12 layers, grouped_mm
+// experts) calibrate the generic grouped-GEMM factor (framework.h moe_efficiency); the dense Llama 3.2 1B rows at 8k
+// and 32k tokens are held out.
+void add_own_h200_rows(std::vector<TimeReference>& rows) {
   {
     struct Own {
       const char* name;
@@ -615,15 +621,17 @@ std::vector<TimeReference> time_validation_rows() {
       rows.push_back(row);
     }
   }
+}
 
-  // --- nanotron: SmolLM3 3B pre-training, 11.2T tokens at seq 4096 on 384 H100 in 24 days ("The pre-training used
-  // 384 H100 GPUs over 24 days (~220,000 GPU hours)", summary of huggingface.co/blog/smollm3; 11.2T tokens in three
-  // 4k stages: HuggingFaceTB/smollm3-configs README). Layout from the stage-1 nanotron config
-  // (huggingface/smollm text/pretraining/smollm3/stage1_8T.yaml): tp 2 (tp_mode REDUCE_SCATTER = sequence
-  // parallel), dp 192, pp 1, micro_batch_size 3, batch_accumulation_per_replica 1, sequence_length 4096,
-  // zero_stage 0, recompute_layer false, bfloat16, accumulate_grad_in_fp32. Model: hidden 2048, 36 layers, 16 heads,
-  // 4 KV heads, intermediate 11008, vocab 128256, tied embeddings (NoPE every 4th layer changes no FLOPs). The
-  // 24 days include evaluations, checkpoints and restarts: informative, like the Llama 2 GPU-hours.
+// --- nanotron: SmolLM3 3B pre-training, 11.2T tokens at seq 4096 on 384 H100 in 24 days ("The pre-training used
+// 384 H100 GPUs over 24 days (~220,000 GPU hours)", summary of huggingface.co/blog/smollm3; 11.2T tokens in three
+// 4k stages: HuggingFaceTB/smollm3-configs README). Layout from the stage-1 nanotron config
+// (huggingface/smollm text/pretraining/smollm3/stage1_8T.yaml): tp 2 (tp_mode REDUCE_SCATTER = sequence
+// parallel), dp 192, pp 1, micro_batch_size 3, batch_accumulation_per_replica 1, sequence_length 4096,
+// zero_stage 0, recompute_layer false, bfloat16, accumulate_grad_in_fp32. Model: hidden 2048, 36 layers, 16 heads,
+// 4 KV heads, intermediate 11008, vocab 128256, tied embeddings (NoPE every 4th layer changes no FLOPs). The
+// 24 days include evaluations, checkpoints and restarts: informative, like the Llama 2 GPU-hours.
+void add_nanotron_row(std::vector<TimeReference>& rows) {
   {
     ModelSpec m;
     m.id = "custom";
@@ -651,6 +659,19 @@ std::vector<TimeReference> time_validation_rows() {
     row.fully_specified = false;
     rows.push_back(row);
   }
+}
+
+}  // namespace
+
+std::vector<TimeReference> time_validation_rows() {
+  std::vector<TimeReference> rows;
+  add_llama2_rows(rows);
+  add_llama65b_row(rows);
+  add_megatron_lm_rows(rows);
+  add_llm_foundry_rows(rows);
+  add_framework_table_rows(rows);
+  add_own_h200_rows(rows);
+  add_nanotron_row(rows);
   return rows;
 }
 

@@ -110,8 +110,8 @@ MemoryLayout paged(MemoryLayout l) {
 }
 
 
-std::vector<Case> cases() {
-  std::vector<Case> c;
+// Configurations that trained: the QLoRA paper, torchtune, Megatron-Bridge FP8.
+void add_trained_cases(std::vector<Case>& c) {
   const auto all = {"q", "k", "v", "o", "gate", "up", "down"};
   // ---- Configurations that trained.
   {
@@ -177,6 +177,10 @@ std::vector<Case> cases() {
                  "gather not modelled (weights counted at 16 bits + an FP8 copy)",
                  true, preset("llama-3-70b"), t, l, kH100});
   }
+}
+
+// Long context (NeMo, Hugging Face Ulysses), torchtune, llm-foundry and LitGPT tables (runs and the out-of-memory rows beside them).
+void add_long_context_and_table_cases(std::vector<Case>& c) {
   // Long context. NVIDIA's NeMo long-sequence page (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md
   // @19fadb6, "LLAMA3-8B (FP8) - B200", NeMo 25.04): at 1024K tokens "even with full activation recomputation it is
   // impossible to run the LLAMA3-8B model ... without CP due to the GPU memory constraints", TP being capped at 8 by
@@ -286,6 +290,11 @@ std::vector<Case> cases() {
     c.push_back({"LitGPT Llama 2 13B LoRA, micro-batch 2, 1x A100 40GB: OOM", src, note, false, preset("llama-2-13b"),
                  lg, layout(2, 64, Recompute::none), kA100_40});
   }
+}
+
+// Out-of-memory reports from users' issues.
+void add_oom_reports(std::vector<Case>& c) {
+  const auto all = {"q", "k", "v", "o", "gate", "up", "down"};
   // Stanford Alpaca train.py (HF Trainer, --bf16/--fp16 True = autocast with fp32 parameters, AdamW, FSDP
   // "full_shard auto_wrap", model_max_length 512).
   c.push_back({"Stanford Alpaca LLaMA 7B full, FSDP full shard, 4x RTX 3090, bf16 autocast, batch 1, seq 512: OOM",
@@ -314,6 +323,13 @@ std::vector<Case> cases() {
                  "ZeRO-2 keeps the 140 GB of bf16 base weights on every GPU; sequence not restated: 1024 assumed",
                  false, preset("llama-2-70b"), t, layout(1, 1, Recompute::full, 8, 2), kA100_80});
   }
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  add_trained_cases(c);
+  add_long_context_and_table_cases(c);
+  add_oom_reports(c);
   return c;
 }
 

@@ -74,7 +74,7 @@ struct FrameworkProfile {
   // Only the splits Megatron-LM's arguments express (megatron_pipeline_split); false: any split (torchtitan).
   bool uneven_pp_megatron = false;
   const char* uneven_pp_source = "";
-  // Time model (planner_model.cpp step_time). TP collectives overlapped with the GEMMs by default
+  // Time model (planner_step.cpp step_time). TP collectives overlapped with the GEMMs by default
   // (Megatron-Core --tp-comm-overlap with Transformer Engine userbuffers); false: synchronous.
   bool tp_comm_overlap = false;
   const char* tp_comm_overlap_source = "";
@@ -90,7 +90,7 @@ struct FrameworkProfile {
   // perf_validation.cpp (their time-equivalent errors' geometric mean is 1; a test checks it); 1 = generic.
   double fp8_efficiency = 1.0;
   const char* fp8_efficiency_source = "";
-  // Routed experts' grouped GEMMs against a dense GEMM of the same shape (planner_model.cpp step_time): routing,
+  // Routed experts' grouped GEMMs against a dense GEMM of the same shape (planner_step.cpp step_time): routing,
   // token permutation / un-permutation (memory-bound copies of k x tokens x hidden) and the experts' tile tails.
   // Generic: fitted to trainfit's own H200 runs of Hugging Face transformers' grouped_mm experts
   // (bench/device/h200-2026-12-04); the frameworks': geometric mean over their MoE calibration rows

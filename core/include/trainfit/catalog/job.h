@@ -162,7 +162,7 @@ struct TrainConfig {
   // every GPU (so each GPU keeps its own peak and layout factors). 1 = uncalibrated. Ignored when
   // compute_efficiency overrides the efficiency.
   double efficiency_scale = 1;
-  // Implementation details that move the memory peak (memory.cpp cites each). Defaults describe the
+  // Implementation details that move the memory peak (memory*.cpp cite each). Defaults describe the
   // Megatron-LM / DeepSpeed / Hugging Face Llama-style accounting the estimator was built on.
   // PyTorch autocast (torch.amp; HF Trainer fp16=True / bf16=True) for the *-mixed precisions: fp32 weights
   // and fp32 gradients plus 16-bit weight copies, instead of 16-bit weights + an fp32 master copy.

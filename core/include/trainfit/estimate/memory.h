@@ -64,7 +64,7 @@ struct MemoryBreakdown {
 // The components of a breakdown, in display order: one table for the JSON document (`key`), the CLI table and
 // the UI's memory bar (`label`). With the total's other parts (none) they add up to allocated_peak + overhead +
 // fragmentation, except that with one micro-batch and no pipeline the gradients and the activations peak at
-// different moments (the peak counts the larger: memory.cpp, "Peak").
+// different moments (the peak counts the larger: memory_stages.cpp, peak_and_totals).
 struct MemoryComponent {
   const char* label;
   const char* key;

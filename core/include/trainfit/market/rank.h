@@ -134,7 +134,7 @@ class PlanCache {
  private:
   friend Result<RankResult> rank_offers(const Query& q, const Snapshot& snapshot, PlanCache* cache, int alternatives);
   bool has_job_ = false;
-  Query job_;             // the query the plans are for, less what never reaches the planner (rank.cpp)
+  Query job_;             // the query the plans are for, less what never reaches the planner (rank_plan.cpp)
   int alternatives_ = 0;  // PlanOptions::alternatives they were searched with
   std::string gpus_key_;  // the GPU table they were planned with, as bytes
   std::vector<ShapePlan> shapes_;

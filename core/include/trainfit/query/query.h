@@ -2,7 +2,7 @@
 // A Query is everything a user can set. It has exactly two external forms, both handled here:
 //   JSON   {"model": "llama-3-8b", "method": "lora", "seq_len": 4096, "parallel": {"tp": 2}, ...}
 //   hash   #model=llama-3-8b&method=lora&seq_len=4096&parallel.tp=2
-// Both go through one key table (query.cpp), so every key has one name, one type and one check.
+// Both go through one key table (query_keys.cpp), so every key has one name, one type and one check.
 #pragma once
 #include <string>
 #include <string_view>

@@ -329,7 +329,7 @@ const AccessFact& access_fact(const Snapshot& s, const Offer& o);
 // offer is seller_of (billing.h).
 std::string offer_seller_text(const Snapshot& s, const Offer& o);
 
-// ---- loading, validation, serialisation (core/src/storage/snapshot.cpp) ----
+// ---- loading, validation, serialisation (core/src/storage/snapshot.cpp, snapshot_json_*.cpp, snapshot_flags.cpp, snapshot_writer.cpp) ----
 inline constexpr int kSnapshotSchemaVersion = 1;
 
 struct SnapshotLoadOptions {

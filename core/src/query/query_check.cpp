@@ -1,0 +1,221 @@
+// trainfit core — the last step of parsing a query: what is derived (a parameter-count-only model's shape, the GPU
+// count of a manual layout), then the cross-field checks, in a fixed order so the first problem is the one reported.
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "query/query_internal.h"
+#include "trainfit/catalog/framework.h"
+#include "trainfit/catalog/model.h"
+#include "trainfit/estimate/memory.h"
+
+namespace trainfit::query_detail {
+namespace {
+
+// Cross-field checks once everything is set. These are what a user can get wrong together. Each stage returns an
+// empty string when it finds nothing, else the problem, with `field` set to the key it names.
+
+// A manual layout against the inline model's shape: heads, layers, experts, context, and what the framework runs.
+// `kv` is the model's key/value head count (num_heads where not given).
+std::string check_layout_fits_model(const Query& q, int64_t kv, std::string* field) {
+  const ModelSpec& m = q.model;
+  const ParallelConfig& p = q.train.parallel;
+  if (m.num_heads % p.tp != 0 || kv % p.tp != 0) {
+    *field = "parallel.tp";
+    return "must divide the attention heads (" + std::to_string(m.num_heads) + " query, " + std::to_string(kv) +
+           " key/value)";
+  }
+  if (p.pp > m.num_layers) {
+    *field = "parallel.pp";
+    return "pipeline stages (" + std::to_string(p.pp) + ") cannot exceed the layer count (" +
+           std::to_string(m.num_layers) + ")";
+  }
+  if (p.vp > 1 && (p.pp < 2 || !pipeline_split_ok(framework_profile(q.train.framework), m.num_layers, p.pp, p.vp))) {
+    *field = "parallel.vp";
+    const FrameworkProfile& fw = framework_profile(q.train.framework);
+    if (fw.uneven_pp && p.pp >= 2 && int64_t(p.pp) * p.vp <= m.num_layers)
+      return "pp x vp = " + std::to_string(int64_t(p.pp) * p.vp) + " chunks: " + fw.name +
+             " cannot split the layer count (" + std::to_string(m.num_layers) +
+             ") that way (neither it nor it + 1 or + 2, with the embedding and loss counted as layers, divides)";
+    return std::string("virtual stages need pp >= 2 and pp x vp ") + (fw.uneven_pp ? "at most" : "dividing") +
+           " the layer count (" + std::to_string(m.num_layers) + ")" +
+           (fw.uneven_pp ? "" : std::string(": ") + fw.name + " runs no uneven pipeline stages");
+  }
+  if (Error e = expert_layout_error(m, p.tp, p.cp, p.dp, p.ep, p.etp); !e.message.empty()) {
+    *field = e.field;
+    return e.message;
+  }
+  if (Error e = cp_layout_error(m, p.tp, p.cp, resolved_cp_scheme(q.train)); !e.message.empty()) {
+    *field = e.field;
+    return e.message;
+  }
+  if (q.train.method != Method::full && (p.ep > 1 || (p.etp > 0 && p.etp != p.tp))) {
+    *field = "parallel.ep";
+    return "expert parallelism is modelled for full training only (not LoRA / QLoRA)";
+  }
+  if (p.vp > 1 && !framework_profile(q.train.framework).interleaved_pp) {
+    *field = "parallel.vp";
+    return std::string("virtual pipeline stages (interleaved 1F1B) are not supported by ") +
+           framework_profile(q.train.framework).name;
+  }
+  return "";
+}
+
+// The model: a parameter count alone, or an inline shape that is complete and consistent (and, for a manual
+// layout, one the layout can split).
+std::string check_model(const Query& q, std::string* field) {
+  const ModelSpec& m = q.model;
+  if (m.arch == Arch::params_only) {
+    if (!(m.params > 0)) {
+      *field = "model.params";
+      return "must be given for a parameter-count-only model";
+    }
+  } else {
+    const char* missing = nullptr;
+    if (m.hidden_size <= 0) missing = "model.hidden_size";
+    else if (m.num_layers <= 0) missing = "model.num_layers";
+    else if (m.num_heads <= 0) missing = "model.num_heads";
+    else if (m.vocab_size <= 0) missing = "model.vocab_size";
+    if (missing) {
+      *field = missing;
+      return "is required for an inline model (or give {\"params\": N} only)";
+    }
+    const int64_t kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_heads;
+    if (m.num_heads % kv != 0) {
+      *field = "model.num_kv_heads";
+      return "must divide num_heads (" + std::to_string(m.num_heads) + ")";
+    }
+    if (m.experts_per_token > m.num_experts) {
+      *field = "model.experts_per_token";
+      return "cannot exceed num_experts (" + std::to_string(m.num_experts) + ")";
+    }
+    if (!q.train.parallel.automatic) {
+      std::string e = check_layout_fits_model(q, kv, field);
+      if (!e.empty()) return e;
+    }
+    if (q.train.method != Method::full && q.train.lora_rank > m.hidden_size) {
+      *field = "lora_rank";
+      return "cannot exceed the hidden size (" + std::to_string(m.hidden_size) + ")";
+    }
+  }
+  return "";
+}
+
+// The layout's own consistency (GPU count, offload), and what the query's framework can run.
+std::string check_layout_and_framework(const Query& q, std::string* field) {
+  const ParallelConfig& p = q.train.parallel;
+  if (!p.automatic && static_cast<int64_t>(p.tp) * p.pp * p.dp * p.cp > 1048576) {
+    *field = "parallel";
+    return "tp * pp * dp * cp is absurdly large";
+  }
+  if (!p.automatic && p.gpus != p.tp * p.pp * p.dp * p.cp) {
+    if (p.gpus == 1 && p.tp * p.pp * p.dp * p.cp > 1) {
+      // gpus left at its default: derive it.
+    } else {
+      *field = "parallel.gpus";
+      return "must equal tp * pp * dp * cp (" + std::to_string(p.tp * p.pp * p.dp * p.cp) + ")";
+    }
+  }
+  if (p.offload_params && p.zero != 3 && !p.automatic) {
+    *field = "parallel.offload_params";
+    return "parameter offload needs ZeRO stage 3";
+  }
+  if (const FrameworkProfile& fw = framework_profile(q.train.framework);
+      q.train.cp_scheme != CpScheme::automatic && !runs_cp_scheme(fw, q.train.cp_scheme)) {
+    *field = "cp_scheme";
+    return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
+           to_string(fw.cp_scheme) + " is)";
+  }
+  if (!p.automatic) {  // a fixed layout the query's framework cannot launch
+    const std::string why = framework_layout_error(q.train.framework, q.train.method, p.tp, p.pp, p.cp, p.dp, p.zero,
+                                                   p.offload_optimizer || p.offload_params, p.ep,
+                                                   resolved_cp_scheme(q.train));
+    if (!why.empty()) {
+      *field = framework_profile(q.train.framework).method(q.train.method).supported ? "parallel" : "framework";
+      return why;
+    }
+  } else if (!framework_profile(q.train.framework).method(q.train.method).supported) {
+    *field = "framework";
+    // Never empty: framework_layout_error always explains an unsupported method.
+    return framework_layout_error(q.train.framework, q.train.method, 1, 1, 1, 1, 0, false);
+  }
+  return "";
+}
+
+// The job's sizes and the filters: LoRA targets, batch sizes, dataset size, GPU count range.
+std::string check_job_and_filters(const Query& q, std::string* field) {
+  static const char* kTargets[] = {"q", "k", "v", "o", "gate", "up", "down"};
+  for (const auto& t : q.train.lora_targets) {
+    bool ok = false;
+    for (const char* k : kTargets) ok = ok || t == k;
+    if (!ok) {
+      *field = "lora_targets";
+      return "unknown target \"" + t + "\"; expected some of: q, k, v, o, gate, up, down";
+    }
+  }
+  if (q.train.global_batch > 0 && q.train.global_batch < q.train.micro_batch) {
+    *field = "global_batch";
+    return "must be at least micro_batch (" + std::to_string(q.train.micro_batch) + ")";
+  }
+  if (q.dataset.tokens > 0 && q.dataset.tokens < q.train.seq_len) {
+    *field = "dataset.tokens";
+    return "is less than one sequence (" + std::to_string(q.train.seq_len) + " tokens)";
+  }
+  if (q.dataset.tokens <= 0 && !(q.dataset.examples > 0 && q.dataset.avg_tokens_per_example > 0)) {
+    *field = "dataset.tokens";
+    return "give tokens, or examples and avg_tokens";
+  }
+  if (q.filters.max_gpus > 0 && q.filters.max_gpus < q.filters.min_gpus) {
+    *field = "filters.max_gpus";
+    return "must be at least filters.min_gpus";
+  }
+  return "";
+}
+
+// sort=dev_cycle ranks by the cost of K runs of T minutes: both must be given.
+std::string check_dev_cycle(const Query& q, std::string* field) {
+  if (q.sort != SortKey::dev_cycle) return "";
+  if (q.cost.dev_runs < 1) {
+    *field = "cost.dev_runs";
+    return "sort=dev_cycle needs the number of runs (cost.dev_runs, e.g. 20) and their length (cost.dev_run_minutes)";
+  }
+  if (!(q.cost.dev_run_minutes > 0)) {
+    *field = "cost.dev_run_minutes";
+    return "sort=dev_cycle needs the length of one run in minutes (e.g. 10)";
+  }
+  return "";
+}
+
+// The stages in order; the first problem found is the one reported.
+std::string check_query(const Query& q, std::string* field) {
+  std::string e = check_model(q, field);
+  if (e.empty()) e = check_layout_and_framework(q, field);
+  if (e.empty()) e = check_job_and_filters(q, field);
+  if (e.empty()) e = check_dev_cycle(q, field);
+  return e;
+}
+
+}  // namespace
+
+Result<Query> finish(Query q) {
+  // A parameter-count-only model gets the documented derived shape (model.cpp, model_from_params) so every
+  // estimator can run; the estimate carries a note saying so.
+  if (q.model.arch == Arch::params_only && q.model.hidden_size == 0 && q.model.params > 0) {
+    Result<ModelSpec> derived = model_from_params(q.model.params);
+    if (!derived) return derived.error();
+    const std::string name = q.model.name;
+    q.model = std::move(derived).value();
+    if (!name.empty() && name != "Custom model") q.model.name = name;
+  }
+  ParallelConfig& p = q.train.parallel;
+  // In 64 bits: tp, pp, dp and cp are each in range but their product can overflow int (UBSan found
+  // 1024 * 1024 * 65536); check_query then refuses it as absurdly large.
+  const int64_t product = static_cast<int64_t>(p.tp) * p.pp * p.dp * p.cp;
+  if (!p.automatic && p.gpus == 1 && product <= 1048576) p.gpus = static_cast<int>(product);
+  std::string field;
+  std::string e = check_query(q, &field);
+  if (!e.empty()) return Error{field, e};
+  return q;
+}
+
+}  // namespace trainfit::query_detail
