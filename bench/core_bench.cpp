@@ -9,13 +9,7 @@
 #include <string>
 
 #include "synthetic.h"
-#include "trainfit/facade/api.h"
-#include "trainfit/storage/bundled.h"
-#include "trainfit/estimate/memory.h"
-#include "trainfit/catalog/model.h"
-#include "trainfit/estimate/planner.h"
-#include "trainfit/query/query.h"
-#include "trainfit/market/rank.h"
+#include "trainfit/engine.h"
 
 namespace {
 using trainfit::bench::bundled_snapshot;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "trainfit/storage/bundled.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::bench {
 

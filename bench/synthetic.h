@@ -3,7 +3,7 @@
 // prices jittered by a deterministic +-10%. Every instance shape stays one the planner really sees, so the
 // growth measured is the growth that adding providers and regions to the snapshot causes.
 #pragma once
-#include "trainfit/storage/snapshot.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::bench {
 

@@ -12,15 +12,8 @@
 #include <string>
 
 #include "render.h"
-#include "trainfit/validation/validation.h"
+#include "trainfit/engine.h"
 #include "snapshot_cmd.h"
-#include "trainfit/facade/api.h"
-#include "trainfit/facade/api_doc.h"
-#include "trainfit/launch/calibrate.h"
-#include "trainfit/storage/bundled.h"
-#include "trainfit/query/query.h"
-#include "trainfit/launch/recipe.h"
-#include "trainfit/storage/snapshot.h"
 
 using json = nlohmann::json;
 

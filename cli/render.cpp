@@ -9,8 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trainfit/estimate/memory.h"
-#include "trainfit/storage/snapshot.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::cli {
 namespace {

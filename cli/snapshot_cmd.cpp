@@ -10,9 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainfit/storage/importer.h"
-#include "trainfit/market/billing.h"
-#include "trainfit/storage/snapshot.h"
+#include "trainfit/engine.h"
 
 namespace trainfit {
 namespace {

@@ -12,14 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "trainfit/validation/validation.h"
+#include "trainfit/engine.h"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
 #include "trainfit/app/app.h"
 #include "trainfit/app/glfw_key_taps.h"
 #include "trainfit/app/glfw_mouse_taps.h"
-#include "trainfit/storage/bundled.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>

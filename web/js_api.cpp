@@ -8,7 +8,7 @@
 #include <string>
 
 #include "imgui.h"
-#include "trainfit/facade/api.h"
+#include "trainfit/engine.h"
 #include "trainfit/app/app.h"
 #include "web_shell.h"
 

@@ -1,5 +1,5 @@
 // trainfit — the web shell: WebGL2 canvas, main loop and every emscripten 3.1.6 / imgui 1.86 workaround, in
-// this one file (style-anchors section 3 and 4; pitfall numbers below refer to that table).
+// this one file. Each NOTE below names the problem and what we do about it.
 //   NOTE: GLFW has no DPR and glfwSetWindowSize goes fullscreen: we size the backing store
 //         ourselves to CSS size x devicePixelRatio with Browser.setCanvasSize, and scale the UI by the DPR.
 //   NOTE: the GLFW wheel is inverted and x100: we take the wheel from html5.h instead.

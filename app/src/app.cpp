@@ -17,7 +17,7 @@
 
 #include "app_impl.h"
 #include "imgui.h"
-#include "trainfit/facade/api.h"
+#include "trainfit/engine.h"
 
 namespace trainfit {
 std::string_view embedded_ui_font();  // app/CMakeLists.txt: DejaVu Sans subset

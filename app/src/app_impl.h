@@ -11,15 +11,7 @@
 
 #include "imgui.h"
 #include "trainfit/app/app.h"
-#include "trainfit/market/billing.h"
-#include "trainfit/launch/calibrate.h"
-#include "trainfit/estimate/memory.h"
-#include "trainfit/catalog/model.h"
-#include "trainfit/estimate/planner.h"
-#include "trainfit/query/query.h"
-#include "trainfit/market/rank.h"
-#include "trainfit/launch/recipe.h"
-#include "trainfit/storage/snapshot.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::app {
 

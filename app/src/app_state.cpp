@@ -7,7 +7,7 @@
 #include "app_impl.h"
 #include "imgui.h"
 #include "trainfit/app/app.h"
-#include "trainfit/facade/api.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::app {
 

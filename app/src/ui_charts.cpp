@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "app_impl.h"
-#include "trainfit/catalog/framework.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::app {
 namespace {

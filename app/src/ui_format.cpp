@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "app_impl.h"
-#include "trainfit/base/format.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::app {
 

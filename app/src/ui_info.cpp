@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app_impl.h"
-#include "trainfit/facade/api.h"
+#include "trainfit/engine.h"
 
 namespace trainfit::app {
 namespace {

@@ -39,7 +39,7 @@ test('the validation report comes after the first frame: trainfit.call("validate
 });
 
 test('the bundled snapshot loads from its binary form, and from the JSON when the binary is missing or damaged', async () => {
-  // web/app.js loads data/snapshot.bin (the same data, no JSON to parse at start-up: issue 9) and falls back to
+  // web/app.js loads data/snapshot.bin (the same data, no JSON to parse at start-up) and falls back to
   // data/snapshot.json when the binary cannot be fetched or is refused; every way gives the same ranking.
   const runs = {};
   for (const mode of ['binary', 'missing', 'damaged']) {
@@ -120,7 +120,7 @@ test('the lean snapshot\'s text sidecar comes after the first frame; a missing o
 });
 
 test('the WebGL context made while the wasm compiles is the one the module uses, with GLFW\'s attributes', async () => {
-  // web/app.js creates the context early (load time, issue 9) with the attributes emscripten 3.1.6's GLFW asks
+  // web/app.js creates the context early (load time) with the attributes emscripten 3.1.6's GLFW asks
   // for with main_web.cpp's hints (opaque, no depth or stencil); a mismatch would silently change how the canvas
   // is drawn, since getContext returns the first context.
   const { page, problems } = await openApp(ctx.browser, base, '?nosw=1');

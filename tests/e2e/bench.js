@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// trainfit — browser benchmark (issue 9 §1): load time to the first interactive frame next to the bare ImGui
+// trainfit — browser benchmark: load time to the first interactive frame next to the bare ImGui
 // page, wasm ranking through the JS API, the UI's own re-rank time after an input change, wasm heap, and the
 // CPU time of one UI frame with 5,000 rows and with the charts open. Headless Debian chromium via
 // playwright-core (tests/e2e/harness.js). Not a test (not *.test.js): it prints figures, scripts/bench runs

@@ -1,5 +1,5 @@
 // End-to-end tests of the page on phones, tablets and narrow embeds, of quick clicks and taps, and of the text
-// for screen readers (issue 20), in headless Chromium. Screenshots go to build/e2e (docs/ keeps copies).
+// for screen readers, in headless Chromium. Screenshots go to build/e2e (docs/ keeps copies).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');

@@ -1,5 +1,5 @@
-// The CLI (native), the JS API (wasm in the page) and the URL hash must give identical JSON for the same query
-// (issue 8). The CLI is build/native-release/cli/trainfit; the page loads the same bundled snapshot file.
+// The CLI (native), the JS API (wasm in the page) and the URL hash must give identical JSON for the same query.
+// The CLI is build/native-release/cli/trainfit; the page loads the same bundled snapshot file.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
@@ -19,7 +19,7 @@ const QUERIES = [
   { model: 'llama-3.1-70b', method: 'full', dataset: { tokens: 2e9 }, filters: { providers: ['aws', 'gcp'], max_nodes: 4 }, sort: 'time', top: 40 },
   { model: { arch: 'llama', hidden_size: 2048, num_layers: 16, num_heads: 32, num_kv_heads: 8, intermediate_size: 8192,
              vocab_size: 128256, tie_embeddings: true }, method: 'full', top: 10 },
-  // issue 19: the dev-cycle sort and the doubtful-price switch give the same document on both surfaces
+  // The dev-cycle sort and the doubtful-price switch give the same document on both surfaces
   { model: 'llama-3.1-8b', method: 'lora', sort: 'dev_cycle', cost: { dev_runs: 40, dev_run_minutes: 10 },
     filters: { show_doubtful: true }, top: 40 },
   // Mixture of experts: the planner's expert-parallel search, and a fixed EP layout (parallel.ep / etp)
@@ -53,7 +53,7 @@ for (const [i, q] of QUERIES.entries()) {
   });
 }
 
-// Issue 21: one query, one answer, byte for byte: seeded random queries through every verb, the CLI's JSON text
+// One query, one answer, byte for byte: seeded random queries through every verb, the CLI's JSON text
 // against the JS API's document serialised the same way (key order and number text included).
 function lcg(seed) { let x = seed >>> 0; return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296; }
 test('estimate, rank, plan and cost are byte-identical in the CLI and the JS API for random queries', async () => {
@@ -87,7 +87,7 @@ test('estimate, rank, plan and cost are byte-identical in the CLI and the JS API
   }
 });
 
-// Issue 18: the launch recipe and the calibration document, byte for byte (what the UI copies is this text).
+// The launch recipe and the calibration document, byte for byte (what the UI copies is this text).
 test('recipe and calibrate are byte-identical in the CLI and the JS API', async () => {
   const offer = 'lambda/gpu_1x_h100_pcie/us-east-1';
   const text = JSON.stringify({ model: 'llama-3.1-8b', method: 'lora', target: { offer, pricing: 'on-demand' },
