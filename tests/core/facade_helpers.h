@@ -30,6 +30,14 @@ inline Query query_of(const char* json) {
   return q.ok() ? std::move(q).value() : Query{};
 }
 
+// A GPU as data/inputs/gpus.json gives it (through the bundled snapshot, whose GPU rows the importer writes from
+// it): tests never type a real GPU's figures (tests/layout/check_gpu_figures.py).
+inline GpuSpec gpu(const std::string& id) {
+  const int i = bundled_snapshot().find_gpu(id);
+  EXPECT_GE(i, 0) << "GPU " << id << " is not in the bundled snapshot";
+  return i >= 0 ? bundled_snapshot().gpus[i] : GpuSpec{};
+}
+
 inline nlohmann::json facade(const char* verb, const std::string& query) {
   return nlohmann::json::parse(api_call(verb, query, &bundled_snapshot()));
 }

@@ -91,10 +91,7 @@ TEST(Moe, ExpertLayoutErrorsNameTheKey) {
 // All-to-all: inside an NVSwitch node at the link's rate; across nodes the NICs carry every local rank's share and
 // the same bytes take longer.
 TEST(Moe, AllToAllAcrossNodesIsSlowerThanInsideANode) {
-  GpuSpec g;
-  g.id = "h100-sxm";
-  g.nvlink_GBps = 900;
-  g.pcie_gen = 5;
+  const GpuSpec g = test::gpu("h100-sxm");
   Offer o;
   o.gpu_count = 8;
   o.intra_link = LinkClass::nvswitch;

@@ -1,6 +1,8 @@
 // Compute-time model: FLOPs per token, efficiency, alpha-beta collectives.
 #include "trainfit/estimate/perf.h"
 
+#include "facade_helpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -160,20 +162,7 @@ TEST(FlopsPerToken, RejectsUnresolvedRecomputeAndMissingCounts) {
 }
 
 // ---------------------------------------------------------------------------------------------
-GpuSpec a100() {
-  GpuSpec g;
-  g.id = "a100-sxm-80gb";
-  g.arch = "Ampere";
-  g.memory_bytes = 80e9;
-  g.mem_bandwidth_GBps = 2039;
-  g.tflops_fp32 = 19.5;
-  g.tflops_tf32 = 156;
-  g.tflops_bf16 = 312;
-  g.tflops_fp16 = 312;
-  g.nvlink_GBps = 600;
-  g.pcie_gen = 4;
-  return g;
-}
+GpuSpec a100() { return test::gpu("a100-sxm-80gb"); }
 
 TEST(Throughput, DensePeakFollowsThePrecisionsMatmulDtype) {
   const GpuSpec g = a100();

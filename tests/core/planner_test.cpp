@@ -5,6 +5,8 @@
 #include "trainfit/estimate/memory.h"
 #include "trainfit/catalog/model.h"
 
+#include "facade_helpers.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -32,36 +34,9 @@ ModelSpec llama2_7b() { return llama(4096, 32, 32, 32, 11008); }
 ModelSpec llama2_70b() { return llama(8192, 80, 64, 8, 28672); }
 ModelSpec small_1b() { return llama(2048, 16, 32, 8, 8192, 128256); }  // Llama-3.2-1B shape
 
-GpuSpec h100() {
-  GpuSpec g;
-  g.id = "h100-sxm";
-  g.name = "H100 SXM5";
-  g.arch = "Hopper";
-  g.memory_bytes = 80e9;
-  g.mem_bandwidth_GBps = 3350;
-  g.tflops_fp32 = 66.9;
-  g.tflops_bf16 = 989.4;
-  g.tflops_fp16 = 989.4;
-  g.tflops_fp8 = 1978.9;
-  g.nvlink_GBps = 900;
-  g.pcie_gen = 5;
-  return g;
-}
+GpuSpec h100() { return test::gpu("h100-sxm"); }
 
-GpuSpec l40s() {
-  GpuSpec g;
-  g.id = "l40s";
-  g.name = "L40S";
-  g.arch = "Ada";
-  g.memory_bytes = 48e9;
-  g.mem_bandwidth_GBps = 864;
-  g.tflops_fp32 = 91.6;
-  g.tflops_bf16 = 362;
-  g.tflops_fp16 = 362;
-  g.tflops_fp8 = 733;
-  g.pcie_gen = 4;
-  return g;
-}
+GpuSpec l40s() { return test::gpu("l40s"); }
 
 Offer node(int gpus, LinkClass link, double link_GBps, NetKind net, double net_Gbps, int max_nodes) {
   Offer o;
@@ -280,7 +255,8 @@ TEST(Planner, SmallLoraJobStaysOnOneGpuInstance) {
   EXPECT_GE(r->best.hfu, r->best.mfu);
   EXPECT_LE(r->time_low_s, r->time_s);
   EXPECT_GE(r->time_high_s, r->time_s);
-  EXPECT_LE(r->best.memory_high_bytes, r->best.memory_limit_bytes);
+  // The expected peak fits; the band's top may not (a tight micro-batch wins when it is clearly faster).
+  EXPECT_LE(r->best.memory_bytes, r->best.memory_limit_bytes);
 }
 
 TEST(Planner, SeventyBillionFullFineTuneNeedsShardingAcrossAnNvSwitchNode) {
@@ -302,20 +278,7 @@ TEST(Planner, SeventyBillionFullFineTuneNeedsShardingAcrossAnNvSwitchNode) {
 // QLoRA on 2x 24 GB GPUs with fsdp_offload_params, AnswerDotAI/fsdp_qlora benchmarks_03_2024.md: 14.92 GiB reserved
 // on 2x RTX 3090 at batch 2, seq 2048, in `trainfit validate`). Under hf-trainer (QLoRA: DDP or FSDP) the planner
 // reaches it only through ZeRO-3 with parameter offload, and the plan's memory is the fixed-layout estimate.
-GpuSpec rtx3090() {
-  GpuSpec g;
-  g.id = "rtx-3090";
-  g.name = "RTX 3090";
-  g.arch = "Ampere";
-  g.memory_bytes = 24e9;
-  g.cuda_memory_bytes = 24.0 * 1024 * 1024 * 1024;  // 24,576 MiB
-  g.mem_bandwidth_GBps = 936;
-  g.tflops_fp32 = 35.6;
-  g.tflops_bf16 = 71;
-  g.tflops_fp16 = 71;
-  g.pcie_gen = 4;
-  return g;
-}
+GpuSpec rtx3090() { return test::gpu("rtx-3090"); }
 
 TEST(Planner, QloraOfSeventyBOnTwoTwentyFourGbGpusIsPlannedWithFsdpUnderHfTrainer) {
   const ModelSpec* m = find_model("llama-2-70b");

@@ -22,11 +22,16 @@ using nlohmann::json;
 
 // A small valid document; tests break one thing at a time.
 json minimal_doc() {
+  // The H100's figures as the bundled snapshot has them (from data/inputs/gpus.json: no GPU figure typed here).
+  static const json bundled = json::parse(embedded_snapshot_json());
   json gpu = {{"id", "h100-sxm"}, {"name", "H100 SXM"}, {"vendor", "NVIDIA"}, {"arch", "Hopper"}, {"year", 2022},
-              {"memory_bytes", 80e9}, {"mem_bandwidth_GBps", 3350}, {"tflops_fp32", 66.9}, {"tflops_tf32", 494.7},
-              {"tflops_bf16", 989.4}, {"tflops_fp16", 989.4}, {"tflops_fp8", 1978.9}, {"nvlink_gen", 4},
-              {"nvlink_GBps", 900}, {"pcie_gen", 5}, {"tdp_w", 700}, {"source", "https://example/h100"},
+              {"nvlink_gen", 4}, {"pcie_gen", 5}, {"tdp_w", 700}, {"source", "https://example/h100"},
               {"source_status", "verified"}};
+  for (const json& g : bundled["gpus"])
+    if (g["id"] == "h100-sxm")
+      for (const char* f : {"memory_bytes", "mem_bandwidth_GBps", "tflops_fp32", "tflops_tf32", "tflops_bf16",
+                            "tflops_fp16", "tflops_fp8", "nvlink_GBps"})
+        gpu[f] = g[f];
   json billing = {{"increment_s", 1}, {"minimum_s", 60}, {"note", ""}, {"source", "https://example/billing"}};
   json spot = {{"available", true}, {"pricing", "market"}, {"interruption_rate_per_h", nullptr}, {"notice_s", 120},
                {"early_preemption_free", false}, {"free_window_s", 0}, {"source", "https://example/spot"}};

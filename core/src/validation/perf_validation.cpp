@@ -11,77 +11,16 @@
 #include "trainfit/catalog/framework.h"
 #include "trainfit/catalog/model.h"
 #include "trainfit/estimate/planner.h"
+#include "validation/reference_gpus.h"
 
 namespace trainfit {
 namespace {
 
-// GPU rows as in data/gpu-specs (pricing-and-specs.md §2), written out so the report does not depend on
-// the price snapshot.
-GpuSpec a100_80gb() {
-  GpuSpec g;
-  g.id = "a100-sxm-80gb";
-  g.name = "A100 SXM 80GB";
-  g.vendor = "NVIDIA";
-  g.arch = "Ampere";
-  g.memory_bytes = 80e9;
-  g.mem_bandwidth_GBps = 2039;
-  g.tflops_fp32 = 19.5;
-  g.tflops_tf32 = 156;
-  g.tflops_bf16 = 312;
-  g.tflops_fp16 = 312;
-  g.nvlink_gen = 3;
-  g.nvlink_GBps = 600;
-  g.pcie_gen = 4;
-  return g;
-}
-
-GpuSpec h100_sxm() {
-  GpuSpec g;
-  g.id = "h100-sxm";
-  g.name = "H100 SXM5";
-  g.vendor = "NVIDIA";
-  g.arch = "Hopper";
-  g.memory_bytes = 80e9;
-  g.mem_bandwidth_GBps = 3350;
-  g.tflops_fp32 = 66.9;
-  g.tflops_tf32 = 494.7;
-  g.tflops_bf16 = 989.4;
-  g.tflops_fp16 = 989.4;
-  g.tflops_fp8 = 1978.9;
-  g.nvlink_gen = 4;
-  g.nvlink_GBps = 900;
-  g.pcie_gen = 5;
-  return g;
-}
-
-// H200 SXM and HGX B200 (1000 W) as in data/inputs/gpus.json (h200-sxm, b200).
-GpuSpec h200_sxm() {
-  GpuSpec g = h100_sxm();
-  g.id = "h200-sxm";
-  g.name = "H200 SXM 141GB";
-  g.memory_bytes = 141e9;
-  g.mem_bandwidth_GBps = 4800;
-  return g;
-}
-
-GpuSpec b200() {
-  GpuSpec g;
-  g.id = "b200";
-  g.name = "B200 (HGX B200, 1000 W)";
-  g.vendor = "NVIDIA";
-  g.arch = "Blackwell";
-  g.memory_bytes = 180e9;
-  g.mem_bandwidth_GBps = 8000;
-  g.tflops_fp32 = 80;
-  g.tflops_tf32 = 1100;
-  g.tflops_bf16 = 2250;
-  g.tflops_fp16 = 2250;
-  g.tflops_fp8 = 4500;
-  g.nvlink_gen = 5;
-  g.nvlink_GBps = 1800;
-  g.pcie_gen = 6;
-  return g;
-}
+// The GPUs of the published runs, as data/inputs/gpus.json gives them (reference_gpus.h).
+GpuSpec a100_80gb() { return reference_gpu("a100-sxm-80gb"); }
+GpuSpec h100_sxm() { return reference_gpu("h100-sxm"); }
+GpuSpec h200_sxm() { return reference_gpu("h200-sxm"); }
+GpuSpec b200() { return reference_gpu("b200"); }
 
 // An HGX node: 8 GPUs on NVSwitch, `net_Gbps` per node between nodes.
 Offer hgx_node(const GpuSpec& g, double net_Gbps, NetKind net, int max_nodes) {
@@ -242,8 +181,8 @@ TimeReference framework_row(const FrameworkRun& r) {
   if (r.gpu == 3) {  // torchtitan's Grand Teton H100: "96GB HBM2e with 2.4 TB/sec", "the default 500W power limit"
     g.id = "h100-hbm2e-96gb-500w";
     g.name = "H100 96GB HBM2e (500 W)";
-    g.memory_bytes = 96e9;
-    g.mem_bandwidth_GBps = 2400;
+    g.memory_bytes = 96e9;         // quoted by the run's source (this variant is in no price catalog)
+    g.mem_bandwidth_GBps = 2400;  // quoted by the run's source
   }
   // DGX H100 / DGX B200 / the torchtitan clusters: 8 GPUs per node, 8 x 400 Gb/s NICs (InfiniBand or RoCE).
   const Offer o = hgx_node(g, 3200, NetKind::infiniband, 256);

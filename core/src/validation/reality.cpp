@@ -8,18 +8,23 @@
 #include <initializer_list>
 
 #include "trainfit/catalog/model.h"
+#include "validation/reference_gpus.h"
 
 namespace trainfit {
 namespace {
 
-// nvidia-smi totals (data/inputs/gpus.json cuda_memory_bytes, with their sources there).
-constexpr double kA100_80 = 81920.0 * 1048576.0;
-constexpr double kA100_40 = 40960.0 * 1048576.0;
-constexpr double kH100 = 81559.0 * 1048576.0;
-constexpr double kB200 = 183359.0 * 1048576.0;
-constexpr double kA6000 = 49140.0 * 1048576.0;
-constexpr double kRtx4090 = 24564.0 * 1048576.0;  // github.com/RLinf/RLinf/issues/255; vast catalog
-constexpr double kRtx3090 = 24576.0 * 1048576.0;  // github.com/meta-llama/llama-cookbook/issues/100
+// nvidia-smi totals of the GPUs the reports ran on (data/inputs/gpus.json cuda_memory_bytes, each with its source
+// there: the RTX 4090's from github.com/RLinf/RLinf/issues/255, the RTX 3090's from
+// github.com/meta-llama/llama-cookbook/issues/100).
+struct Capacities {
+  double a100_80 = reference_capacity("a100-sxm-80gb");
+  double a100_40 = reference_capacity("a100-sxm-40gb");
+  double h100 = reference_capacity("h100-sxm");
+  double b200 = reference_capacity("b200");
+  double a6000 = reference_capacity("rtx-a6000");
+  double rtx4090 = reference_capacity("rtx-4090");
+  double rtx3090 = reference_capacity("rtx-3090");
+};
 
 ModelSpec llama_like(const char* name, int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t inter,
                      int64_t vocab, int64_t max_pos) {
@@ -112,6 +117,7 @@ MemoryLayout paged(MemoryLayout l) {
 
 // Configurations that trained: the QLoRA paper, torchtune, Megatron-Bridge FP8.
 void add_trained_cases(std::vector<Case>& c) {
+  const Capacities cap;
   const auto all = {"q", "k", "v", "o", "gate", "up", "down"};
   // ---- Configurations that trained.
   {
@@ -124,14 +130,14 @@ void add_trained_cases(std::vector<Case>& c) {
                  "paged AdamW (QLoRA §3 \"Paged Optimizers\": states page out to CPU RAM under memory pressure) "
                  "modelled as optimizer offload",
                  true, llama_like("LLaMA 65B", 8192, 80, 64, 64, 22016, 32000, 2048), t,
-                 paged(layout(1, 16, Recompute::full)), kA6000});
+                 paged(layout(1, 16, Recompute::full)), cap.a6000});
     c.push_back({"QLoRA paper: LLaMA 33B QLoRA r=64 all linears, micro-batch 1, seq 512, 1x 24 GB consumer GPU",
                  "Dettmers et al. 2023 (QLoRA) §1: Guanaco 33B \"can be trained on a single consumer GPU\" (24 GB); "
                  "github.com/artidoro/qlora scripts/finetune_guanaco_33b.sh",
                  "the paper does not name the card: RTX 4090 (24,564 MiB); micro-batch 1, seq 512, checkpointing on; "
                  "paged AdamW modelled as optimizer offload",
                  true, llama_like("LLaMA 33B", 6656, 60, 52, 52, 17920, 32000, 2048), t,
-                 paged(layout(1, 16, Recompute::full)), kRtx4090});
+                 paged(layout(1, 16, Recompute::full)), cap.rtx4090});
   }
   // torchtune README "Memory and training speed" table: batch size 2, no accumulation, packed to 2048 tokens,
   // torch.compile on; configs recipes/configs/llama3_1/8B_lora_single_device.yaml (lora_attn_modules q, v,
@@ -142,20 +148,20 @@ void add_trained_cases(std::vector<Case>& c) {
     t.framework = Framework::torchtune;  // its chunked loss (framework.h loss_chunks)
     c.push_back({"torchtune Llama 3.1 8B LoRA r=8, batch 2, seq 2048 packed, 1x RTX 4090 (16.2 GiB measured)", src,
                  "config defaults: LoRA on q, v, o and the MLP, activation checkpointing on", true,
-                 preset("llama-3.1-8b"), t, layout(2, 1, Recompute::full), kRtx4090});
+                 preset("llama-3.1-8b"), t, layout(2, 1, Recompute::full), cap.rtx4090});
     c.push_back({"torchtune Llama 3.1 8B LoRA r=8, batch 2, seq 2048 packed, 1x RTX A6000 (30.3 GiB measured)", src,
                  "activation checkpointing not stated: assumed off (the larger peak)", true, preset("llama-3.1-8b"), t,
-                 layout(2, 1, Recompute::none), kA6000,
+                 layout(2, 1, Recompute::none), cap.a6000,
                  "the table does not say whether activation checkpointing was on: off, the estimate is 53 GiB (no fit), "
                  "on, 21 GiB; torch.compile's fused activations (which the estimate does not model) lie between"});
     TrainConfig q = t;
     q.method = Method::qlora;
     c.push_back({"torchtune Llama 3.1 8B QLoRA r=8, batch 2, seq 2048 packed, 1x RTX 4090 (7.4 GiB measured)", src,
                  "config defaults: activation checkpointing on", true, preset("llama-3.1-8b"), q,
-                 layout(2, 1, Recompute::full), kRtx4090});
+                 layout(2, 1, Recompute::full), cap.rtx4090});
     c.push_back({"torchtune Llama 3.1 70B LoRA r=8, batch 2, seq 2048 packed, 8x A100 80GB FSDP (27.6 GiB measured)",
                  src, "FSDP full shard (ZeRO-3) over 8 GPUs; activation checkpointing on (70B_lora.yaml)", true,
-                 preset("llama-3.1-70b"), t, layout(2, 1, Recompute::full, 8, 3), kA100_80});
+                 preset("llama-3.1-70b"), t, layout(2, 1, Recompute::full, 8, 3), cap.a100_80});
   }
   // Megatron-Bridge's FP8 SFT of Llama 3 70B on 32 H100 (docs/performance-summary-archive.md @067f987, 26.06 row:
   // GBS 32, MBS 1, seq 4096, TP 4, PP 4, VP 5, DP 2, 1,638 tokens/s per GPU). Its recipe (perf_recipes llama3 70B SFT,
@@ -175,12 +181,13 @@ void add_trained_cases(std::vector<Case>& c) {
                  "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.06, fine-tuning table)",
                  "megatron-core profile with grad_reduce bf16 (the recipe's grad_reduce_in_fp32=False); FP8 parameter "
                  "gather not modelled (weights counted at 16 bits + an FP8 copy)",
-                 true, preset("llama-3-70b"), t, l, kH100});
+                 true, preset("llama-3-70b"), t, l, cap.h100});
   }
 }
 
 // Long context (NeMo, Hugging Face Ulysses), torchtune, llm-foundry and LitGPT tables (runs and the out-of-memory rows beside them).
 void add_long_context_and_table_cases(std::vector<Case>& c) {
+  const Capacities cap;
   // Long context. NVIDIA's NeMo long-sequence page (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md
   // @19fadb6, "LLAMA3-8B (FP8) - B200", NeMo 25.04): at 1024K tokens "even with full activation recomputation it is
   // impossible to run the LLAMA3-8B model ... without CP due to the GPU memory constraints", TP being capped at 8 by
@@ -195,7 +202,7 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
     c.push_back({"NeMo Llama 3 8B FP8, seq 1,048,576 without CP, TP 8 x DP 4, full recompute, B200: out of memory",
                  "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @19fadb6 (LLAMA3-8B FP8 B200, note 1)",
                  "megatron-core profile, distributed optimizer, sequence parallel; the published run needed CP 16",
-                 false, preset("llama-3-8b"), t, l, kB200,
+                 false, preset("llama-3-8b"), t, l, cap.b200,
                  "answered tight (may run out of memory), not no_fit: the estimate counts the stored activations, "
                  "the 1M-token logits and loss and the sequence-parallel gathers (about 162 GiB of 179); the fused "
                  "attention and Transformer Engine workspaces at 1M tokens are not modelled"});
@@ -215,22 +222,22 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
     const char* src = "huggingface/blog ulysses-sp.md @01d33d5 (Qwen3-4B, SP 4 on 4x H100 80GB)";
     const char* note = "hf-trainer profile, DeepSpeed Ulysses SP 4, ZeRO-3 + CPU optimizer offload, full recompute";
     c.push_back({"HF Ulysses Qwen3-4B SFT, seq 131,072, SP 4, ZeRO-3 + optimizer offload, 4x H100: out of memory", src,
-                 note, false, preset("qwen3-4b"), t, l, kH100,
+                 note, false, preset("qwen3-4b"), t, l, cap.h100,
                  "answered tight (may run out of memory), not no_fit: about 78 GiB expected of 79.6, where the blog "
                  "reports ~81 needed; DeepSpeed's ZeRO-3 prefetch and Ulysses all-to-all buffers are not modelled"});
     t.seq_len = 98304;
     c.push_back({"HF Ulysses Qwen3-4B SFT, seq 98,304, SP 4, ZeRO-3 + optimizer offload, 4x H100 (66.0 GB peak)", src,
-                 note, true, preset("qwen3-4b"), t, l, kH100});
+                 note, true, preset("qwen3-4b"), t, l, cap.h100});
   }
   // torchtune docs, "Memory optimization overview" (Llama 3.2 3B full fine-tune, batch 2, seq 4096 packed, 1x A100).
   {
     const char* src = "pytorch/torchtune docs/source/tutorials/memory_optimizations.rst (Llama 3.2 3B table)";
     c.push_back({"torchtune Llama 3.2 3B full, batch 2, seq 4096 packed, 1x A100 80GB (60.0 GiB peak active)", src,
                  "pure bf16 (torchtune dtype bf16), torch AdamW, no activation checkpointing", true,
-                 preset("llama-3.2-3b"), full(Precision::bf16, 4096), layout(2, 1, Recompute::none), kA100_80});
+                 preset("llama-3.2-3b"), full(Precision::bf16, 4096), layout(2, 1, Recompute::none), cap.a100_80});
     c.push_back({"torchtune Llama 3.2 3B full + activation checkpointing, batch 2, seq 4096, 1x A100 80GB (24.9 GiB)",
                  src, "pure bf16, torch AdamW", true, preset("llama-3.2-3b"), full(Precision::bf16, 4096),
-                 layout(2, 1, Recompute::full), kA100_80});
+                 layout(2, 1, Recompute::full), cap.a100_80});
   }
   // llm-foundry scripts/train/benchmarking/README.md throughput tables: FSDP FULL_SHARD over every GPU,
   // micro-batch, global batch and activation checkpointing per row; amp_bf16 (H100, A100 80GB) or pure bf16
@@ -247,15 +254,15 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
       bool pure;
       double cap;
     } rows[] = {
-        {"MPT-7B, 8x H100, micro-batch 6, seq 2048, no checkpointing", mpt("MPT-7B", 4096, 32, 32), 2048, 6, 1, false, 8, false, kH100},
-        {"MPT-13B, 8x H100, micro-batch 2, seq 2048, no checkpointing", mpt("MPT-13B", 5120, 40, 40), 2048, 2, 1, false, 8, false, kH100},
-        {"MPT-30B, 8x H100, micro-batch 3, seq 2048, checkpointing", mpt("MPT-30B", 7168, 48, 64), 2048, 3, 21, true, 8, false, kH100},
-        {"MPT-70B, 32x H100, micro-batch 2, seq 2048, checkpointing", mpt("MPT-70B", 8192, 80, 64), 2048, 2, 16, true, 32, false, kH100},
-        {"MPT-7B, 8x H100, micro-batch 1, seq 65536, checkpointing", mpt("MPT-7B", 4096, 32, 32), 65536, 1, 2, true, 8, false, kH100},
-        {"MPT-7B, 8x A100 80GB, micro-batch 6, seq 2048, no checkpointing", mpt("MPT-7B", 4096, 32, 32), 2048, 6, 2, false, 8, false, kA100_80},
-        {"MPT-13B, 8x A100 40GB, micro-batch 4, seq 2048, checkpointing, pure bf16", mpt("MPT-13B", 5120, 40, 40), 2048, 4, 16, true, 8, true, kA100_40},
-        {"MPT-7B, 8x A100 40GB, micro-batch 12, seq 2048, checkpointing, pure bf16", mpt("MPT-7B", 4096, 32, 32), 2048, 12, 4, true, 8, true, kA100_40},
-        {"MPT-3B, 8x A100 40GB, micro-batch 1, seq 8192, no checkpointing, pure bf16", mpt("MPT-3B", 2560, 32, 20), 8192, 1, 8, false, 8, true, kA100_40},
+        {"MPT-7B, 8x H100, micro-batch 6, seq 2048, no checkpointing", mpt("MPT-7B", 4096, 32, 32), 2048, 6, 1, false, 8, false, cap.h100},
+        {"MPT-13B, 8x H100, micro-batch 2, seq 2048, no checkpointing", mpt("MPT-13B", 5120, 40, 40), 2048, 2, 1, false, 8, false, cap.h100},
+        {"MPT-30B, 8x H100, micro-batch 3, seq 2048, checkpointing", mpt("MPT-30B", 7168, 48, 64), 2048, 3, 21, true, 8, false, cap.h100},
+        {"MPT-70B, 32x H100, micro-batch 2, seq 2048, checkpointing", mpt("MPT-70B", 8192, 80, 64), 2048, 2, 16, true, 32, false, cap.h100},
+        {"MPT-7B, 8x H100, micro-batch 1, seq 65536, checkpointing", mpt("MPT-7B", 4096, 32, 32), 65536, 1, 2, true, 8, false, cap.h100},
+        {"MPT-7B, 8x A100 80GB, micro-batch 6, seq 2048, no checkpointing", mpt("MPT-7B", 4096, 32, 32), 2048, 6, 2, false, 8, false, cap.a100_80},
+        {"MPT-13B, 8x A100 40GB, micro-batch 4, seq 2048, checkpointing, pure bf16", mpt("MPT-13B", 5120, 40, 40), 2048, 4, 16, true, 8, true, cap.a100_40},
+        {"MPT-7B, 8x A100 40GB, micro-batch 12, seq 2048, checkpointing, pure bf16", mpt("MPT-7B", 4096, 32, 32), 2048, 12, 4, true, 8, true, cap.a100_40},
+        {"MPT-3B, 8x A100 40GB, micro-batch 1, seq 8192, no checkpointing, pure bf16", mpt("MPT-3B", 2560, 32, 20), 8192, 1, 8, false, 8, true, cap.a100_40},
     };
     for (const M& r : rows) {
       // At 64k tokens per micro-batch the logits dominate: llm-foundry's fused cross-entropy (flash-attn's
@@ -275,25 +282,26 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
     const char* src = "Lightning-AI/litgpt tutorials/resource-tables.md (2023-10-20), Max GPU RAM";
     const char* note = "LitGPT's fused qkv, no activation checkpointing";
     c.push_back({"LitGPT Llama 2 7B LoRA, micro-batch 1, 1x A100 40GB (21.30 GB)", src, note, true,
-                 preset("llama-2-7b"), lg, layout(1, 128, Recompute::none), kA100_40});
+                 preset("llama-2-7b"), lg, layout(1, 128, Recompute::none), cap.a100_40});
     c.push_back({"LitGPT Llama 2 7B LoRA, micro-batch 2, 1x A100 40GB (29.07 GB)", src, note, true,
-                 preset("llama-2-7b"), lg, layout(2, 64, Recompute::none), kA100_40});
+                 preset("llama-2-7b"), lg, layout(2, 64, Recompute::none), cap.a100_40});
     c.push_back({"LitGPT Llama 2 13B LoRA, micro-batch 1, 1x A100 40GB (38.12 GB)", src, note, true,
-                 preset("llama-2-13b"), lg, layout(1, 128, Recompute::none), kA100_40});
+                 preset("llama-2-13b"), lg, layout(1, 128, Recompute::none), cap.a100_40});
     TrainConfig q = lg;
     q.method = Method::qlora;
     c.push_back({"LitGPT Llama 2 13B QLoRA bnb.nf4-dq, micro-batch 1, 1x A100 40GB (22.55 GB)", src, note, true,
-                 preset("llama-2-13b"), q, layout(1, 128, Recompute::none), kA100_40});
+                 preset("llama-2-13b"), q, layout(1, 128, Recompute::none), cap.a100_40});
     // ---- Out-of-memory reports.
     c.push_back({"LitGPT Llama 2 7B LoRA, micro-batch 4, 1x A100 40GB: OOM", src, note, false, preset("llama-2-7b"), lg,
-                 layout(4, 32, Recompute::none), kA100_40});
+                 layout(4, 32, Recompute::none), cap.a100_40});
     c.push_back({"LitGPT Llama 2 13B LoRA, micro-batch 2, 1x A100 40GB: OOM", src, note, false, preset("llama-2-13b"),
-                 lg, layout(2, 64, Recompute::none), kA100_40});
+                 lg, layout(2, 64, Recompute::none), cap.a100_40});
   }
 }
 
 // Out-of-memory reports from users' issues.
 void add_oom_reports(std::vector<Case>& c) {
+  const Capacities cap;
   const auto all = {"q", "k", "v", "o", "gate", "up", "down"};
   // Stanford Alpaca train.py (HF Trainer, --bf16/--fp16 True = autocast with fp32 parameters, AdamW, FSDP
   // "full_shard auto_wrap", model_max_length 512).
@@ -301,27 +309,27 @@ void add_oom_reports(std::vector<Case>& c) {
                "github.com/tatsu-lab/stanford_alpaca issue reports (reality_set.json: alpaca-7b-full-fsdp-4x3090)",
                "fp32 parameters, gradients and Adam states sharded over 4 GPUs: 28 GB per GPU before activations", false,
                preset("llama-2-7b"), full(Precision::bf16_mixed, 512, true), layout(1, 1, Recompute::none, 4, 3),
-               kRtx3090});
+               cap.rtx3090});
   c.push_back({"Stanford Alpaca LLaMA 13B full, FSDP full shard, 2x A100 80GB, fp16 autocast, batch 1, seq 512: OOM",
                "github.com/tatsu-lab/stanford_alpaca issue: \"Tried to allocate 606.00 MiB (GPU 1; 79.18 GiB total "
                "capacity ...)\" (reality_set.json: alpaca-13b-full-fsdp-2xa100-80)",
                "gradient accumulation 8", false, preset("llama-2-13b"), full(Precision::fp16_mixed, 512, true),
-               layout(1, 8, Recompute::none, 2, 3), kA100_80});
+               layout(1, 8, Recompute::none, 2, 3), cap.a100_80});
   c.push_back({"LLaMA 7B full fine-tune on 1x A100 80GB, fp16 autocast with GradScaler, batch 1, seq 512: OOM",
                "code-alpaca issue traceback 'self.scaler.scale(loss).backward()' (reality_set.json: alpaca-7b-full-1xa100-80)",
                "batch and sequence not stated: the smallest (1 x 512) assumed", false, preset("llama-2-7b"),
-               full(Precision::fp16_mixed, 512, true), layout(1, 1, Recompute::none), kA100_80});
+               full(Precision::fp16_mixed, 512, true), layout(1, 1, Recompute::none), cap.a100_80});
   c.push_back({"Mistral 7B full fine-tune on 1x RTX 3090 24 GB, bf16, batch 1, seq 512: OOM",
                "abacaj/fine-tune-mistral issue: \"Tried to allocate 732.00 MiB (GPU 0; 24.00 GiB total capacity)\" "
                "(reality_set.json: abacaj-mistral7b-full-1x3090)",
                "script defaults not restated: the smallest batch and sequence assumed", false,
-               preset("mistral-7b-v0.1"), full(Precision::bf16_mixed, 512), layout(1, 1, Recompute::full), kRtx3090});
+               preset("mistral-7b-v0.1"), full(Precision::bf16_mixed, 512), layout(1, 1, Recompute::full), cap.rtx3090});
   {
     TrainConfig t = lora(8, all, Precision::bf16, 1024);
     c.push_back({"LongLoRA Llama 2 70B LoRA SFT, DeepSpeed ZeRO-2 on 8x A100 80GB: OOM",
                  "dvlab-research/LongLoRA issue (reality_set.json: longlora-70b-sft-zero2)",
                  "ZeRO-2 keeps the 140 GB of bf16 base weights on every GPU; sequence not restated: 1024 assumed",
-                 false, preset("llama-2-70b"), t, layout(1, 1, Recompute::full, 8, 2), kA100_80});
+                 false, preset("llama-2-70b"), t, layout(1, 1, Recompute::full, 8, 2), cap.a100_80});
   }
 }
 

@@ -15,6 +15,7 @@
 #include "trainfit/estimate/planner.h"
 #include "trainfit/validation/reality.h"
 #include "trainfit/validation/validation.h"
+#include "validation/reference_gpus.h"
 
 namespace trainfit {
 namespace {
@@ -65,6 +66,10 @@ json validate_doc() {
                     {"pass", r.pass()}, {"note", note}});
     all_pass = all_pass && r.pass();
   }
+  // A reference GPU the bundled snapshot lacks would leave its rows without figures: refuse the report.
+  const std::vector<std::string> missing = reference_gpus_missing();
+  if (!missing.empty())
+    return error_doc(Error{"gpu", "reference GPU \"" + missing[0] + "\" is not in the bundled snapshot (data/inputs/gpus.json)"});
   return json{{"ok", true}, {"matched", all_pass}, {"rows", rows}};
 }
 
