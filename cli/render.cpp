@@ -1,4 +1,4 @@
-// trainfit CLI — tables from the facade's documents. One Table type, three renderings.
+// trainfit CLI — tables from the facade's documents, written by the core's one table writer (facade/table_text.h).
 #include "render.h"
 
 #include <algorithm>
@@ -15,71 +15,7 @@ namespace trainfit::cli {
 namespace {
 using json = nlohmann::json;
 
-struct Table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<bool> right;  // right-align numeric columns
-};
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
-std::string render_table(const Table& t, const std::string& format) {
-  std::string out;
-  const size_t n = t.head.size();
-  if (format == "csv") {
-    for (size_t i = 0; i < n; ++i) out += (i ? "," : "") + csv_cell(t.head[i]);
-    out += "\n";
-    for (const auto& r : t.rows) {
-      for (size_t i = 0; i < n; ++i) out += (i ? "," : "") + csv_cell(i < r.size() ? r[i] : "");
-      out += "\n";
-    }
-    return out;
-  }
-  if (format == "markdown") {
-    out += "|";
-    for (const auto& h : t.head) out += " " + md_cell(h) + " |";
-    out += "\n|";
-    for (size_t i = 0; i < n; ++i) out += (i < t.right.size() && t.right[i]) ? " ---: |" : " --- |";
-    out += "\n";
-    for (const auto& r : t.rows) {
-      out += "|";
-      for (size_t i = 0; i < n; ++i) out += " " + md_cell(i < r.size() ? r[i] : "") + " |";
-      out += "\n";
-    }
-    return out;
-  }
-  std::vector<size_t> w(n, 0);
-  for (size_t i = 0; i < n; ++i) w[i] = t.head[i].size();
-  for (const auto& r : t.rows)
-    for (size_t i = 0; i < n && i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  auto line = [&](const std::vector<std::string>& r) {
-    std::string l;
-    for (size_t i = 0; i < n; ++i) {
-      const std::string cell = i < r.size() ? r[i] : "";
-      const std::string pad(w[i] - std::min(w[i], cell.size()), ' ');
-      const bool right = i < t.right.size() && t.right[i];
-      l += (i ? "  " : "") + (right ? pad + cell : cell + (i + 1 < n ? pad : ""));
-    }
-    return l + "\n";
-  };
-  out += line(t.head);
-  std::vector<std::string> rule;
-  for (size_t i = 0; i < n; ++i) rule.push_back(std::string(w[i], '-'));
-  out += line(rule);
-  for (const auto& r : t.rows) out += line(r);
-  return out;
-}
+using Table = TextTable;  // facade/table_text.h: the one writer of CSV, Markdown and fixed-width tables
 
 std::string num(const json& v, const char* fmt = "%.6g") {
   if (!v.is_number()) return "-";
@@ -90,13 +26,6 @@ std::string num(const json& v, const char* fmt = "%.6g") {
     std::snprintf(b, sizeof b, "%.0f", d);
   else
     std::snprintf(b, sizeof b, fmt, d);
-  return b;
-}
-
-std::string gib(const json& v) {
-  if (!v.is_number()) return "-";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.2f", v.get<double>() / 1073741824.0);
   return b;
 }
 
@@ -128,91 +57,14 @@ Table estimate_table(const json& doc) {
   Table t{{"component", "GiB", "bytes"}, {}, {false, true, true}};
   const json& m = doc["memory"];
   // The components from the core's one table (memory.h kMemoryComponents), then the totals.
-  for (const MemoryComponent& c : kMemoryComponents) t.rows.push_back({c.label, gib(m[c.key]), num(m[c.key], "%.0f")});
+  for (const MemoryComponent& c : kMemoryComponents) t.rows.push_back({c.label, text_gib(m[c.key]), num(m[c.key], "%.0f")});
   static const std::pair<const char*, const char*> kTotals[] = {
       {"total (expected)", "total_bytes"},
       {"total (low)", "total_low_bytes"},
       {"total (high)", "total_high_bytes"},
       {"host RAM per node", "host_ram_per_node_bytes"},
   };
-  for (const auto& [label, key] : kTotals) t.rows.push_back({label, gib(m[key]), num(m[key], "%.0f")});
-  return t;
-}
-
-std::string hours(const json& v) {
-  if (!v.is_number()) return "-";
-  char b[64];
-  const double h = v.get<double>() / 3600.0;
-  std::snprintf(b, sizeof b, h < 10 ? "%.2f" : "%.1f", h);
-  return b;
-}
-
-std::string usd(const json& v) {
-  if (!v.is_number()) return "-";
-  char b[64];
-  const double d = v.get<double>();
-  std::snprintf(b, sizeof b, d < 100 ? "%.2f" : "%.0f", d);
-  return b;
-}
-
-// Data-quality flags as one-letter codes for the table and Markdown (legend under the table; CSV has the names).
-// Codes and meanings come from the core (snapshot.h, offer_flag_code), as in the UI's Flags column.
-std::string flag_cell(const json& flags, const std::string& format) {
-  std::string out;
-  for (const auto& f : flags) {
-    const std::string name = f.is_string() ? f.get<std::string>() : "";
-    const std::optional<OfferFlag> flag = parse_offer_flag(name);
-    out += format == "csv" ? (out.empty() ? "" : " ") + name : std::string(flag ? offer_flag_code(*flag) : "?");
-  }
-  return out;
-}
-
-// The legend of the flag codes that appear in `doc`'s rows (empty when none does).
-std::string flag_legend(const json& doc) {
-  std::string out;
-  for (OfferFlag flag : kAllOfferFlagBits) {
-    bool used = false;
-    for (const auto& r : doc["rows"])
-      for (const auto& f : r.value("flags", json::array())) used = used || (f.is_string() && f.get<std::string>() == offer_flag_name(flag));
-    if (used)
-      out += std::string(out.empty() ? "flags: " : "; ") + offer_flag_code(flag) + " " + offer_flag_name(flag) + " (" +
-             offer_flag_meaning(flag) + ")";
-  }
-  return out.empty() ? out : out + "\n";
-}
-
-Table rank_table(const json& doc, const std::string& format) {
-  const bool dev = doc.value("sort", "") == "dev_cycle";
-  Table t{{"#", "provider", "instance", "region", "option", "GPUs", "GiB/GPU", "plan", "hours", "total $", "$ low-high",
-           "$/h", "$/Mtok", "headroom", "fit", "pareto", "flags"},
-          {},
-          {true, false, false, false, false, false, true, false, true, true, true, true, true, true, false, false, false}};
-  if (dev) {
-    t.head.insert(t.head.begin() + 10, "dev-cycle $");
-    t.right.insert(t.right.begin() + 10, true);
-  }
-  int i = 0;
-  for (const auto& r : doc["rows"]) {
-    ++i;
-    const bool ranked = r.value("state", "") == "ranked";
-    std::string gpus = std::to_string(r.value("gpus_per_node", 0)) + "x " + r.value("gpu", "");
-    if (r.value("nodes", 1) > 1) gpus = std::to_string(r.value("nodes", 1)) + " nodes x " + gpus;
-    char head[32];
-    std::snprintf(head, sizeof head, "%.0f%%", r.value("headroom", 0.0) * 100);
-    // A marketplace row names both: the cloud that runs it and the marketplace that sells it.
-    std::string seller = r.value("provider", "");
-    if (r.contains("via")) seller += " via " + r.value("via", "");
-    std::vector<std::string> row{std::to_string(i), seller, r.value("name", r.value("instance_type", "")), r.value("region", ""),
-                      r.value("option", ""), gpus, gib(r["cuda_memory_bytes"]),
-                      ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
-                      hours(r.value("wall_s", json())), usd(r.value("total_usd", json())),
-                      ranked ? usd(r["total_low_usd"]) + "-" + usd(r["total_high_usd"]) : "-",
-                      usd(r["price_usd_per_h"]), usd(r.value("usd_per_mtok", json())), ranked ? head : "-",
-                      ranked ? r.value("verdict", "") : "-", r.value("pareto", false) ? "*" : "",
-                      flag_cell(r.value("flags", json::array()), format)};
-    if (dev) row.insert(row.begin() + 10, usd(r.value("dev_cycle_usd", json())));
-    t.rows.push_back(std::move(row));
-  }
+  for (const auto& [label, key] : kTotals) t.rows.push_back({label, text_gib(m[key]), num(m[key], "%.0f")});
   return t;
 }
 
@@ -281,16 +133,16 @@ std::string plan_text(const json& plan) {
   if (!plan.value("fits", false)) return plan.value("why_not", "") + "\n";
   const json& b = plan["best"];
   out += "plan: " + b.value("summary", "") + " (" + b.value("topology", "") + ")\n";
-  out += "training time: " + hours(plan["time_s"]) + " h (" + hours(plan["time_low_s"]) + " - " +
-         hours(plan["time_high_s"]) + " h), " + num(b["tokens_per_s"], "%.0f") + " tokens/s, MFU " +
+  out += "training time: " + text_hours_of_seconds(plan["time_s"]) + " h (" + text_hours_of_seconds(plan["time_low_s"]) + " - " +
+         text_hours_of_seconds(plan["time_high_s"]) + " h), " + num(b["tokens_per_s"], "%.0f") + " tokens/s, MFU " +
          num(b["mfu"], "%.3f") + "\n";
   const json& st = b["step"];
   out += "step: compute " + num(st["compute_s"], "%.3f") + " s, recompute " + num(st["recompute_s"], "%.3f") +
          " s, exposed comm " + num(st["exposed_comm_s"], "%.3f") + " s, bubble " + num(st["bubble_s"], "%.3f") +
          " s, optimizer " + num(st["optimizer_s"], "%.3f") + " s, offload " + num(st["offload_s"], "%.3f") +
          " s = " + num(st["total_s"], "%.3f") + " s\n";
-  out += "memory per GPU: " + gib(b["memory_bytes"]) + " GiB expected, " + gib(b["memory_high_bytes"]) +
-         " GiB high, limit " + gib(b["memory_limit_bytes"]) + " GiB: " + b.value("verdict", "") +
+  out += "memory per GPU: " + text_gib(b["memory_bytes"]) + " GiB expected, " + text_gib(b["memory_high_bytes"]) +
+         " GiB high, limit " + text_gib(b["memory_limit_bytes"]) + " GiB: " + b.value("verdict", "") +
          (b.value("verdict", "") == "tight" ? " (may run out of memory)" : "") + "\n";
   out += "precision: " + plan.value("precision", "") + "\n";
   for (const auto& r : plan["runners_up"]) out += "runner-up: " + r.value("summary", "") + ": " + r.value("why", "") + "\n";
@@ -305,40 +157,40 @@ std::string option_plan_text(const json& c) {
   const int nodes = p.value("nodes", 1);
   return "  plan on " + std::to_string(nodes) + (nodes == 1 ? " node: " : " nodes: ") + p.value("summary", "") + " (" +
          p.value("topology", "") + "), " + num(p["tokens_per_s"], "%.0f") + " tokens/s, MFU " + num(p["mfu"], "%.3f") +
-         ", " + gib(p["memory_high_bytes"]) + " GiB per GPU at the band's high end\n";
+         ", " + text_gib(p["memory_high_bytes"]) + " GiB per GPU at the band's high end\n";
 }
 
 std::string option_cost_text(const json& c) {
   const json& k = c["cost"];
   const json& tl = k["timeline"];
-  std::string out = "$" + usd(k["total_usd"]) + " total on " + std::to_string(c.value("nodes", 1)) + " node(s) at $" +
-                    usd(k["price_usd_per_h"]) + "/h; band $" + usd(k["low"]["total_usd"]) + " - $" +
-                    usd(k["high"]["total_usd"]) + "\n";
+  std::string out = "$" + text_usd(k["total_usd"]) + " total on " + std::to_string(c.value("nodes", 1)) + " node(s) at $" +
+                    text_usd(k["price_usd_per_h"]) + "/h; band $" + text_usd(k["low"]["total_usd"]) + " - $" +
+                    text_usd(k["high"]["total_usd"]) + "\n";
   out += option_plan_text(c);
-  out += "  wall " + hours(tl["wall_s"]) + " h = provision " + num(tl["provision_s"], "%.0f") + " s + staging " +
-         num(tl["staging_s"], "%.0f") + " s + train " + hours(tl["train_s"]) + " h + checkpoints " +
+  out += "  wall " + text_hours_of_seconds(tl["wall_s"]) + " h = provision " + num(tl["provision_s"], "%.0f") + " s + staging " +
+         num(tl["staging_s"], "%.0f") + " s + train " + text_hours_of_seconds(tl["train_s"]) + " h + checkpoints " +
          num(tl["checkpoint_s"], "%.0f") + " s + restarts " + num(tl["restart_s"], "%.0f") + " s + lost work " +
          num(tl["lost_work_s"], "%.0f") + " s\n";
   if (k.contains("booking")) {
     const json& b = k["booking"];
     out += "  booked " + num(json(b["booked_s"].get<double>() / 86400), "%.4g") + " days per instance in " +
-           num(b["bookings"], "%.0f") + " booking(s), paid whole; idle tail " + hours(b["idle_tail_s"]) + " h ($" +
-           usd(b["idle_tail_usd"]) + "); compute $" + usd(k["compute_usd"]) + ", storage $" + usd(k["storage_usd"]) +
-           ", egress $" + usd(k["egress_usd"]) + "\n";
+           num(b["bookings"], "%.0f") + " booking(s), paid whole; idle tail " + text_hours_of_seconds(b["idle_tail_s"]) + " h ($" +
+           text_usd(b["idle_tail_usd"]) + "); compute $" + text_usd(k["compute_usd"]) + ", storage $" + text_usd(k["storage_usd"]) +
+           ", egress $" + text_usd(k["egress_usd"]) + "\n";
   } else {
-    out += "  compute $" + usd(k["compute_usd"]) + ", rounding waste $" + usd(k["rounding_waste_usd"]) + " (increment " +
+    out += "  compute $" + text_usd(k["compute_usd"]) + ", rounding waste $" + text_usd(k["rounding_waste_usd"]) + " (increment " +
            num(k["billing_increment_s"], "%.0f") + " s, minimum " + num(k["billing_minimum_s"], "%.0f") + " s), storage $" +
-           usd(k["storage_usd"]) + ", egress $" + usd(k["egress_usd"]) + "\n";
+           text_usd(k["storage_usd"]) + ", egress $" + text_usd(k["egress_usd"]) + "\n";
   }
   if (k["break_even"].value("available", false))
     out += std::string("  spot ") + (k["break_even"].value("spot_pays_off", false) ? "pays off" : "does not pay off") +
-           " vs on-demand $" + usd(k["break_even"]["on_demand_total_usd"]) + " (break-even spot price $" +
-           usd(k["break_even"]["spot_price_usd_per_h"]) + "/h)\n";
+           " vs on-demand $" + text_usd(k["break_even"]["on_demand_total_usd"]) + " (break-even spot price $" +
+           text_usd(k["break_even"]["spot_price_usd_per_h"]) + "/h)\n";
   if (c.contains("dev_cycle") && c["dev_cycle"].contains("cost_usd")) {
     const json& d = c["dev_cycle"];
     out += "  dev cycle: " + num(d["runs"], "%.0f") + " runs of " + num(d["run_minutes"], "%.4g") + " min, $" +
-           usd(d["cost_usd"]) + " billed (" + num(d["billed_s_per_run"], "%.0f") + " s per run and node), $" +
-           usd(d["per_second_cost_usd"]) + " with per-second billing\n";
+           text_usd(d["cost_usd"]) + " billed (" + num(d["billed_s_per_run"], "%.0f") + " s per run and node), $" +
+           text_usd(d["per_second_cost_usd"]) + " with per-second billing\n";
   }
   return out;
 }
@@ -347,7 +199,7 @@ std::string option_cost_text(const json& c) {
 std::string cost_text(const json& doc) {
   std::string out;
   if (!doc.value("flags", json::array()).empty()) {
-    out += "flags: " + flag_cell(doc["flags"], "csv") + "\n";
+    out += "flags: " + text_flags(doc["flags"], "csv") + "\n";
   }
   if (doc.contains("access")) {
     const json& a = doc["access"];
@@ -367,7 +219,7 @@ std::string cost_text(const json& doc) {
     if (cmp["cheapest"].is_string()) out += "\ncheapest for this job: " + cmp["cheapest"].get<std::string>() + "\n";
     if (cmp.contains("reservation")) {
       const json& r = cmp["reservation"];
-      out += "reserved: " + r.value("name", "") + " at $" + usd(r["usd_per_h"]) + "/h per instance (prices of " +
+      out += "reserved: " + r.value("name", "") + " at $" + text_usd(r["usd_per_h"]) + "/h per instance (prices of " +
              r.value("captured", "") + ", " + r.value("source", "") + "): " + r.value("terms", "") + "\n";
       const json& v = r["vs_on_demand"];
       if (v.value("comparable", false) && v["wins_from_h"].is_number())
@@ -391,7 +243,7 @@ std::string cost_text(const json& doc) {
 }  // namespace
 
 std::string render(const std::string& verb, const json& doc, const std::string& format) {
-  if (verb == "models") return render_table(models_table(doc), format);
+  if (verb == "models") return render_text_table(models_table(doc), format);
   if (verb == "estimate") {
     std::string head;
     if (format == "table") {
@@ -399,7 +251,7 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
       head = doc["model"].value("name", "") + ": " + count(p["total"]) + " parameters (" + count(p["trainable"]) +
              " trainable)\n\n";
     }
-    std::string body = render_table(estimate_table(doc), format);
+    std::string body = render_text_table(estimate_table(doc), format);
     std::string notes;
     if (format == "table") {
       notes += "recompute: " + doc.value("recompute", "") + "; precision: " + doc.value("precision", "") +
@@ -434,11 +286,7 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     return head + body + notes;
   }
   if (verb == "rank") {
-    std::string out = render_table(rank_table(doc, format), format);
-    if (format == "markdown") {
-      const std::string legend = flag_legend(doc);
-      if (!legend.empty()) out += "\n" + legend;
-    }
+    std::string out = rank_rows_text(doc, format);
     if (format == "table") {
       out += flag_legend(doc) + rank_summary(doc);
       if (doc["counts"].value("ranked", 0) == 0) {
@@ -449,7 +297,7 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     }
     return out;
   }
-  if (verb == "validate") return render_table(validate_table(doc), format);
+  if (verb == "validate") return render_text_table(validate_table(doc), format);
   if (verb == "plan" || verb == "cost") {
     if (format != "table") return doc.dump(2) + "\n";
     std::string out = "offer " + doc.value("offer", "") + " (price captured " + doc.value("captured", "") + ")\n";
@@ -474,7 +322,7 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
       t.rows.push_back({"reserved memory per GPU (GiB)", num(m["measured_peak_GiB"], "%.2f"),
                         num(m["estimated_reserved_GiB"], "%.2f"), ""});
     std::string out = "offer " + doc.value("offer", "") + " (" + doc.value("gpu_name", "") + "), " +
-                      doc.value("plan", "") + "\n\n" + render_table(t, format);
+                      doc.value("plan", "") + "\n\n" + render_text_table(t, format);
     if (format == "table") {
       out += "\nfitted: efficiency factor " + num(doc["efficiency_scale"], "%.4f") + " (on every GPU's modelled efficiency)";
       if (m.is_object())

@@ -84,10 +84,6 @@ const Plan* App::Impl::row_plan(const RankRow& r) const {
   return &sh.plan.by_nodes[r.plan_index];
 }
 
-static const char* recompute_abbrev(Recompute r) {
-  return r == Recompute::none ? "no-rc" : r == Recompute::selective ? "sel-rc" : "full-rc";
-}
-
 void App::Impl::recompute() {
   if (seen_version == query_version) return;
   seen_version = query_version;
@@ -153,10 +149,7 @@ const RowText& App::Impl::row_texts(int i) const {
   std::snprintf(t.seller, sizeof t.seller, "%s", offer_seller_text(snapshot, o).c_str());
   std::snprintf(t.name, sizeof t.name, "%s", offer_display_name(snapshot, o).c_str());
   if (const Plan* p = row_plan(r)) {
-    const MemoryLayout& l = p->layout;
-    std::snprintf(t.plan, sizeof t.plan, "%dx%d TP%d PP%d DP%d Z%d %s mb%lld%s", p->nodes, p->gpus_per_node, l.tp, l.pp,
-                  l.dp, l.zero, recompute_abbrev(l.recompute), static_cast<long long>(l.micro_batch),
-                  l.offload_optimizer || l.offload_params ? " offload" : "");
+    std::snprintf(t.plan, sizeof t.plan, "%s", plan_summary(*p).c_str());
   } else {
     std::snprintf(t.plan, sizeof t.plan, "-");
   }

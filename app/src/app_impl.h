@@ -27,7 +27,7 @@ enum Col : int {
 struct RowText {
   char name[96] = "";  // offer_display_name: "8x RTX 6000 Ada Generation 48 GB, 80 vCPU, 480 GiB RAM" for a marketplace row
   char gpus[48] = "";  // "8 x H100 SXM" (empty until formatted: App::Impl::row_texts)
-  char plan[64] = "";  // "2x8 TP8 PP1 DP2 Z1 sel mb4"
+  char plan[192] = "";  // plan_summary: the same text as the CLI's plan column and the JSON documents
   char seller[64] = "";  // "massedcompute via shadeform" (a marketplace row), else the provider id
 };
 

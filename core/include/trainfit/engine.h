@@ -19,6 +19,7 @@
 #include "trainfit/estimate/planner.h"
 #include "trainfit/facade/api.h"
 #include "trainfit/facade/api_doc.h"
+#include "trainfit/facade/table_text.h"
 #include "trainfit/launch/calibrate.h"
 #include "trainfit/launch/recipe.h"
 #include "trainfit/market/billing.h"
