@@ -286,7 +286,7 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
     return head + body + notes;
   }
   if (verb == "rank") {
-    std::string out = rank_rows_text(doc, format);
+    std::string out = format == "table" ? table_fixed(rank_text_table(doc, format)) : rank_rows_text(doc, format);
     if (format == "table") {
       out += flag_legend(doc) + rank_summary(doc);
       if (doc["counts"].value("ranked", 0) == 0) {

@@ -279,24 +279,78 @@ void draw_results_table(App::Impl& s, float height) {
   ImGui::EndTable();
 }
 
-// The shown rows, in the table's order, as `trainfit rank --format csv | markdown` writes them (table_text.h: one
-// writer for every surface), from the rank document of the ranking on screen.
+// The shown rows, in the table's order, with the offer id and the reasons (the CLI's CSV and Markdown come from the
+// core's writer, facade/table_text.h, which costs the first-visit payload ~6 KB gzip: the page keeps this one).
 std::string results_text(const App::Impl& s, bool markdown) {
-  if (!s.rank) return "";
-  nlohmann::json doc = rank_document(s.query, s.snapshot, *s.rank);
-  // The document lists the shown rows in the core's order; map each ranking row to its document row.
-  std::vector<int> doc_row(s.rank->rows.size(), -1);
-  int k = 0;
-  for (size_t i = 0; i < s.rank->rows.size(); ++i)
-    if (s.query.filters.show_all || s.rank->rows[i].state == RowState::ranked) doc_row[i] = k++;
-  nlohmann::json& rows = doc["rows"];
-  nlohmann::json ordered = nlohmann::json::array();
-  for (int ri : s.view) {
-    const int d = doc_row[static_cast<size_t>(ri)];
-    if (d >= 0 && d < static_cast<int>(rows.size())) ordered.push_back(std::move(rows[static_cast<size_t>(d)]));
+  std::string out;
+  if (!s.rank) return out;
+  static const char* kHead[] = {"rank", "offer", "instance", "provider", "region", "pricing", "gpus", "vram_GiB",
+                                "nodes", "plan", "wall_h", "total_usd", "usd_per_h", "usd_per_mtok", "headroom",
+                                "state", "verdict", "flags", "why_not"};
+  const int n = sizeof kHead / sizeof kHead[0];
+  auto cell = [&](const std::string& v, bool last) {
+    if (markdown) {
+      std::string t = v;
+      for (char& c : t)
+        if (c == '|') c = '/';
+      out += t;
+      out += last ? " |\n" : " | ";
+    } else {
+      const bool quote = v.find_first_of(",\"\n") != std::string::npos;
+      if (quote) {
+        out += '"';
+        for (char c : v) {
+          if (c == '"') out += '"';
+          out += c;
+        }
+        out += '"';
+      } else {
+        out += v;
+      }
+      out += last ? "\n" : ",";
+    }
+  };
+  if (markdown) out += "| ";
+  for (int i = 0; i < n; ++i) cell(kHead[i], i == n - 1);
+  if (markdown) {
+    out += "|";
+    for (int i = 0; i < n; ++i) out += "---|";
+    out += "\n";
   }
-  rows = std::move(ordered);
-  return rank_rows_text(doc, markdown ? "markdown" : "csv");
+  char b[64];
+  auto numtxt = [&](double v) {
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return std::string(b);
+  };
+  for (size_t vi = 0; vi < s.view.size(); ++vi) {
+    const int ri = s.view[vi];
+    const RankRow& r = s.rank->rows[ri];
+    const Offer& o = s.snapshot.offers[r.offer];
+    const bool ranked = r.state == RowState::ranked;
+    if (markdown) out += "| ";
+    cell(std::to_string(vi + 1), false);
+    cell(o.id, false);
+    cell(s.row_texts(ri).name, false);
+    cell(s.row_texts(ri).seller, false);
+    cell(o.region, false);
+    cell(pricing_option_name(r.option), false);
+    cell(s.row_texts(ri).gpus, false);
+    cell(numtxt(gpu_capacity_bytes(s.snapshot.gpus[o.gpu]) / kGiB), false);
+    cell(std::to_string(r.nodes), false);
+    cell(s.row_texts(ri).plan, false);
+    cell(ranked ? numtxt(r.wall_s / 3600) : "", false);
+    cell(ranked ? numtxt(r.total_usd) : "", false);
+    cell(numtxt(r.price_usd_per_h), false);
+    cell(ranked ? numtxt(r.usd_per_mtok) : "", false);
+    cell(ranked ? numtxt(r.headroom) : "", false);
+    cell(row_state_name(r.state), false);
+    cell(ranked ? to_string(r.verdict) : (r.state == RowState::does_not_fit ? "no_fit" : ""), false);
+    std::string flags;
+    for (const std::string& f : offer_flag_names(o.flags)) flags += (flags.empty() ? "" : " ") + f;
+    cell(flags, false);
+    cell(r.why_not, true);
+  }
+  return out;
 }
 
 }  // namespace trainfit::app

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "facade/api_internal.h"
-#include "trainfit/facade/api_doc.h"
 #include "trainfit/estimate/memory.h"
 #include "trainfit/estimate/planner.h"
 #include "trainfit/market/billing.h"
@@ -131,16 +130,6 @@ json access_doc(const AccessFact& a) {
 json rank_doc(const Query& q, const Snapshot& s) {
   Result<RankResult> r = rank_offers(q, s);
   if (!r) return error_doc(r.error());
-  return rank_document(q, s, *r);
-}
-
-}  // namespace trainfit::api_detail
-
-namespace trainfit {
-
-nlohmann::json rank_document(const Query& q, const Snapshot& s, const RankResult& ranked) {
-  using namespace api_detail;
-  const RankResult* r = &ranked;
   json rows = json::array();
   int shown = 0;
   // A calibrated query (calibrate.h) re-ranks every offer with the fitted efficiency factor; rows say from which
@@ -181,4 +170,4 @@ nlohmann::json rank_document(const Query& q, const Snapshot& s, const RankResult
               {"rows", rows}};
 }
 
-}  // namespace trainfit
+}  // namespace trainfit::api_detail

@@ -11,6 +11,31 @@ namespace trainfit {
 namespace {
 using json = nlohmann::json;
 
+// A document's member, read without json::value's templates (one instantiation per call site and type, several KB
+// of the web module for a table of rows): the member or null, a string or "", a number or the default.
+const json& field(const json& o, const char* key) {
+  static const json null_value;
+  if (!o.is_object()) return null_value;
+  const auto it = o.find(key);
+  return it != o.end() ? *it : null_value;
+}
+std::string str(const json& o, const char* key) {
+  const json& v = field(o, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+double number(const json& o, const char* key, double dflt) {
+  const json& v = field(o, key);
+  return v.is_number() ? v.get<double>() : dflt;
+}
+long long integer(const json& o, const char* key, long long dflt) {
+  const json& v = field(o, key);
+  return v.is_number() ? v.get<long long>() : dflt;
+}
+bool flag(const json& o, const char* key) {
+  const json& v = field(o, key);
+  return v.is_boolean() && v.get<bool>();
+}
+
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -125,8 +150,8 @@ std::string flag_legend(const json& doc) {
   std::string out;
   for (OfferFlag flag : kAllOfferFlagBits) {
     bool used = false;
-    for (const auto& r : doc["rows"])
-      for (const auto& f : r.value("flags", json::array())) used = used || (f.is_string() && f.get<std::string>() == offer_flag_name(flag));
+    for (const auto& r : field(doc, "rows"))
+      for (const auto& f : field(r, "flags")) used = used || (f.is_string() && f.get<std::string>() == offer_flag_name(flag));
     if (used)
       out += std::string(out.empty() ? "flags: " : "; ") + offer_flag_code(flag) + " " + offer_flag_name(flag) + " (" +
              offer_flag_meaning(flag) + ")";
@@ -135,7 +160,7 @@ std::string flag_legend(const json& doc) {
 }
 
 TextTable rank_text_table(const json& doc, std::string_view format) {
-  const bool dev = doc.value("sort", "") == "dev_cycle";
+  const bool dev = str(doc, "sort") == "dev_cycle";
   TextTable t{{"#", "provider", "instance", "region", "option", "GPUs", "GiB/GPU", "plan", "hours", "total $", "$ low-high",
            "$/h", "$/Mtok", "headroom", "fit", "pareto", "flags"},
           {},
@@ -150,37 +175,35 @@ TextTable rank_text_table(const json& doc, std::string_view format) {
     t.right.push_back(false);
   }
   int i = 0;
-  for (const auto& r : doc["rows"]) {
+  for (const auto& r : field(doc, "rows")) {
     ++i;
-    const bool ranked = r.value("state", "") == "ranked";
-    std::string gpus = std::to_string(r.value("gpus_per_node", 0)) + "x " + r.value("gpu", "");
-    if (r.value("nodes", 1) > 1) gpus = std::to_string(r.value("nodes", 1)) + " nodes x " + gpus;
+    const bool ranked = str(r, "state") == "ranked";
+    std::string gpus = std::to_string(integer(r, "gpus_per_node", 0)) + "x " + str(r, "gpu");
+    if (integer(r, "nodes", 1) > 1) gpus = std::to_string(integer(r, "nodes", 1)) + " nodes x " + gpus;
     char head[32];
-    std::snprintf(head, sizeof head, "%.0f%%", r.value("headroom", 0.0) * 100);
+    std::snprintf(head, sizeof head, "%.0f%%", number(r, "headroom", 0.0) * 100);
     // A marketplace row names both: the cloud that runs it and the marketplace that sells it.
-    std::string seller = r.value("provider", "");
-    if (r.contains("via")) seller += " via " + r.value("via", "");
-    std::vector<std::string> row{std::to_string(i), seller, r.value("name", r.value("instance_type", "")), r.value("region", ""),
-                      r.value("option", ""), gpus, text_gib(r["cuda_memory_bytes"]),
-                      ranked ? r.value("plan", "") : r.value("state", "") + ": " + r.value("why_not", ""),
-                      text_hours_of_seconds(r.value("wall_s", json())), text_usd(r.value("total_usd", json())),
-                      ranked ? text_usd(r["total_low_usd"]) + "-" + text_usd(r["total_high_usd"]) : "-",
-                      text_usd(r["price_usd_per_h"]), text_usd(r.value("usd_per_mtok", json())), ranked ? head : "-",
-                      ranked ? r.value("verdict", "") : "-", r.value("pareto", false) ? "*" : "",
-                      text_flags(r.value("flags", json::array()), format)};
-    if (dev) row.insert(row.begin() + 10, text_usd(r.value("dev_cycle_usd", json())));
-    if (csv) row.push_back(r.value("offer", ""));
+    std::string seller = str(r, "provider");
+    if (r.contains("via")) seller += " via " + str(r, "via");
+    std::vector<std::string> row{std::to_string(i), seller, field(r, "name").is_string() ? str(r, "name") : str(r, "instance_type"),
+                      str(r, "region"), str(r, "option"), gpus, text_gib(field(r, "cuda_memory_bytes")),
+                      ranked ? str(r, "plan") : str(r, "state") + ": " + str(r, "why_not"),
+                      text_hours_of_seconds(field(r, "wall_s")), text_usd(field(r, "total_usd")),
+                      ranked ? text_usd(field(r, "total_low_usd")) + "-" + text_usd(field(r, "total_high_usd")) : "-",
+                      text_usd(field(r, "price_usd_per_h")), text_usd(field(r, "usd_per_mtok")), ranked ? head : "-",
+                      ranked ? str(r, "verdict") : "-", flag(r, "pareto") ? "*" : "", text_flags(field(r, "flags"), format)};
+    if (dev) row.insert(row.begin() + 10, text_usd(field(r, "dev_cycle_usd")));
+    if (csv) row.push_back(str(r, "offer"));
     t.rows.push_back(std::move(row));
   }
   return t;
 }
 
 std::string rank_rows_text(const json& doc, std::string_view format) {
-  std::string out = render_text_table(rank_text_table(doc, format), format);
-  if (format == "markdown") {
-    const std::string legend = flag_legend(doc);
-    if (!legend.empty()) out += "\n" + legend;
-  }
+  if (format != "markdown") return table_csv(rank_text_table(doc, "csv"));
+  std::string out = table_markdown(rank_text_table(doc, format));
+  const std::string legend = flag_legend(doc);
+  if (!legend.empty()) out += "\n" + legend;
   return out;
 }
 

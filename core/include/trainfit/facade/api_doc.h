@@ -5,16 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "trainfit/market/rank.h"
-#include "trainfit/query/query.h"
 #include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
 
 nlohmann::json api_call_doc(std::string_view verb, std::string_view query_json, const Snapshot* snapshot);
-
-// The `rank` verb's document for a ranking already made (rank_offers(q, s)): the UI's table copies its shown rows
-// through it (table_text.h), so they read as `trainfit rank` prints them.
-nlohmann::json rank_document(const Query& q, const Snapshot& s, const RankResult& r);
 
 }  // namespace trainfit

@@ -1,6 +1,6 @@
-// trainfit core — documents as text tables. One writer for the ranked rows: what `trainfit rank --format csv |
-// markdown | table` prints and what the UI's "Copy CSV" / "Copy Markdown" put on the clipboard are the same columns
-// with the same cells, from the same rank document (api_doc.h rank_document).
+// trainfit core — documents as text tables: CSV, Markdown and fixed width, and the ranked rows' one writer (what
+// `trainfit rank --format csv | markdown | table` prints). The page's copy buttons keep a writer of their own (app/
+// src/ui_results.cpp): linking this one into the web module costs the first-visit payload ~6 KB gzip.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -36,7 +36,8 @@ std::string flag_legend(const nlohmann::json& rank_doc);
 // The rank document's rows, in the document's order, as every surface writes them. CSV adds the offer id (what
 // `trainfit plan / cost / recipe --offer` take) as its last column.
 TextTable rank_text_table(const nlohmann::json& rank_doc, std::string_view format);
-// rank_text_table rendered, Markdown followed by its flag legend: exactly the CLI's --format csv / markdown output.
+// rank_text_table as CSV ("markdown": Markdown followed by its flag legend): exactly the CLI's --format csv /
+// markdown output. (The fixed-width table, with its summary lines, is the CLI's own: render_text_table.)
 std::string rank_rows_text(const nlohmann::json& rank_doc, std::string_view format);
 
 }  // namespace trainfit
