@@ -127,9 +127,9 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (!in.providers.empty()) doc["filters"]["providers"] = in.providers;
   if (in.must_fit) doc["filters"]["must_fit"] = true;
   const char* pricing_key = in.target_pricing ? "target" : "filters";
-  if (in.spot_only) doc[pricing_key]["pricing"] = "spot";
-  if (in.on_demand_only) doc[pricing_key]["pricing"] = "on-demand";
-  if (in.reserved_only) doc[pricing_key]["pricing"] = "reserved";
+  if (in.spot_only) doc[pricing_key]["pricing"] = trainfit::to_string(trainfit::PricingFilter::spot);
+  if (in.on_demand_only) doc[pricing_key]["pricing"] = trainfit::to_string(trainfit::PricingFilter::on_demand);
+  if (in.reserved_only) doc[pricing_key]["pricing"] = trainfit::to_string(trainfit::PricingFilter::reserved);
   if (in.show_doubtful) doc["filters"]["show_doubtful"] = true;
   if (in.launchable) doc["filters"]["launchable"] = true;
   if (in.dev_runs >= 0) doc["cost"]["dev_runs"] = in.dev_runs;

@@ -2,6 +2,8 @@
 // at its default is what the framework does not restrict.
 #include "trainfit/catalog/framework.h"
 
+#include "trainfit/catalog/names.h"
+
 #include <algorithm>
 
 namespace trainfit {
@@ -43,7 +45,7 @@ FrameworkProfile make_generic() {
 FrameworkProfile make_hf_trainer() {
   FrameworkProfile p;
   p.id = Framework::hf_trainer;
-  p.name = "hf-trainer";
+  p.name = to_string(Framework::hf_trainer);
   p.title = "Hugging Face Transformers Trainer / accelerate, with DeepSpeed ZeRO or FSDP";
   p.source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides";
   p.full = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
@@ -69,7 +71,7 @@ FrameworkProfile make_hf_trainer() {
 FrameworkProfile make_torchtune() {
   FrameworkProfile p;
   p.id = Framework::torchtune;
-  p.name = "torchtune";
+  p.name = to_string(Framework::torchtune);
   p.title = "torchtune (single-device or FSDP2 recipes)";
   p.source = "github.com/pytorch/torchtune recipes/ (full_finetune_*, lora_finetune_*; *_distributed use FSDP2)";
   p.full = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (full_finetune_distributed)",
@@ -89,7 +91,7 @@ FrameworkProfile make_torchtune() {
 FrameworkProfile make_litgpt() {
   FrameworkProfile p;
   p.id = Framework::litgpt;
-  p.name = "litgpt";
+  p.name = to_string(Framework::litgpt);
   p.title = "LitGPT (Lightning Fabric: one GPU, DDP or FSDP)";
   p.source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)";
   p.full = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/full.py (FSDPStrategy)");
@@ -104,7 +106,7 @@ FrameworkProfile make_litgpt() {
 FrameworkProfile make_megatron_core() {
   FrameworkProfile p;
   p.id = Framework::megatron_core;
-  p.name = "megatron-core";
+  p.name = to_string(Framework::megatron_core);
   p.title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)";
   p.source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)";
   MethodSupport full;
@@ -177,7 +179,7 @@ FrameworkProfile make_megatron_core() {
 FrameworkProfile make_nanotron() {
   FrameworkProfile p;
   p.id = Framework::nanotron;
-  p.name = "nanotron";
+  p.name = to_string(Framework::nanotron);
   p.title = "nanotron (3D parallel pre-training)";
   p.source = "github.com/huggingface/nanotron examples/config_*.yaml";
   MethodSupport full;
@@ -199,7 +201,7 @@ FrameworkProfile make_nanotron() {
 FrameworkProfile make_torchtitan() {
   FrameworkProfile p;
   p.id = Framework::torchtitan;
-  p.name = "torchtitan";
+  p.name = to_string(Framework::torchtitan);
   p.title = "torchtitan (FSDP2, TP, PP, CP pre-training)";
   // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
   // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).

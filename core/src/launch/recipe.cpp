@@ -12,6 +12,7 @@
 
 #include "launch/recipe_internal.h"
 #include "market/offer_plan.h"
+#include "trainfit/estimate/perf.h"
 #include "trainfit/market/rank.h"
 
 namespace trainfit::recipe_detail {
@@ -88,14 +89,18 @@ constexpr double kSkyPilotDefaultDiskGB = 256;
 
 // ---- choosing the row and its numbers ---------------------------------------------------------------------------
 
-std::string resolve_precision(const Query& q, const GpuSpec& g) {
-  const std::string p = to_string(q.train.precision);
-  if (p == "bf16-mixed" || p == "bf16") return "bf16";
-  if (p == "fp16-mixed") return "fp16";
-  if (p == "fp8-mixed") return "fp8";
-  if (p == "fp32") return "fp32";
-  // "auto": bf16-mixed where the GPU has BF16 tensor throughput, else fp16-mixed.
-  return g.tflops_bf16 > 0 ? "bf16" : "fp16";
+// The launchers' dtype for the job's precision, as the estimate resolves it (perf.h resolve_precision: "auto" is
+// bf16-mixed where the GPU has BF16 tensor throughput, else fp16-mixed).
+const char* recipe_dtype(const Query& q, const GpuSpec& g) {
+  switch (resolve_precision(q.train.precision, g)) {
+    case Precision::fp16_mixed: return "fp16";
+    case Precision::fp8_mixed: return "fp8";
+    case Precision::fp32: return "fp32";
+    case Precision::automatic:  // resolved above
+    case Precision::bf16_mixed:
+    case Precision::bf16: break;
+  }
+  return "bf16";
 }
 
 // The offer's own fields, the processes per node and SkyPilot's accelerator name.
@@ -124,7 +129,7 @@ void fill_offer(Recipe& r, const Offer& o, const GpuSpec& g, const Provider& pr,
 // The precision and the engine the launchers run.
 void choose_engine(Recipe& r, const Query& q, const GpuSpec& g) {
   const MemoryLayout& l = r.plan.layout;
-  r.precision = resolve_precision(q, g);
+  r.precision = recipe_dtype(q, g);
   // The query's framework (framework.h) decides where it can: Megatron-Core runs the Megatron arguments even for
   // a data-parallel plan; otherwise model parallelism needs them and data parallelism + ZeRO runs as HF Trainer.
   const Framework fw = q.train.framework;

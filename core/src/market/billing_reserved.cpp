@@ -7,16 +7,13 @@
 #include <cstdio>
 #include <string>
 
+#include "trainfit/market/rank.h"  // pricing_filter_of
+#include "trainfit/query/query.h"  // to_string(PricingFilter)
+
 namespace trainfit {
 
-const char* pricing_option_name(PricingOption o) {
-  switch (o) {
-    case PricingOption::on_demand: return "on-demand";
-    case PricingOption::spot: return "spot";
-    case PricingOption::reserved: return "reserved";
-  }
-  return "?";
-}
+// The query's filter of the same name spells it (query.h: the names' one table).
+const char* pricing_option_name(PricingOption o) { return to_string(pricing_filter_of(o)); }
 
 double booked_term_s(double run_s, const std::vector<TermStep>& terms, double* bookings) {
   if (bookings) *bookings = 0;

@@ -79,15 +79,7 @@ Query default_query() {
   return q;
 }
 
-const char* to_string(Method m) { return enum_name(kMethods, m); }
-const char* to_string(Precision p) { return enum_name(kPrecisions, p); }
-const char* to_string(Framework f) { return enum_name(kFrameworks, f); }
-const char* to_string(Optimizer o) { return enum_name(kOptimizers, o); }
-const char* to_string(Recompute r) { return enum_name(kRecomputes, r); }
-const char* to_string(CpScheme s) { return enum_name(kCpSchemes, s); }
-const char* to_string(Attention a) { return enum_name(kAttentions, a); }
-const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
 const char* to_string(SortKey k) { return enum_name(kSortKeys, k); }
-const char* to_string(Arch a) { return enum_name(kArchs, a); }
+const char* to_string(PricingFilter f) { return enum_name(kPricings, f); }
 
 }  // namespace trainfit

@@ -17,39 +17,10 @@ namespace trainfit::query_detail {
 using json = nlohmann::json;
 
 // ---- enum names ----
-// The same strings are used in JSON, hashes, CLI flags and UI combos.
-template <class E>
-struct EnumName {
-  E value;
-  const char* name;
-};
-inline constexpr EnumName<Method> kMethods[] = {{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}};
-inline constexpr EnumName<Precision> kPrecisions[] = {{Precision::fp32, "fp32"},
-                                               {Precision::bf16_mixed, "bf16-mixed"},
-                                               {Precision::fp16_mixed, "fp16-mixed"},
-                                               {Precision::bf16, "bf16"},
-                                               {Precision::fp8_mixed, "fp8-mixed"},
-                                               {Precision::automatic, "auto"}};
-inline constexpr EnumName<Optimizer> kOptimizers[] = {{Optimizer::adamw, "adamw"},         {Optimizer::adamw_8bit, "adamw-8bit"},
-                                               {Optimizer::sgd, "sgd"},             {Optimizer::sgd_momentum, "sgd-momentum"},
-                                               {Optimizer::adafactor, "adafactor"}, {Optimizer::lion, "lion"}};
-inline constexpr EnumName<Recompute> kRecomputes[] = {{Recompute::none, "none"},
-                                               {Recompute::selective, "selective"},
-                                               {Recompute::full, "full"},
-                                               {Recompute::automatic, "auto"}};
-inline constexpr EnumName<Attention> kAttentions[] = {{Attention::flash, "flash"}, {Attention::eager, "eager"}};
-inline constexpr EnumName<CpScheme> kCpSchemes[] = {
-    {CpScheme::automatic, "auto"}, {CpScheme::ring, "ring"}, {CpScheme::ulysses, "ulysses"}};
-inline constexpr EnumName<GradReduce> kGradReduces[] = {
-    {GradReduce::automatic, "auto"}, {GradReduce::fp32, "fp32"}, {GradReduce::bf16, "bf16"}};
-// The profiles' names (framework.h; framework.cpp holds what each supports).
-inline constexpr EnumName<Framework> kFrameworks[] = {{Framework::generic, "generic"},
-                                               {Framework::hf_trainer, "hf-trainer"},
-                                               {Framework::torchtune, "torchtune"},
-                                               {Framework::litgpt, "litgpt"},
-                                               {Framework::megatron_core, "megatron-core"},
-                                               {Framework::nanotron, "nanotron"},
-                                               {Framework::torchtitan, "torchtitan"}};
+// The same strings are used in JSON, hashes, CLI flags and UI combos: the job's enums are named in catalog/names.h,
+// the query's own here.
+using trainfit::EnumName;
+using trainfit::enum_name;
 inline constexpr EnumName<SortKey> kSortKeys[] = {{SortKey::total_cost, "cost"},
                                            {SortKey::time, "time"},
                                            {SortKey::usd_per_mtok, "usd_per_mtok"},
@@ -62,19 +33,7 @@ inline constexpr EnumName<InterconnectFilter> kInterconnects[] = {{InterconnectF
                                                            {InterconnectFilter::nvlink, "nvlink"},
                                                            {InterconnectFilter::nvswitch, "nvswitch"},
                                                            {InterconnectFilter::pcie, "pcie"}};
-inline constexpr EnumName<Arch> kArchs[] = {
-    {Arch::gpt2, "gpt2"},     {Arch::llama, "llama"},       {Arch::qwen2, "qwen2"},     {Arch::mistral, "mistral"},
-    {Arch::mixtral, "mixtral"}, {Arch::gemma2, "gemma2"},   {Arch::phi3, "phi3"},       {Arch::falcon, "falcon"},
-    {Arch::opt, "opt"},       {Arch::bert, "bert"},         {Arch::qwen3, "qwen3"},     {Arch::gemma3, "gemma3"},
-    {Arch::olmo2, "olmo2"},   {Arch::deepseek_v3, "deepseek_v3"}, {Arch::gpt_oss, "gpt_oss"},
-    {Arch::llama4, "llama4"}, {Arch::params_only, "params"}};
 
-template <class E, size_t N>
-const char* enum_name(const EnumName<E> (&table)[N], E v) {
-  for (const auto& e : table)
-    if (e.value == v) return e.name;
-  return "?";
-}
 template <class E, size_t N>
 std::string enum_choices(const EnumName<E> (&table)[N]) {
   std::string s;

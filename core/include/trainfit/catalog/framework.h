@@ -28,7 +28,7 @@ struct MethodSupport {
 
 struct FrameworkProfile {
   Framework id = Framework::generic;
-  const char* name = "generic";  // the query's value
+  const char* name = "generic";  // catalog/names.h kFrameworks (the query's value)
   const char* title = "";
   MethodSupport full, lora, qlora;
   // Gradients accumulate in an fp32 buffer that lives for the whole run (Megatron-Core's main_grad with

@@ -10,6 +10,7 @@
 
 #include "trainfit/base/common.h"
 #include "trainfit/catalog/job.h"
+#include "trainfit/catalog/names.h"
 
 namespace trainfit {
 
@@ -114,16 +115,8 @@ Result<Query> parse_query_hash(std::string_view hash);   // with or without the 
 std::string query_to_json(const Query& q, bool full = false);
 std::string query_to_hash(const Query& q);
 
-// Names used on every surface (UI combo labels, JSON values, CLI flags).
-const char* to_string(Method m);
-const char* to_string(Precision p);
-const char* to_string(Optimizer o);
-const char* to_string(Recompute r);
-const char* to_string(CpScheme s);
-const char* to_string(Attention a);
-const char* to_string(GradReduce g);
-const char* to_string(Framework f);
+// Names used on every surface (UI combo labels, JSON values, CLI flags); the job's enums: catalog/names.h.
 const char* to_string(SortKey k);
-const char* to_string(Arch a);
+const char* to_string(PricingFilter f);  // "any", and each pricing option's one spelling (billing.h pricing_option_name)
 
 }  // namespace trainfit

@@ -1,0 +1,16 @@
+// trainfit core — names.h: each job enum's name from its one table.
+#include "trainfit/catalog/names.h"
+
+namespace trainfit {
+
+const char* to_string(Method m) { return enum_name(kMethods, m); }
+const char* to_string(Precision p) { return enum_name(kPrecisions, p); }
+const char* to_string(Framework f) { return enum_name(kFrameworks, f); }
+const char* to_string(Optimizer o) { return enum_name(kOptimizers, o); }
+const char* to_string(Recompute r) { return enum_name(kRecomputes, r); }
+const char* to_string(CpScheme s) { return enum_name(kCpSchemes, s); }
+const char* to_string(Attention a) { return enum_name(kAttentions, a); }
+const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
+const char* to_string(Arch a) { return enum_name(kArchs, a); }
+
+}  // namespace trainfit
