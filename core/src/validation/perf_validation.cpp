@@ -12,6 +12,7 @@
 #include "trainfit/catalog/model.h"
 #include "trainfit/estimate/planner.h"
 #include "validation/reference_gpus.h"
+#include "validation/reference_models.h"
 
 namespace trainfit {
 namespace {
@@ -39,17 +40,7 @@ Offer hgx_node(const GpuSpec& g, double net_Gbps, NetKind net, int max_nodes) {
 
 // Llama 2 shapes: meta-llama/Llama-2-{7,13,70}b-hf config.json.
 ModelSpec llama2(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t inter) {
-  ModelSpec m;
-  m.id = "custom";
-  apply_family(m, Arch::llama);
-  m.hidden_size = h;
-  m.num_layers = layers;
-  m.num_heads = heads;
-  m.num_kv_heads = kv;
-  m.intermediate_size = inter;
-  m.vocab_size = 32000;
-  m.max_position_embeddings = 4096;
-  return m;
+  return llama_like("", h, layers, heads, kv, inter, 32000, 4096);
 }
 
 // GPT-style models of the MosaicML and Megatron tables: learned positions, LayerNorm, 4h GELU MLP, MHA,

@@ -9,6 +9,7 @@
 
 #include "trainfit/catalog/model.h"
 #include "validation/reference_gpus.h"
+#include "validation/reference_models.h"
 
 namespace trainfit {
 namespace {
@@ -25,22 +26,6 @@ struct Capacities {
   double rtx4090 = reference_capacity("rtx-4090");
   double rtx3090 = reference_capacity("rtx-3090");
 };
-
-ModelSpec llama_like(const char* name, int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t inter,
-                     int64_t vocab, int64_t max_pos) {
-  ModelSpec m;
-  m.id = "custom";
-  m.name = name;
-  apply_family(m, Arch::llama);
-  m.hidden_size = h;
-  m.num_layers = layers;
-  m.num_heads = heads;
-  m.num_kv_heads = kv;
-  m.intermediate_size = inter;
-  m.vocab_size = vocab;
-  m.max_position_embeddings = max_pos;
-  return m;
-}
 
 // MPT (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml): d_model, n_layers, n_heads, expansion_ratio 4,
 // vocab 50368 (GPT-NeoX tokenizer padded), tied embeddings, no biases, ALiBi. Described as GPT-2 (GELU 4h MLP,
