@@ -65,6 +65,14 @@ Table estimate_table(const json& doc) {
       {"host RAM per node", "host_ram_per_node_bytes"},
   };
   for (const auto& [label, key] : kTotals) t.rows.push_back({label, text_gib(m[key]), num(m[key], "%.0f")});
+  // The framework's load peak (16-bit weights before quantization), where it has one; the total above is the
+  // larger of it and the training step (memory_doc peak_set_by).
+  const json& load = m["load_peak_bytes"];
+  if (load.is_number() && load.get<double>() > 0) {
+    const bool sets = m.value("peak_set_by", "") == "loading";
+    t.rows.push_back({sets ? "peak while loading (sets the total)" : "peak while loading", text_gib(load),
+                      num(load, "%.0f")});
+  }
   return t;
 }
 

@@ -177,6 +177,9 @@ void memory_bar(const MemoryBreakdown& m, double vram_bytes, double label_bytes,
   }
   ImGui::Text("Per GPU: %.2f GiB expected, band %.2f - %.2f GiB. Host RAM per node: %.1f GiB.", m.total / kGiB,
               m.total_low / kGiB, m.total_high / kGiB, m.host_ram_per_node_bytes / kGiB);
+  if (m.load_sets_peak)
+    ImGui::TextColored(warn_color(), "The peak is set while loading: %.2f GiB of 16-bit weights before quantization "
+                       "(the bar shows the training step).", m.load_peak / kGiB);
 }
 
 // The plan as nodes x GPUs. Rank order follows Megatron-LM's default "tp-cp-ep-dp-pp" (parallel_state.py

@@ -164,5 +164,63 @@ TEST(Framework, InterleavedPipelineTradesMemoryForASmallerBubble) {
             "parallel.vp");
 }
 
+// LitGPT quantizes a 16-bit model on the GPU (framework.h qlora_loads_16bit): while loading, every weight at 16 bits
+// plus a 16-bit clone of the widest matrix (Llama 3.1 8B's head, 128,256 x 4,096). With a short sequence that load
+// sets the peak, and the verdict judges it; the same job under another trainer, or a long sequence whose training
+// step is larger, keeps the training step's peak. The JSON names which phase sets it.
+TEST(Framework, LitgptQloraLoadPeakIsTheSixteenBitModel) {
+  const ModelSpec* m = find_model("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  TrainConfig t;
+  t.method = Method::qlora;
+  t.framework = Framework::litgpt;
+  t.lora_targets = {"q", "v"};
+  t.precision = Precision::bf16;
+  t.seq_len = 512;
+  MemoryLayout l;
+  l.micro_batch = 2;
+  auto a = estimate_memory(*m, t, l);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  const double load = 2.0 * (8030261248.0 + 128256.0 * 4096.0);
+  EXPECT_DOUBLE_EQ(a->load_peak, load);
+  EXPECT_TRUE(a->load_sets_peak);
+  EXPECT_DOUBLE_EQ(a->allocated_peak, load);
+  EXPECT_DOUBLE_EQ(a->total, load + a->overhead);
+  EXPECT_DOUBLE_EQ(a->total_high, a->total * kBandHighFactor);
+  ASSERT_FALSE(a->notes.empty());
+  EXPECT_EQ(a->notes.back().code, "load_peak");
+
+  TrainConfig hf = t;
+  hf.framework = Framework::hf_trainer;
+  auto b = estimate_memory(*m, hf, l);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->load_peak, 0.0);
+  EXPECT_FALSE(b->load_sets_peak);
+  EXPECT_LT(b->total, a->total);
+
+  TrainConfig longer = t;
+  longer.seq_len = 8192;
+  auto c = estimate_memory(*m, longer, l);
+  ASSERT_TRUE(c.ok());
+  EXPECT_DOUBLE_EQ(c->load_peak, load);
+  EXPECT_FALSE(c->load_sets_peak);
+  EXPECT_GT(c->allocated_peak, load);
+
+  TrainConfig lora = t;  // a 16-bit base needs no quantization pass
+  lora.method = Method::lora;
+  auto d = estimate_memory(*m, lora, l);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->load_peak, 0.0);
+
+  const std::string q = R"({"model":"llama-3.1-8b","method":"qlora","framework":"litgpt","precision":"bf16",)"
+                        R"("lora_targets":["q","v"],"micro_batch":2,"seq_len":)";
+  const json ja = call("estimate", q + "512}");
+  ASSERT_TRUE(ja["ok"].get<bool>()) << ja.dump();
+  EXPECT_EQ(ja["memory"]["peak_set_by"], "loading");
+  EXPECT_DOUBLE_EQ(ja["memory"]["load_peak_bytes"].get<double>(), load);
+  const json jb = call("estimate", q + "8192}");
+  EXPECT_EQ(jb["memory"]["peak_set_by"], "training") << jb.dump();
+}
+
 }  // namespace
 }  // namespace trainfit

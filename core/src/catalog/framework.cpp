@@ -100,6 +100,10 @@ FrameworkProfile make_litgpt() {
                                        "litgpt/finetune/lora.py: quantization plugins with FSDP raise an error");
   q.multi_gpu = false;
   p.qlora = q;
+  p.qlora_loads_16bit = true;
+  p.load_source = "LitGPT config_hub/finetune/README.md: QLoRA peaks on 1x A10G at the 16-bit model's size (Llama 3.1 "
+                  "8B 17.41 GB, Mistral 7B 14.29 GB, Gemma 2 9B 20.92 GB); Lightning Fabric bitsandbytes.py "
+                  "convert_module quantizes a 16-bit model layer by layer";
   return p;
 }
 

@@ -234,8 +234,9 @@ bool MemoryEstimator::estimate(const MemoryLayout& layout, MemoryBreakdown& out,
   const double logits = logits_bytes(job, share, dims);
   const GpuActivations acts = place_activations(job, share, dims, stage_acts, logits, la);
 
-  // Peak, overhead, fragmentation, band; host RAM per node.
+  // Peak, overhead, fragmentation, band; the load's peak where it is larger; host RAM per node.
   peak_and_totals(job, share, states, acts, dims, r);
+  load_peak(job, r);
   r.host_ram_per_node_bytes = host_ram_per_node(job, states.host_offload);
 
   if (model.arch == Arch::params_only) {

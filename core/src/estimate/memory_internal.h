@@ -113,6 +113,8 @@ void peak_and_totals(const StageJob& j, const StageShare& s, const ModelStates& 
                      const TokenDims& d, MemoryBreakdown& r);
 
 // Host RAM per node: model loading or offloaded states (host_ram_per_node).
+// The peak while the model is loaded, folded into the totals when it is the larger (load_peak).
+void load_peak(const StageJob& j, MemoryBreakdown& r);
 double host_ram_per_node(const StageJob& j, double host_offload);
 
 }  // namespace trainfit::memory_detail

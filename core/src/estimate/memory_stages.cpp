@@ -9,6 +9,7 @@
 //   ---- logits ----            logits_bytes: logits and loss buffers
 //   ---- placement ----         place_activations: this rank's activations, MoE dispatch, SP gather
 //   ---- peak ----              peak_and_totals: peak, overhead, fragmentation, band
+//   ---- loading ----           load_peak: the 16-bit load before quantization
 //   ---- host ram ----          host_ram_per_node
 #include "estimate/memory_internal.h"
 
@@ -456,6 +457,32 @@ void peak_and_totals(const StageJob& j, const StageShare& s, const ModelStates& 
   r.total = r.allocated_peak + r.overhead + r.fragmentation;
   r.total_low = r.total * kBandLowFactor;
   r.total_high = r.total * kBandHighFactor;
+}
+
+// ---- loading ----
+
+// A framework that quantizes a 16-bit model after building it on the GPU (framework.h qlora_loads_16bit) holds,
+// while it quantizes, every parameter at 16 bits plus a 16-bit clone of the matrix in hand; the largest such
+// matrix is the output head or embedding (vocab x hidden) or an MLP projection (intermediate x hidden). The
+// training step's totals stand when they are larger; else the load sets the peak, with the same band.
+void load_peak(const StageJob& j, MemoryBreakdown& r) {
+  r.load_peak = 0;
+  r.load_sets_peak = false;
+  if (!j.fl.qlora || !j.fw.qlora_loads_16bit) return;
+  const ModelSpec& m = j.model;
+  const double widest = double(std::max({m.vocab_size, m.intermediate_size, m.moe_intermediate_size}));
+  const double bytes16 = 2.0;
+  r.load_peak = bytes16 * (j.pc.total + widest * double(m.hidden_size));
+  const double load_total = r.load_peak + r.overhead;
+  if (load_total <= r.total) return;
+  r.load_sets_peak = true;
+  r.allocated_peak = std::max(r.allocated_peak, r.load_peak);
+  r.total = load_total;
+  r.total_low = r.total * kBandLowFactor;
+  r.total_high = r.total * kBandHighFactor;
+  r.notes.push_back(Warning{"framework", "load_peak",
+                            std::string("the peak is set while loading, not by the training step: ") + j.fw.name +
+                                " quantizes a 16-bit copy of the model on the GPU (every weight at 16 bits)"});
 }
 
 // ---- host ram ----

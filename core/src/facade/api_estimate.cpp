@@ -24,6 +24,8 @@ json memory_doc(const MemoryBreakdown& m) {
   doc["total_low_bytes"] = num(m.total_low);
   doc["total_high_bytes"] = num(m.total_high);
   doc["host_ram_per_node_bytes"] = num(m.host_ram_per_node_bytes);
+  doc["load_peak_bytes"] = num(m.load_peak);
+  doc["peak_set_by"] = m.load_sets_peak ? "loading" : "training";
   doc["notes"] = std::move(notes);
   return doc;
 }

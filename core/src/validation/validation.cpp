@@ -10,8 +10,28 @@
 
 #include "trainfit/estimate/memory.h"
 #include "trainfit/catalog/model.h"
+#include "validation/validation_rows.h"
 
 namespace trainfit {
+
+ValidationRow validation_detail::row(std::string name, std::string source, RefKind kind, std::string metric,
+                                    double published, double estimate, double tolerance, std::string note,
+                                    bool fully_specified) {
+  ValidationRow r;
+  r.name = std::move(name);
+  r.source = std::move(source);
+  r.kind = kind;
+  r.metric = std::move(metric);
+  r.published = published;
+  r.estimate = estimate;
+  r.rel_error = published != 0 ? (estimate - published) / published : 0;
+  r.tolerance = tolerance;
+  r.note = std::move(note);
+  r.fully_specified = fully_specified;
+  return r;
+}
+
+using validation_detail::row;
 
 const char* to_string(RefKind k) {
   switch (k) {
@@ -27,22 +47,6 @@ const char* to_string(RefKind k) {
 namespace {
 
 constexpr double kMiBytes = 1048576.0;  // 2^20: pynvml "MB" in the HF docs is info.used // 1024**2
-
-ValidationRow row(std::string name, std::string source, RefKind kind, std::string metric, double published,
-                  double estimate, double tolerance, std::string note = "", bool fully_specified = true) {
-  ValidationRow r;
-  r.name = std::move(name);
-  r.source = std::move(source);
-  r.kind = kind;
-  r.metric = std::move(metric);
-  r.published = published;
-  r.estimate = estimate;
-  r.rel_error = published != 0 ? (estimate - published) / published : 0;
-  r.tolerance = tolerance;
-  r.note = std::move(note);
-  r.fully_specified = fully_specified;
-  return r;
-}
 
 double model_states(const MemoryBreakdown& m) {
   return m.weights + m.master_weights + m.gradients + m.optimizer_states;
@@ -609,8 +613,9 @@ void add_param_counts(std::vector<ValidationRow>& out) {
 
 Result<std::vector<ValidationRow>> validation_report() {
   std::vector<ValidationRow> out;
-  for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu, add_megatron, add_torchtitan,
-                    add_answerai, add_h200_measured}) {
+  using validation_detail::add_litgpt_load_peaks;
+  for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu, add_megatron,
+                    add_torchtitan, add_answerai, add_h200_measured, add_litgpt_load_peaks}) {
     auto r = step(out);
     if (!r) return r.error();
   }

@@ -123,6 +123,12 @@ struct FrameworkProfile {
   // The shortest sequence at which the search also tries context parallelism (CP 2/4/8).
   int64_t cp_search_min_seq = 16384;
   const char* cp_search_source = "";
+  // QLoRA loads the model as 16-bit weights on the GPU and quantizes it afterwards, one Linear at a time: while
+  // loading, every parameter is resident at 16 bits plus a 16-bit clone of the matrix being quantized (Lightning
+  // Fabric plugins/precision/bitsandbytes.py convert_module: _quantize_weight(child.weight.data.clone())). The
+  // estimate's peak is then the larger of this load peak and the training step (memory_stages.cpp load_peak).
+  bool qlora_loads_16bit = false;
+  const char* load_source = "";
   const char* source = "";       // the framework's documentation
   const MethodSupport& method(Method m) const { return m == Method::full ? full : m == Method::lora ? lora : qlora; }
 };

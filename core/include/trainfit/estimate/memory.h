@@ -52,6 +52,11 @@ struct MemoryBreakdown {
   // What torch.cuda.max_memory_allocated() would report: total without the CUDA context / NCCL overhead
   // and without fragmentation (those live outside the caching allocator's allocated bytes).
   double allocated_peak = 0;
+  // While the model is loaded (framework.h qlora_loads_16bit): the allocated bytes at the load's peak, 0 when the
+  // framework loads without one above the training step's. load_sets_peak: it is larger than the training step,
+  // so total and allocated_peak are the load's (the components then describe the training step).
+  double load_peak = 0;
+  bool load_sets_peak = false;
   double activations_per_layer = 0;   // one layer, one micro-batch, as stored (after recompute/TP/SP/CP)
   int64_t layers_per_stage = 0;       // layers on the worst pipeline stage
   int64_t microbatches_in_flight = 1; // 1F1B: min(pp, num_microbatches) on the first stage

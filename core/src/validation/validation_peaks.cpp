@@ -1,0 +1,67 @@
+// trainfit core — validation references for the peak set while a model is loaded (framework.h qlora_loads_16bit).
+//
+// Measured: LitGPT's fine-tuning benchmark table (Lightning-AI/litgpt config_hub/finetune/README.md @03ffc55,
+// "All experiments were conducted using bfloat-16 precision on the Alpaca2k dataset", 1x A10G 24 GB, Lightning AI
+// Studios), the QLoRA rows: each run's config is config_hub/finetune/<model>/qlora.yaml (bnb.nf4, precision
+// bf16-true, AdamW, max_seq_length 512; LoRA on query and value with r 32 for the Llama and Mistral configs, on every
+// linear with r 16 for Gemma 2 9B). "Peak memory" is LitGPT's `Memory used: torch.cuda.max_memory_allocated() / 1e9`
+// (GB). The peaks sit at the 16-bit model's size, not at the 4-bit training step's: LitGPT builds the model at
+// 16 bits and Lightning Fabric's bitsandbytes plugin quantizes it linear by linear (convert_module), so the load sets
+// the peak (memory_stages.cpp load_peak). Mistral 7B v0.2 has Mistral 7B v0.1's shape and parameter count.
+#include <cstdio>
+
+#include "trainfit/catalog/model.h"
+#include "trainfit/estimate/memory.h"
+#include "validation/validation_rows.h"
+
+namespace trainfit::validation_detail {
+
+Result<bool> add_litgpt_load_peaks(std::vector<ValidationRow>& out) {
+  struct Case {
+    const char* model;
+    const char* config;  // config_hub/finetune/<config>/qlora.yaml
+    int rank;
+    bool all_linears;
+    int64_t micro_batch;
+    double measured_GB;
+  } cases[] = {
+      {"llama-3.1-8b", "llama-3.1-8b", 32, false, 2, 17.41},
+      {"llama-3-8b", "llama-3-8b", 32, false, 2, 17.41},
+      {"mistral-7b-v0.1", "mistral-7b-v0.2", 32, false, 2, 14.29},
+      {"llama-2-7b", "llama-2-7b", 32, false, 2, 13.68},
+      {"gemma-2-9b", "gemma2-9b", 16, true, 1, 20.92},
+  };
+  for (const auto& c : cases) {
+    const ModelSpec* m = find_model(c.model);
+    if (!m) return Error{"model", std::string("validation preset missing: ") + c.model};
+    TrainConfig t;
+    t.method = Method::qlora;
+    t.framework = Framework::litgpt;
+    t.lora_rank = c.rank;
+    if (!c.all_linears) t.lora_targets = {"q", "v"};
+    t.precision = Precision::bf16;
+    t.optimizer = Optimizer::adamw;
+    t.attention = Attention::flash;
+    t.seq_len = 512;
+    t.fused_qkv = true;
+    t.qlora_double_quant = false;  // bnb.nf4
+    MemoryLayout l;
+    l.micro_batch = c.micro_batch;
+    l.recompute = Recompute::none;
+    auto e = estimate_memory(*m, t, l);
+    if (!e) return e.error();
+    char name[200];
+    std::snprintf(name, sizeof name, "LitGPT %s QLoRA bnb.nf4 r=%d, micro-batch %lld, seq 512, 1x A10G: load peak",
+                  m->name.c_str(), c.rank, (long long)c.micro_batch);
+    out.push_back(row(name,
+                      std::string("Lightning-AI/litgpt config_hub/finetune/README.md @03ffc55 (Peak memory), config ") +
+                          c.config + "/qlora.yaml",
+                      RefKind::measured_peak, "allocated peak, GB", c.measured_GB, e->allocated_peak / kGB, 0.10,
+                      e->load_sets_peak ? "the load sets the peak: every weight at 16 bits plus a 16-bit clone of the "
+                                          "widest matrix while Fabric quantizes"
+                                        : "the training step sets the peak (above the 16-bit load)"));
+  }
+  return true;
+}
+
+}  // namespace trainfit::validation_detail
