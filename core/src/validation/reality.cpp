@@ -187,6 +187,32 @@ void add_trained_cases(std::vector<Case>& c) {
   }
 }
 
+// Mixture of experts: torchtitan's DeepEP scaling table (a run and the out-of-memory row beside it).
+void add_moe_cases(std::vector<Case>& c) {
+  const Capacities cap;
+  // torchtitan's DeepEP scaling table for Qwen3-30B-A3B on B200 (pytorch/torchtitan torchtitan/distributed/deepep/
+  // README.md @022f885, "Scaling Results: Qwen3-30B"; config qwen3_30b_a3b_with_deepep.toml: FSDP over every GPU,
+  // EP 8 inside a node, seq 4096, full activation checkpointing): weak scaling on 16 nodes ran local batch 10
+  // (142.21 GiB reserved) and ran out of memory at local batch 16.
+  {
+    TrainConfig t = full(Precision::bf16_mixed, 4096);
+    t.framework = Framework::torchtitan;
+    MemoryLayout l = layout(10, 1, Recompute::full, 128, 3);
+    l.ep = 8;
+    l.gpus_per_node = 8;
+    const char* src = "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B, 16 nodes x 8 B200)";
+    const char* note = "torchtitan profile, FSDP 128 with EP 8, full activation checkpointing, seq 4096";
+    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 10, seq 4096, FSDP 128 x EP 8, 128x B200 (142.2 GiB)",
+                 src, note, true, preset("qwen3-30b-a3b"), t, l, cap.b200});
+    l.micro_batch = 16;
+    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 16, seq 4096, FSDP 128 x EP 8, 128x B200: out of memory",
+                 src, note, false, preset("qwen3-30b-a3b"), t, l, cap.b200,
+                 "answered fits, not no_fit: about 159 GiB expected of 179; the table's peaks run 25-30% above the "
+                 "estimate at every scale (167.9 GiB on 8 GPUs at local batch 8 against 128), by about 1.1 MB per "
+                 "token that the MoE model here does not attribute"});
+  }
+}
+
 // Long context (NeMo, Hugging Face Ulysses), torchtune, llm-foundry and LitGPT tables (runs and the out-of-memory rows beside them).
 void add_long_context_and_table_cases(std::vector<Case>& c) {
   const Capacities cap;
@@ -230,27 +256,6 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
     t.seq_len = 98304;
     c.push_back({"HF Ulysses Qwen3-4B SFT, seq 98,304, SP 4, ZeRO-3 + optimizer offload, 4x H100 (66.0 GB peak)", src,
                  note, true, preset("qwen3-4b"), t, l, cap.h100});
-  }
-  // torchtitan's DeepEP scaling table for Qwen3-30B-A3B on B200 (pytorch/torchtitan torchtitan/distributed/deepep/
-  // README.md @022f885, "Scaling Results: Qwen3-30B"; config qwen3_30b_a3b_with_deepep.toml: FSDP over every GPU,
-  // EP 8 inside a node, seq 4096, full activation checkpointing): weak scaling on 16 nodes ran local batch 10
-  // (142.21 GiB reserved) and ran out of memory at local batch 16.
-  {
-    TrainConfig t = full(Precision::bf16_mixed, 4096);
-    t.framework = Framework::torchtitan;
-    MemoryLayout l = layout(10, 1, Recompute::full, 128, 3);
-    l.ep = 8;
-    l.gpus_per_node = 8;
-    const char* src = "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B, 16 nodes x 8 B200)";
-    const char* note = "torchtitan profile, FSDP 128 with EP 8, full activation checkpointing, seq 4096";
-    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 10, seq 4096, FSDP 128 x EP 8, 128x B200 (142.2 GiB)",
-                 src, note, true, preset("qwen3-30b-a3b"), t, l, cap.b200});
-    l.micro_batch = 16;
-    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 16, seq 4096, FSDP 128 x EP 8, 128x B200: out of memory",
-                 src, note, false, preset("qwen3-30b-a3b"), t, l, cap.b200,
-                 "answered fits, not no_fit: about 159 GiB expected of 179; the table's peaks run 25-30% above the "
-                 "estimate at every scale (167.9 GiB on 8 GPUs at local batch 8 against 128), by about 1.1 MB per "
-                 "token that the MoE model here does not attribute"});
   }
   // torchtune docs, "Memory optimization overview" (Llama 3.2 3B full fine-tune, batch 2, seq 4096 packed, 1x A100).
   {
@@ -360,6 +365,7 @@ std::vector<Case> cases() {
   std::vector<Case> c;
   add_trained_cases(c);
   add_long_context_and_table_cases(c);
+  add_moe_cases(c);
   add_oom_reports(c);
   return c;
 }
