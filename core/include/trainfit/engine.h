@@ -24,6 +24,7 @@
 #include "trainfit/launch/recipe.h"
 #include "trainfit/market/billing.h"
 #include "trainfit/market/rank.h"
+#include "trainfit/market/stock.h"
 #include "trainfit/query/query.h"
 #include "trainfit/storage/bundled.h"
 #include "trainfit/storage/embedded.h"

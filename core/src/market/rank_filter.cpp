@@ -95,6 +95,8 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
                   pricing_option_name(pricing_option_of(f.pricing)) + " selected)";
   } else if (f.launchable && (option == PricingOption::reserved || access_fact(s, o).how != Access::self_serve)) {
     row.why_not = launch_why_not(access_fact(s, o), option);
+  } else if (f.launchable && (o.flags & kFlagNoLiveStock)) {
+    row.why_not = "no capacity in " + o.region + " at the live check (only what launches now selected)";
   } else if (f.max_usd_per_h > 0 && row.price_usd_per_h > f.max_usd_per_h) {
     row.why_not = fmt("$%.2f/h per instance, above the $%.2f/h limit", row.price_usd_per_h, f.max_usd_per_h);
   } else if (const uint32_t doubt = f.show_doubtful ? 0u : held_back_flags(o, option)) {

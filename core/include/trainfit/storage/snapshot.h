@@ -142,6 +142,7 @@ enum OfferFlag : uint32_t {
   kFlagUnverifiedPrice = 1u << 5,    // known-suspect source rows (e.g. GCP H100 Flex-start SKUs)
   kFlagSpecIncomplete = 1u << 6,     // GPU spec lacks a figure the estimator needs
   kFlagEstimatedSpec = 1u << 7,      // a GPU figure is a sourced estimate, not a datasheet value
+  kFlagNoLiveStock = 1u << 8,        // the provider's live API listed no capacity for it when checked (market/stock.h)
 };
 
 // A string that offers share: the loaders give every offer with the same instance type (region, zone, capture
