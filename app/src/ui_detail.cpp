@@ -409,7 +409,11 @@ void pricing_options_section(App::Impl& s, const RankRow& row) {
                          fmt_duration(t, sizeof t, rs->booked_s - rs->wall_s), fmt_usd(a, sizeof a, rs->rounding_waste_usd));
     }
     const ReservedVsHourly v = reserved_vs_hourly(o.reserved_usd_per_h, o.price_usd_per_h, rv.terms);
-    if (v.comparable && v.price_ratio < 1) {
+    if (v.comparable && v.price_ratio < 1 && v.term_unpublished) {
+      ImGui::TextWrapped("Against on-demand (%.0f%% of its price): with no published minimum term it is cheaper from "
+                         "the first hour, a lower bound until the contract's term is known.",
+                         v.price_ratio * 100);
+    } else if (v.comparable && v.price_ratio < 1) {
       char a[32], w[32];
       ImGui::TextWrapped("Against on-demand (%.0f%% of its price): booking is cheaper for every job over %s of wall "
                          "clock, and from %s on except just past a booking step.",
