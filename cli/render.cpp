@@ -108,6 +108,9 @@ std::string rank_summary(const json& doc) {
                     std::to_string(c.value("filtered", 0)) + " filtered (snapshot " + doc.value("snapshot", "") +
                     "; * = on the time/cost Pareto frontier)\n";
   out += prices_line(doc["prices"]);
+  for (const auto& r : doc.value("reservations", json::array()))  // where each reserved row's price comes from
+    out += "reserved prices: " + r.value("name", "") + " (" + r.value("provider", "") + ", prices of " +
+           r.value("captured", "") + "; " + r.value("source", "") + "): " + r.value("terms", "") + "\n";
   if (c.value("held_back", 0) > 0) {
     std::string why;
     for (const auto& [flag, n] : doc["held_back"].items()) why += (why.empty() ? "" : ", ") + std::to_string(n.get<int>()) + " " + flag;
@@ -181,7 +184,10 @@ std::string option_cost_text(const json& c) {
          num(tl["lost_work_s"], "%.0f") + " s\n";
   if (k.contains("booking")) {
     const json& b = k["booking"];
-    out += "  booked " + num(json(b["booked_s"].get<double>() / 86400), "%.4g") + " days per instance in " +
+    // A product's minimum booking larger than the job's nodes (Reservation::min_instances) is said.
+    const std::string more = b.value("instances", 0.0) > c.value("nodes", 1)
+                                 ? " (the product's minimum of " + num(b["instances"], "%.0f") + " instances)" : "";
+    out += "  booked " + num(json(b["booked_s"].get<double>() / 86400), "%.4g") + " days per instance" + more + " in " +
            num(b["bookings"], "%.0f") + " booking(s), paid whole; idle tail " + text_hours_of_seconds(b["idle_tail_s"]) + " h ($" +
            text_usd(b["idle_tail_usd"]) + "); compute $" + text_usd(k["compute_usd"]) + ", storage $" + text_usd(k["storage_usd"]) +
            ", egress $" + text_usd(k["egress_usd"]) + "\n";
@@ -224,13 +230,22 @@ std::string cost_text(const json& doc) {
   }
   if (doc.contains("comparison")) {
     const json& cmp = doc["comparison"];
-    if (cmp["cheapest"].is_string()) out += "\ncheapest for this job: " + cmp["cheapest"].get<std::string>() + "\n";
+    if (cmp["cheapest"].is_string()) {
+      const bool bound = cmp["cheapest"] == "reserved" && cmp.contains("reservation") &&
+                         cmp["reservation"].value("negotiated", false);  // a contract whose term is not published
+      out += "\ncheapest for this job: " + cmp["cheapest"].get<std::string>() +
+             (bound ? " (at its lower bound: the contract's term is not published)" : "") + "\n";
+    }
     if (cmp.contains("reservation")) {
       const json& r = cmp["reservation"];
       out += "reserved: " + r.value("name", "") + " at $" + text_usd(r["usd_per_h"]) + "/h per instance (prices of " +
              r.value("captured", "") + ", " + r.value("source", "") + "): " + r.value("terms", "") + "\n";
       const json& v = r["vs_on_demand"];
-      if (v.value("comparable", false) && v["wins_from_h"].is_number())
+      if (v.value("comparable", false) && v.value("term_unpublished", false) && v["wins_from_h"].is_number())
+        out += "  vs on-demand: " + num(json(v["price_ratio"].get<double>() * 100), "%.0f") +
+               "% of its price; with no published minimum term it is cheaper from the first hour, a lower bound "
+               "until the contract's term is known\n";
+      else if (v.value("comparable", false) && v["wins_from_h"].is_number())
         out += "  vs on-demand: " + num(json(v["price_ratio"].get<double>() * 100), "%.0f") +
                "% of its price; booking is cheaper for every job over " + num(v["wins_from_h"], "%.1f") +
                " h of wall clock, and from " + num(v["first_win_h"], "%.1f") +

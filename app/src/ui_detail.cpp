@@ -177,9 +177,7 @@ void memory_bar(const MemoryBreakdown& m, double vram_bytes, double label_bytes,
   }
   ImGui::Text("Per GPU: %.2f GiB expected, band %.2f - %.2f GiB. Host RAM per node: %.1f GiB.", m.total / kGiB,
               m.total_low / kGiB, m.total_high / kGiB, m.host_ram_per_node_bytes / kGiB);
-  if (m.load_sets_peak)
-    ImGui::TextColored(warn_color(), "The peak is set while loading: %.2f GiB of 16-bit weights before quantization "
-                       "(the bar shows the training step).", m.load_peak / kGiB);
+  if (m.load_sets_peak) ImGui::TextColored(warn_color(), "Peak set while loading: %.2f GiB (16-bit weights before quantization).", m.load_peak / kGiB);
 }
 
 // The plan as nodes x GPUs. Rank order follows Megatron-LM's default "tp-cp-ep-dp-pp" (parallel_state.py
@@ -412,7 +410,11 @@ void pricing_options_section(App::Impl& s, const RankRow& row) {
                          fmt_duration(t, sizeof t, rs->booked_s - rs->wall_s), fmt_usd(a, sizeof a, rs->rounding_waste_usd));
     }
     const ReservedVsHourly v = reserved_vs_hourly(o.reserved_usd_per_h, o.price_usd_per_h, rv.terms);
-    if (v.comparable && v.price_ratio < 1) {
+    if (v.comparable && v.price_ratio < 1 && v.term_unpublished) {
+      ImGui::TextWrapped("Against on-demand (%.0f%% of its price): with no published minimum term it is cheaper from "
+                         "the first hour, a lower bound until the contract's term is known.",
+                         v.price_ratio * 100);
+    } else if (v.comparable && v.price_ratio < 1) {
       char a[32], w[32];
       ImGui::TextWrapped("Against on-demand (%.0f%% of its price): booking is cheaper for every job over %s of wall "
                          "clock, and from %s on except just past a booking step.",

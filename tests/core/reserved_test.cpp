@@ -5,7 +5,9 @@
 // us-east-1 $41.528/h, is the AWS Capacity Blocks pricing page's as of 2026-07-22 (data/inputs/reservations.json).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -19,6 +21,24 @@ namespace {
 constexpr double kH = 3600, kDay = 86400;
 
 std::vector<TermStep> capacity_block_terms() { return {{14 * kDay, kDay}, {182 * kDay, 7 * kDay}}; }
+
+// Lambda 1-Click Clusters: 2 weeks to 1 year (taken as 52 weeks), billed in weekly increments, from 16 GPUs (two
+// 8-GPU nodes) (https://docs.lambda.ai/public-cloud/billing; https://lambda.ai/pricing, 16-GPU H100 rate $6.16
+// per GPU-hour as transcribed on 2026-09-16: $49.28 per 8-GPU node-hour).
+std::vector<TermStep> one_click_cluster_terms() { return {{14 * kDay, 14 * kDay}, {364 * kDay, 7 * kDay}}; }
+
+// A job cost on a booking product with no provisioning, staging or checkpoint time: wall time = train time.
+JobCostInput reserved_job(double rate, const std::vector<TermStep>* terms, double job_h) {
+  JobCostInput in;
+  in.option = PricingOption::reserved;
+  in.reserved_usd_per_h = rate;
+  in.terms = terms;
+  in.train_time_s = job_h * kH;
+  in.provision_s = 0;
+  in.checkpoint_bytes = 1;  // one byte at 1 TB/s: no time
+  in.checkpoint_write_MBps = in.checkpoint_read_MBps = 1e6;
+  return in;
+}
 
 TEST(Reserved, CapacityBlockDurationsFollowTheBookingSteps) {
   const auto t = capacity_block_terms();
@@ -82,6 +102,69 @@ TEST(Reserved, JobCostReproducesTheCapacityBlockArithmetic) {
   }
 }
 
+// Lambda's 1-Click Clusters: a cluster is booked for at least 2 weeks, then in whole weeks, and holds at least
+// 16 GPUs: a job on one 8-GPU node pays two nodes for the whole booking. The fee is the per-GPU rate x 16 GPUs x
+// booked hours; the second node and the unused weeks are the idle tail.
+TEST(Reserved, JobCostReproducesTheOneClickClusterArithmetic) {
+  const auto terms = one_click_cluster_terms();
+  const double node_rate = 8 * 6.16;  // $/h per 8-GPU node
+  struct Case {
+    double job_h, booked_h;
+  } cases[] = {{1, 336}, {100, 336}, {336, 336}, {337, 504}, {15 * 24, 504}, {30 * 24, 840}, {6 * 30 * 24, 4368}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.job_h);
+    JobCostInput in = reserved_job(node_rate, &terms, c.job_h);
+    in.reserved_min_instances = 2;
+    Result<CostBreakdown> k = compute_job_cost(in, BillingRule{});
+    ASSERT_TRUE(k.ok()) << k.error().to_string();
+    EXPECT_NEAR(k->booked_s, c.booked_h * kH, 1e-6);
+    EXPECT_EQ(k->booked_instances, 2);
+    EXPECT_NEAR(k->total_usd, 6.16 * 16 * c.booked_h, 1e-6);
+    EXPECT_NEAR(k->compute_usd, node_rate * c.job_h, 1e-6);                              // one node, the hours used
+    EXPECT_NEAR(k->rounding_waste_usd, node_rate * (2 * c.booked_h - c.job_h), 1e-6);  // the idle node and tail
+    // Four nodes are above the minimum: four nodes booked.
+    in.nodes = 4;
+    Result<CostBreakdown> four = compute_job_cost(in, BillingRule{});
+    EXPECT_EQ(four->booked_instances, 4);
+    EXPECT_NEAR(four->total_usd, 6.16 * 32 * c.booked_h, 1e-6);
+  }
+  // A job of half a year books 26 weeks (14 days, then 24 weekly steps): 182 days, not 6 x 30.
+  EXPECT_EQ(booked_term_s(182 * kDay, terms), 182 * kDay);
+  EXPECT_EQ(booked_term_s(364 * kDay + 1, terms), 364 * kDay + 14 * kDay);  // a second booking past 52 weeks
+}
+
+// A negotiated contract (Hyperstack's reserved GPUs: only a "from" rate per GPU-hour is published, $1.75 for an
+// H100 PCIe on the rate card of 2026-08-26, https://www.hyperstack.cloud/gpu-pricing): no bookable durations, so
+// a job books its own run at that rate, with no idle tail, and beats on-demand from the first hour when cheaper.
+TEST(Reserved, NegotiatedContractBooksTheRunAtItsFromRate) {
+  const std::vector<TermStep> none;
+  const double rate = 8 * 1.75;  // n3-H100x8
+  for (double job_h : {0.5, 10.0, 1000.0}) {
+    SCOPED_TRACE(job_h);
+    Result<CostBreakdown> k = compute_job_cost(reserved_job(rate, &none, job_h), BillingRule{});
+    ASSERT_TRUE(k.ok()) << k.error().to_string();
+    EXPECT_NEAR(k->booked_s, job_h * kH, 1e-6);
+    EXPECT_NEAR(k->total_usd, rate * job_h, 1e-6);
+    EXPECT_NEAR(k->rounding_waste_usd, 0, 1e-9);
+    EXPECT_EQ(k->increment_s, 0);
+  }
+  const ReservedVsHourly v = reserved_vs_hourly(rate, 15.2, none);  // the snapshot's on-demand n3-H100x8
+  EXPECT_TRUE(v.comparable && v.term_unpublished);
+  EXPECT_EQ(v.first_win_s, 0);
+  EXPECT_EQ(v.wins_from_s, 0);
+  EXPECT_LT(reserved_vs_hourly(16, 15.2, none).wins_from_s, 0);  // dearer: never
+  Reservation r;
+  EXPECT_TRUE(r.negotiated());
+  EXPECT_EQ(reservation_terms_text(r),
+            "term agreed with sales, none published: this cost books the run only and is a lower bound at the lowest "
+            "published rate; not cancellable");
+  r.cancellable_published = false;
+  r.upfront = true;
+  EXPECT_EQ(reservation_terms_text(r),
+            "term agreed with sales, none published: this cost books the run only and is a lower bound at the lowest "
+            "published rate; prepaid; cancellation terms not published");
+}
+
 TEST(Reserved, MissingPriceOrTermsNameTheField) {
   JobCostInput in;
   in.option = PricingOption::reserved;
@@ -94,6 +177,10 @@ TEST(Reserved, MissingPriceOrTermsNameTheField) {
   const std::vector<TermStep> bad{{kDay, 0}};
   in.terms = &bad;
   EXPECT_EQ(compute_job_cost(in, BillingRule{}).error().field, "terms");
+  const std::vector<TermStep> good{{kDay, kDay}};
+  in.terms = &good;
+  in.reserved_min_instances = -1;
+  EXPECT_EQ(compute_job_cost(in, BillingRule{}).error().field, "reserved_min_instances");
 }
 
 // The closed form of reserved_vs_hourly against a scan of job lengths (minute steps over two longest terms).
@@ -130,6 +217,14 @@ TEST(Reserved, TermsAreDescribedAsBooked) {
   r = Reservation{};
   r.terms = {{8760 * kH, 8760 * kH}};
   EXPECT_EQ(reservation_terms_text(r), "1 year; billed over the term; not cancellable");
+  r = Reservation{};
+  r.terms = one_click_cluster_terms();
+  r.upfront = true;
+  r.cancellable_published = false;
+  r.min_instances = 2;
+  EXPECT_EQ(reservation_terms_text(r),
+            "14 days, then 7-day steps up to 364 days; paid up front; cancellation terms not published; at least 2 "
+            "instances per booking");
 }
 
 // The bundled snapshot carries Capacity Block and committed-use prices; a reserved row of a ranking costs its
@@ -165,6 +260,49 @@ TEST(Reserved, RankAndCostAgreeOnACapacityBlockRow) {
   EXPECT_TRUE(rv["vs_on_demand"]["comparable"].get<bool>());
 }
 
+// The bundled snapshot's Lambda and Hyperstack products: a reserved row costs what their published arithmetic
+// says, on rank and cost alike, and says where its price comes from.
+TEST(Reserved, BundledLambdaAndHyperstackRowsCostTheirPublishedArithmetic) {
+  const std::string job = R"("model":"llama-3-8b","method":"full","dataset":{"tokens":1e9})";
+  const nlohmann::json rank = test::facade("rank", "{" + job + R"(,"filters":{"pricing":"reserved"},"top":0})");
+  ASSERT_TRUE(rank["ok"].get<bool>()) << rank.dump().substr(0, 400);
+  std::map<std::string, const nlohmann::json*> rows;
+  for (const auto& r : rank["rows"]) rows[r["offer"].get<std::string>()] = &r;
+  std::map<std::string, std::string> captured;
+  for (const auto& p : rank["reservations"]) captured[p["id"].get<std::string>()] = p["captured"].get<std::string>();
+  EXPECT_EQ(captured["lambda-1-click-clusters"], "2026-09-16");
+  EXPECT_EQ(captured["hyperstack-reserved"], "2026-08-26");
+  struct Case {
+    const char* offer;
+    const char* product;
+    double rate, min_nodes;
+    std::vector<TermStep> terms;
+  } cases[] = {{"lambda/gpu_8x_h100_sxm5/us-east-1", "lambda-1-click-clusters", 8 * 6.16, 2, one_click_cluster_terms()},
+               {"hyperstack/n3-H100x8/CANADA-1", "hyperstack-reserved", 8 * 1.75, 1, {}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.offer);
+    ASSERT_TRUE(rows.count(c.offer));
+    const nlohmann::json& row = *rows[c.offer];
+    EXPECT_EQ(row["reservation"], c.product);
+    EXPECT_DOUBLE_EQ(row["price_usd_per_h"].get<double>(), c.rate);
+    const nlohmann::json cost = test::facade(
+        "cost", "{" + job + R"(,"target":{"offer":")" + c.offer + R"(","pricing":"reserved"}})");
+    ASSERT_TRUE(cost["ok"].get<bool>()) << cost.dump().substr(0, 400);
+    const auto& k = cost["costs"][0]["cost"];
+    const double wall = k["timeline"]["wall_s"].get<double>();
+    const double nodes = std::max(c.min_nodes, cost["costs"][0]["nodes"].get<double>());
+    const double booked = booked_term_s(wall, c.terms);
+    EXPECT_DOUBLE_EQ(k["booking"]["booked_s"].get<double>(), booked);
+    EXPECT_DOUBLE_EQ(k["booking"]["instances"].get<double>(), nodes);
+    EXPECT_NEAR(k["total_usd"].get<double>() - k["storage_usd"].get<double>() - k["egress_usd"].get<double>(),
+                c.rate * nodes * booked / kH, 1e-6);
+    EXPECT_DOUBLE_EQ(k["total_usd"].get<double>(), row["total_usd"].get<double>());
+    const auto& rv = cost["comparison"]["reservation"];
+    EXPECT_EQ(rv["captured"], captured[c.product]);
+    EXPECT_FALSE(rv.contains("cancellable"));  // not published by either
+  }
+}
+
 // Reserved prices go through the loader's checks like every other field: the error names the pointer.
 TEST(Reserved, BadProductsAreRefusedWithTheirPointer) {
   const nlohmann::json good = nlohmann::json::parse(embedded_snapshot_json());
@@ -189,6 +327,28 @@ TEST(Reserved, BadProductsAreRefusedWithTheirPointer) {
             std::string::npos);
   // Two products on one offer.
   EXPECT_NE(refusal([](auto& r) { r[0]["prices"].push_back(r[0]["prices"][0]); }).find("already has a reserved price"),
+            std::string::npos);
+  // A negotiated contract has no bookable durations, and every other product has some.
+  auto index_of = [&](const std::string& id) {
+    for (size_t i = 0; i < good["reservations"].size(); ++i)
+      if (good["reservations"][i]["id"] == id) return i;
+    return size_t{0};
+  };
+  const size_t hs = index_of("hyperstack-reserved"), lam = index_of("lambda-1-click-clusters");
+  ASSERT_TRUE(good["reservations"][hs].value("negotiated", false));
+  const std::string hp = "/reservations/" + std::to_string(hs), lp = "/reservations/" + std::to_string(lam);
+  EXPECT_NE(refusal([&](auto& r) { r[hs]["terms"] = r[0]["terms"]; }).find(hp + "/negotiated: a negotiated contract"),
+            std::string::npos);
+  EXPECT_NE(refusal([&](auto& r) { r[hs]["negotiated"] = "yes"; }).find(hp + "/negotiated: expected true/false"),
+            std::string::npos);
+  EXPECT_NE(refusal([&](auto& r) { r[hs].erase("negotiated"); }).find(hp + "/terms: at least one"), std::string::npos);
+  EXPECT_NE(refusal([&](auto& r) { r[lam]["min_instances"] = -2; }).find(lp + "/min_instances"), std::string::npos);
+  EXPECT_NE(refusal([&](auto& r) { r[lam]["min_instances"] = 1.5; }).find(lp + "/min_instances"), std::string::npos);
+  EXPECT_NE(refusal([&](auto& r) {
+              r[lam]["max_instances"] = 1;
+            }).find(lp + "/min_instances: more than max_instances (1)"),
+            std::string::npos);
+  EXPECT_NE(refusal([&](auto& r) { r[lam]["cancellable"] = "no"; }).find(lp + "/cancellable: expected true/false"),
             std::string::npos);
   // An offer the snapshot does not have: a warning, the rest loads.
   nlohmann::json d = good;

@@ -534,11 +534,11 @@ TEST(SnapshotBinary, DamagedOrForeignFilesAreRefusedWithTheReason) {
   EXPECT_NE(refusal(std::string(embedded_snapshot_json())).find("not a trainfit binary snapshot"), std::string::npos);
   EXPECT_NE(refusal("").find("not a trainfit binary snapshot"), std::string::npos);
   std::string newer = good;
-  newer[4] = 6;  // format version 6 (this build reads 5)
-  EXPECT_NE(refusal(newer).find("format version 6 (this build reads 5)"), std::string::npos);
+  newer[4] = 7;  // format version 7 (this build reads 6)
+  EXPECT_NE(refusal(newer).find("format version 7 (this build reads 6)"), std::string::npos);
   std::string older = good;
-  older[4] = 4;  // version 4 (no reservations): refused, with what to do
-  EXPECT_NE(refusal(older).find("format version 4 (this build reads 5; re-pack it"), std::string::npos);
+  older[4] = 5;  // version 5 (no reservation min_instances): refused, with what to do
+  EXPECT_NE(refusal(older).find("format version 5 (this build reads 6; re-pack it"), std::string::npos);
   std::string schema = good;
   schema[8] = 9;
   EXPECT_NE(refusal(schema).find("schema_version 9"), std::string::npos);

@@ -43,7 +43,7 @@ json cost_doc(const CostBreakdown& c) {
                               {"spot_price_usd_per_h", num(c.break_even_spot_usd_per_h)},
                               {"spot_pays_off", c.spot_pays_off}}}};
   if (c.option == PricingOption::reserved)
-    d["booking"] = {{"booked_s", num(c.booked_s)}, {"bookings", num(c.bookings)},
+    d["booking"] = {{"booked_s", num(c.booked_s)}, {"bookings", num(c.bookings)}, {"instances", num(c.booked_instances)},
                     {"idle_tail_s", num(c.booked_s - c.wall_s)}, {"idle_tail_usd", num(c.rounding_waste_usd)}};
   return d;
 }
@@ -78,10 +78,14 @@ json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, c
 
 // The booking product of a reserved row: its terms, source and date.
 json reservation_doc(const Reservation& rv) {
-  return json{{"id", rv.id},          {"name", rv.name},       {"terms", reservation_terms_text(rv)},
-              {"start_time_utc", rv.start_time_utc}, {"upfront", rv.upfront}, {"cancellable", rv.cancellable},
-              {"max_instances", rv.max_instances},   {"book_ahead_days", num(rv.book_ahead_days)},
-              {"source", rv.source},  {"captured", rv.capture_date}, {"note", rv.note}};
+  json d{{"id", rv.id},          {"name", rv.name},       {"terms", reservation_terms_text(rv)},
+         {"start_time_utc", rv.start_time_utc}, {"upfront", rv.upfront}, {"cancellable", rv.cancellable},
+         {"max_instances", rv.max_instances},   {"book_ahead_days", num(rv.book_ahead_days)},
+         {"source", rv.source},  {"captured", rv.capture_date}, {"note", rv.note}};
+  if (rv.negotiated()) d["negotiated"] = true;  // snapshot.h: the term is agreed with sales, none published
+  if (rv.min_instances > 0) d["min_instances"] = rv.min_instances;
+  if (!rv.cancellable_published) d.erase("cancellable");  // not published: left out rather than guessed
+  return d;
 }
 
 // cost: which pricing option wins for this job, and where a booking product beats paying by the hour (billing.h
@@ -114,7 +118,8 @@ json comparison_doc(const Offer& o, const Snapshot& one, const json& costs) {
       rd["vs_on_demand"]["price_ratio"] = num(v.price_ratio);
       rd["vs_on_demand"]["first_win_h"] = v.first_win_s >= 0 ? num(v.first_win_s / kHour_s) : json(nullptr);
       rd["vs_on_demand"]["wins_from_h"] = v.price_ratio < 1 ? num(v.wins_from_s / kHour_s) : json(nullptr);
-      if (reserved_wall_s > 0 && v.price_ratio > 0)
+      if (v.term_unpublished) rd["vs_on_demand"]["term_unpublished"] = true;  // a lower bound: no minimum term known
+      else if (reserved_wall_s > 0 && v.price_ratio > 0)
         rd["vs_on_demand"]["repeat_break_even_every_h"] = num(reserved_wall_s / v.price_ratio / kHour_s);
     }
     d["reservation"] = rd;

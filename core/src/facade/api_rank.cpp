@@ -114,6 +114,17 @@ json why_not_summary(const RankResult& r) {
   return why;
 }
 
+// The booking products of the reserved rows shown, in the order first shown: where and when each price was read.
+json reservations_doc(const Snapshot& s, const std::vector<int>& shown) {
+  json out = json::array();
+  for (int i : shown) {
+    const Reservation& rv = s.reservations[static_cast<size_t>(i)];
+    out.push_back({{"id", rv.id}, {"name", rv.name}, {"provider", rv.provider}, {"captured", rv.capture_date},
+                   {"source", rv.source}, {"terms", reservation_terms_text(rv)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 // An offer's availability fact (snapshot.h AccessFact): how it is obtained, the quota to ask for, the largest
@@ -139,6 +150,7 @@ json rank_doc(const Query& q, const Snapshot& s) {
     const int gi = s.find_gpu(q.calibration.gpu);
     calibrated_from = gi >= 0 ? s.gpus[gi].name : q.calibration.gpu;
   }
+  std::vector<int> products;  // the booking products of the reserved rows shown
   int by_state[7] = {0, 0, 0, 0, 0, 0, 0};
   int tight = 0;
   for (const auto& row : r->rows) {
@@ -148,26 +160,31 @@ json rank_doc(const Query& q, const Snapshot& s) {
     if (!ranked && !q.filters.show_all) continue;
     if (q.top > 0 && shown >= q.top) continue;
     json d = row_doc(s, *r, row);
+    if (const int rv = s.offers[row.offer].reservation; row.option == PricingOption::reserved && rv >= 0 &&
+        std::find(products.begin(), products.end(), rv) == products.end())
+      products.push_back(rv);
     if (!calibrated_from.empty() && d.contains("plan")) d["calibrated_from"] = calibrated_from;
     rows.push_back(std::move(d));
     ++shown;
   }
-  return json{{"ok", true},
-              {"matched", r->ranked > 0},
-              {"why_not_summary", why_not_summary(*r)},
-              {"held_back", held_back_doc(s, *r)},
-              {"show_doubtful", q.filters.show_doubtful},
-              {"launchable", q.filters.launchable},
-              {"snapshot", s.id},
-              {"prices", prices_doc(s, oldest_ranked_capture(s, *r))},
-              {"sort", to_string(q.sort)},
-              {"counts", {{"ranked", by_state[0]}, {"tight", tight}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
-                          {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]},
-                          {"held_back", by_state[6]}}},
-              {"useful_tokens", num(r->useful_tokens)},
-              {"checkpoint_bytes", num(r->checkpoint_bytes)},
-              {"shapes_planned", r->shapes_planned},
-              {"rows", rows}};
+  json doc{{"ok", true},
+          {"matched", r->ranked > 0},
+          {"why_not_summary", why_not_summary(*r)},
+          {"held_back", held_back_doc(s, *r)},
+          {"show_doubtful", q.filters.show_doubtful},
+          {"launchable", q.filters.launchable},
+          {"snapshot", s.id},
+          {"prices", prices_doc(s, oldest_ranked_capture(s, *r))},
+          {"sort", to_string(q.sort)},
+          {"counts", {{"ranked", by_state[0]}, {"tight", tight}, {"does_not_fit", by_state[1]}, {"filtered", by_state[2]},
+                      {"no_price", by_state[3]}, {"unsupported", by_state[4]}, {"error", by_state[5]},
+                      {"held_back", by_state[6]}}},
+          {"useful_tokens", num(r->useful_tokens)},
+          {"checkpoint_bytes", num(r->checkpoint_bytes)},
+          {"shapes_planned", r->shapes_planned},
+          {"rows", rows}};
+  if (!products.empty()) doc["reservations"] = reservations_doc(s, products);  // absent when no reserved row is shown
+  return doc;
 }
 
 }  // namespace trainfit::api_detail

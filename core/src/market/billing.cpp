@@ -17,6 +17,7 @@
 // billing_rounding.cpp, reserved booking terms in billing_reserved.cpp.
 #include "trainfit/market/billing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -48,6 +49,7 @@ struct Billed {
   double total_usd = 0;
   double booked_s = 0;         // reserved: per instance, in `bookings` consecutive bookings
   double bookings = 0;
+  double booked_instances = 0; // reserved: the job's nodes or the product's minimum
 };
 
 Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, double k, double price_usd_per_h) {
@@ -66,7 +68,10 @@ Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, 
     b.segments = nodes;
     b.billable_node_s = nodes * b.wall_s;
     b.booked_s = booked_term_s(b.wall_s, *in.terms, &b.bookings);
-    b.billed_node_s = nodes * b.booked_s;
+    // A booking of fewer instances than the product's minimum pays for the minimum (Lambda's 1-Click Clusters
+    // start at 16 GPUs: https://lambda.ai/pricing); the unused instances idle for the whole booking.
+    b.booked_instances = std::max(nodes, static_cast<double>(in.reserved_min_instances));
+    b.billed_node_s = b.booked_instances * b.booked_s;
     k = 0;
   } else {
     b.billed_node_s = nodes * billed_seconds(L, rule);
@@ -104,7 +109,9 @@ Problem check_input(const JobCostInput& in) {
     if (!finite_nonneg(in.on_demand_usd_per_h)) return {"on_demand_usd_per_h", "this offer has no on-demand price"};
   } else if (in.option == PricingOption::reserved) {
     if (!finite_nonneg(in.reserved_usd_per_h)) return {"reserved_usd_per_h", "this offer has no reserved price"};
-    if (!in.terms || in.terms->empty()) return {"terms", "the reservation product has no bookable durations"};
+    // Empty terms: a negotiated contract (snapshot.h Reservation::negotiated), which books the run itself.
+    if (!in.terms) return {"terms", "the reservation product's bookable durations are missing"};
+    if (in.reserved_min_instances < 0) return {"reserved_min_instances", "must be >= 0"};
     for (const TermStep& t : *in.terms)
       if (!(std::isfinite(t.increment_s) && t.increment_s > 0) || !std::isfinite(t.up_to_s))
         return {"terms", "a bookable duration step is not a positive number of seconds"};
@@ -197,8 +204,10 @@ Problem fill_cost(const JobCostInput& in, const BillingRule& rule, CostBreakdown
   if (in.option == PricingOption::reserved) {
     c.booked_s = e.booked_s;
     c.bookings = e.bookings;
-    c.increment_s = in.terms->front().increment_s;  // the finest step (what a short job is rounded to)
-    c.minimum_s = in.terms->front().increment_s;
+    c.booked_instances = e.booked_instances;
+    // The finest step (what a short job is rounded to); none for a negotiated contract, which books the run.
+    c.increment_s = in.terms->empty() ? 0 : in.terms->front().increment_s;
+    c.minimum_s = c.increment_s;
   }
   c.segments = e.segments;
   c.billable_node_s = e.billable_node_s;
@@ -253,6 +262,7 @@ void fill_job_cost_input(JobCostInput& in, const Provider& provider, const Offer
                          const Reservation* reservation) {
   in.option = option;
   in.terms = reservation ? &reservation->terms : nullptr;
+  in.reserved_min_instances = reservation ? reservation->min_instances : 0;
   in.on_demand_usd_per_h = offer.price_usd_per_h;
   in.spot_usd_per_h = offer.spot_usd_per_h;
   in.reserved_usd_per_h = offer.reserved_usd_per_h;

@@ -61,32 +61,45 @@ std::string booking_duration_text(double s) {
 
 std::string reservation_terms_text(const Reservation& r) {
   std::string t;
-  double from = 0;
-  for (size_t i = 0; i < r.terms.size(); ++i) {
-    const TermStep& st = r.terms[i];
-    if (i) t += ", then ";
-    if (st.increment_s >= st.up_to_s - from - 1e-6) t += booking_duration_text(st.up_to_s);  // one duration
-    else {
-      std::string step = booking_duration_text(st.increment_s);  // "7 days" -> "7-day"
-      if (const size_t sp = step.find(' '); sp != std::string::npos) step[sp] = '-';
-      if (step.size() > 1 && step.back() == 's') step.pop_back();
-      t += step + " steps up to " + booking_duration_text(st.up_to_s);
+  if (r.negotiated()) {  // snapshot.h Reservation::negotiated: the contract's term is agreed with sales
+    t = "term agreed with sales, none published: this cost books the run only and is a lower bound at the lowest "
+        "published rate";
+    if (r.upfront) t += "; prepaid";
+  } else {
+    double from = 0;
+    for (size_t i = 0; i < r.terms.size(); ++i) {
+      const TermStep& st = r.terms[i];
+      if (i) t += ", then ";
+      if (st.increment_s >= st.up_to_s - from - 1e-6) t += booking_duration_text(st.up_to_s);  // one duration
+      else {
+        std::string step = booking_duration_text(st.increment_s);  // "7 days" -> "7-day"
+        if (const size_t sp = step.find(' '); sp != std::string::npos) step[sp] = '-';
+        if (step.size() > 1 && step.back() == 's') step.pop_back();
+        t += step + " steps up to " + booking_duration_text(st.up_to_s);
+      }
+      from = st.up_to_s;
     }
-    from = st.up_to_s;
+    if (!r.start_time_utc.empty()) t += "; starts and ends at " + r.start_time_utc + " UTC";
+    t += r.upfront ? "; paid up front" : "; billed over the term";
   }
-  if (!r.start_time_utc.empty()) t += "; starts and ends at " + r.start_time_utc + " UTC";
-  t += r.upfront ? "; paid up front" : "; billed over the term";
-  if (!r.cancellable) t += "; not cancellable";
+  if (!r.cancellable_published) t += "; cancellation terms not published";
+  else if (!r.cancellable) t += "; not cancellable";
+  if (r.min_instances > 0) t += "; at least " + std::to_string(r.min_instances) + " instances per booking";
   if (r.max_instances > 0) t += "; up to " + std::to_string(r.max_instances) + " instances per booking";
   return t;
 }
 
 ReservedVsHourly reserved_vs_hourly(double r, double p, const std::vector<TermStep>& terms) {
   ReservedVsHourly v;
-  if (!(std::isfinite(r) && r > 0 && std::isfinite(p) && p > 0) || terms.empty()) return v;
+  if (!(std::isfinite(r) && r > 0 && std::isfinite(p) && p > 0)) return v;
   v.comparable = true;
   v.price_ratio = r / p;
+  v.term_unpublished = terms.empty();
   if (r >= p) return v;  // a booked hour never costs less than an hour by the hour
+  if (terms.empty()) {  // the run itself is booked: a lower rate wins from the start
+    v.first_win_s = v.wins_from_s = 0;
+    return v;
+  }
   // Booking intervals [a, a + i] of one pass over the steps: booking loses up to t = r (a + i) / p and wins after
   // it, so an interval has a losing part when t > a, i.e. a < a* = r i / (p - r). Past the longest booking the
   // pattern repeats shifted by whole longest terms, where every interval starts later, so the first pass decides.

@@ -158,7 +158,7 @@ void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) 
     io.list(p.access_exceptions, 7, "access exceptions", access);
   });
   offer_table(io, s.offers, s.providers);
-  io.list(s.reservations, 40, "reservations", [&](Reservation& rv) {  // version 5
+  io.list(s.reservations, 40, "reservations", [&](Reservation& rv) {  // version 5 (6: two fields more)
     io.str(rv.id);
     io.str(rv.provider);
     io.str(rv.name);
@@ -171,6 +171,8 @@ void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) 
     io.f64(rv.book_ahead_days);
     io.flag(rv.upfront);
     io.flag(rv.cancellable);
+    io.flag(rv.cancellable_published);  // version 6
+    io.i32(rv.min_instances);           // version 6
     io.str(rv.capture_date);
     io.str(rv.source);
     io.str(rv.note);

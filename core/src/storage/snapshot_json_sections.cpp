@@ -132,8 +132,17 @@ void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b,
   c.str(v, "id", p, &rv->id, true, true);
   c.str(v, "provider", p, &rv->provider, true, true);
   c.str(v, "name", p, &rv->name, true, true);
+  // A negotiated contract publishes no bookable duration (snapshot.h Reservation::negotiated): "negotiated": true
+  // with empty terms; every other product has at least one step. The flag must agree with the terms.
+  bool negotiated = false;
+  c.boolean(v, "negotiated", p, &negotiated, false);
   if (const JValue* ts = c.array(v, "terms", p, 8)) {
-    if (ts->Size() == 0) c.error(p + "/terms", "at least one bookable duration step");
+    if (ts->Size() == 0 && !negotiated)
+      c.error(p + "/terms",
+              "at least one bookable duration step (or \"negotiated\": true for a contract whose term is not "
+              "published)");
+    if (ts->Size() > 0 && negotiated)
+      c.error(p + "/negotiated", "a negotiated contract publishes no bookable durations: its terms must be empty");
     rv->terms.resize(ts->Size());
     for (size_t i = 0; i < ts->Size(); ++i) {
       const std::string tp = idx(p + "/terms", i);
@@ -147,9 +156,12 @@ void read_billing(Ctx& c, const JValue& v, const std::string& p, BillingRule* b,
   }
   c.str(v, "start_time_utc", p, &rv->start_time_utc, false);
   c.integer(v, "max_instances", p, &rv->max_instances, 0, 100000, false);
+  c.integer(v, "min_instances", p, &rv->min_instances, 0, 100000, false);  // against max_instances: attach_reservations
   c.num(v, "book_ahead_days", p, &rv->book_ahead_days, 0, 3660, false);
   c.boolean(v, "upfront", p, &rv->upfront);
-  c.boolean(v, "cancellable", p, &rv->cancellable);
+  // Absent: whether the product can be cancelled is not published (the surfaces say so rather than guess).
+  rv->cancellable_published = find_member(v, "cancellable") != nullptr;
+  c.boolean(v, "cancellable", p, &rv->cancellable, false);
   c.date(v, "capture_date", p, &rv->capture_date);
   c.str(v, "source", p, &rv->source, true, true);
   c.str(v, "note", p, &rv->note, false);

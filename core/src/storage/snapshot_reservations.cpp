@@ -34,7 +34,11 @@ Result<bool> attach_reservations(Snapshot& s, std::vector<Warning>* warnings) {
     const int prov = s.find_provider(rv.provider);
     if (prov < 0) return Error{p + "/provider", "unknown provider \"" + rv.provider.substr(0, 60) + "\""};
     sells[static_cast<size_t>(prov)] = 1;
-    if (rv.terms.empty()) return Error{p + "/terms", "at least one bookable duration step"};
+    // No terms: a negotiated contract (snapshot.h Reservation::negotiated), its term agreed with sales.
+    if (rv.min_instances < 0 || rv.max_instances < 0)
+      return Error{p + "/min_instances", "instance counts must be >= 0"};
+    if (rv.max_instances > 0 && rv.min_instances > rv.max_instances)
+      return Error{p + "/min_instances", "more than max_instances (" + std::to_string(rv.max_instances) + ")"};
     double prev = 0;
     for (size_t t = 0; t < rv.terms.size(); ++t) {
       const TermStep& st = rv.terms[t];

@@ -120,8 +120,11 @@ ojson reservation_json(const Reservation& rv) {
     terms.push_back(std::move(tj));
   }
   j["terms"] = terms;
+  if (rv.negotiated()) j["negotiated"] = true;  // absent otherwise: older snapshots stay byte-identical
   j["start_time_utc"] = rv.start_time_utc; j["max_instances"] = rv.max_instances;
-  j["book_ahead_days"] = rv.book_ahead_days; j["upfront"] = rv.upfront; j["cancellable"] = rv.cancellable;
+  if (rv.min_instances > 0) j["min_instances"] = rv.min_instances;  // absent when none is published
+  j["book_ahead_days"] = rv.book_ahead_days; j["upfront"] = rv.upfront;
+  if (rv.cancellable_published) j["cancellable"] = rv.cancellable;
   j["capture_date"] = rv.capture_date; j["source"] = rv.source; j["note"] = rv.note;
   ojson prices = ojson::array();
   for (const ReservedPrice& x : rv.prices) {

@@ -52,6 +52,9 @@ struct ReservedVsHourly {
   double price_ratio = 0;        // r / p: the busy fraction of a booked term at which it pays off
   double first_win_s = -1;       // the shortest wall time at which booking is cheaper; < 0 = never
   double wins_from_s = -1;       // from this wall time on, booking is cheaper for every longer job; < 0 = never
+  // No bookable durations (a negotiated contract, snapshot.h): the booking is the run itself, so a lower rate wins
+  // from the first hour (first_win_s = wins_from_s = 0), a lower bound until the contract's minimum term is known.
+  bool term_unpublished = false;
   // A job of wall time W that repeats: the booking (kept for its whole term) pays off when the job starts at
   // least every W / price_ratio seconds (its busy fraction W / cadence >= r / p). Filled by the caller's W.
 };
@@ -100,6 +103,8 @@ struct JobCostInput {
   double spot_usd_per_h = -1;              // per instance; < 0 = no spot
   double reserved_usd_per_h = -1;          // per instance-hour of the booked term; < 0 = no reservation product
   const std::vector<TermStep>* terms = nullptr;  // the product's bookable durations; required when option == reserved
+                                                 // (empty: a negotiated contract, booked for the run itself)
+  int reserved_min_instances = 0;          // a booking holds at least this many instances (Reservation); 0 = none
   double spot_interruption_rate_per_h = 0; // per instance-hour (Poisson); used when option == spot
   double spot_free_window_s = 0;           // spot segments interrupted this soon after start are not billed
                                            // (SpotRules::early_preemption_free); 0 = no such rule
@@ -169,6 +174,9 @@ struct CostBreakdown {
   // part the job leaves unused (booked_s - wall_s) is the idle tail, priced in rounding_waste_usd.
   double booked_s = 0;
   double bookings = 0;
+  // Instances booked: the job's nodes, or the product's minimum when it is larger (Reservation::min_instances);
+  // the instances the job leaves unused are idle for the whole booking and priced in rounding_waste_usd too.
+  double booked_instances = 0;
 
   // Billing: every start of an instance (first start, each replacement) is one segment with its own minimum.
   double segments = 0;                 // instance segments (nodes + interruptions)

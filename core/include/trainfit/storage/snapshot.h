@@ -274,16 +274,26 @@ struct Reservation {
   std::string name;         // "EC2 Capacity Blocks for ML"
   // Bookable durations: from 0 (or the previous step's up_to_s) up to up_to_s in steps of increment_s, steps in
   // increasing order; the last up_to_s is the longest single booking (longer jobs book consecutive terms).
+  // Empty only for a negotiated contract (negotiated() below).
   std::vector<TermStep> terms;
   std::string start_time_utc;   // bookings start and end at this time of day ("11:30"); "" = any time
   int max_instances = 0;        // per booking; 0 = not published
+  // The fewest instances a booking holds (Lambda's 1-Click Clusters start at 16 GPUs, two 8-GPU nodes): a job on
+  // fewer pays for this many. 0 = no minimum published (a booking of one instance).
+  int min_instances = 0;
   double book_ahead_days = 0;   // how far ahead a booking can be made; 0 = not published
   bool upfront = false;         // paid in full when booked
   bool cancellable = false;
+  bool cancellable_published = true;  // false: whether it can be cancelled is not published (JSON: no "cancellable")
   std::string capture_date;     // when the prices were read
   std::string source;           // the price list / documentation address
   std::string note;
   std::vector<ReservedPrice> prices;
+  // A contract whose term is agreed with the provider's sales and not published (Hyperstack's reserved contracts,
+  // Nebius's commitment discounts): it has no bookable durations (terms empty; the JSON says "negotiated": true),
+  // its prices are the lowest published ("from") rates, and a job on it books only its own run, so its cost is a
+  // lower bound on what the contract costs.
+  bool negotiated() const { return terms.empty(); }
   bool operator==(const Reservation&) const = default;
 };
 
@@ -312,7 +322,7 @@ struct Snapshot {
   int find_offer(const std::string& id) const;
 };
 
-// Checks `s.reservations` (ids unique, terms increasing, prices on offers their provider sells, one product per
+// Checks `s.reservations` (ids unique, terms increasing or none for a negotiated contract, prices on offers their provider sells, one product per
 // offer) and sets each priced offer's reserved_usd_per_h and reservation. Both readers call it after the offers;
 // the error names the field ("/reservations/0/prices/3/offer: ..."). A price naming an offer the snapshot does not
 // have is not an error (a trimmed or rebuilt snapshot keeps its products): it prices nothing and, when `warnings`
@@ -365,7 +375,8 @@ std::string snapshot_to_json(const Snapshot& s);
 // `trainfit snapshot pack`): the JSON's content as the reader leaves it, before the checks that depend on the
 // load options, which run at load as after the JSON. Loading it with the same options gives the same Snapshot
 // and warnings as loading the JSON. Little-endian, versioned, checksummed; a damaged or foreign file is refused.
-inline constexpr uint32_t kSnapshotBinaryVersion = 5;  // 3: Offer::via; 4: offers as columns; 5: reservations
+// 3: Offer::via; 4: offers as columns; 5: reservations; 6: a reservation's min_instances and cancellable_published
+inline constexpr uint32_t kSnapshotBinaryVersion = 6;
 // Reads and checks the JSON, then packs it; a JSON the reader refuses is refused (its first error).
 Result<std::string> pack_snapshot(std::string_view json_text);
 std::optional<Snapshot> load_snapshot_binary_report(std::string_view bytes, const SnapshotLoadOptions& opt,
