@@ -5,248 +5,204 @@
 #include "trainfit/catalog/names.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 
 namespace trainfit {
 namespace {
 
 constexpr unsigned Z(int a) { return 1u << a; }
 
-MethodSupport unsupported(const char* note, const char* source) {
-  MethodSupport m;
-  m.supported = false;
-  m.note = note;
-  m.source = source;
-  return m;
+constexpr MethodSupport unsupported(const char* note, const char* source) {
+  return {.supported = false, .note = note, .source = source};
 }
 
-MethodSupport data_parallel_only(unsigned zeros, bool offload, const char* note, const char* source) {
-  MethodSupport m;
-  m.tp = m.pp = m.cp = false;
-  m.zero_stages = zeros;
-  m.offload = offload;
-  m.note = note;
-  m.source = source;
-  return m;
+// Data parallelism (DDP, ZeRO / FSDP stages `zeros`) and no tensor or pipeline parallelism; `cp`: with sequence
+// (context) parallelism.
+constexpr MethodSupport data_parallel(unsigned zeros, bool offload, const char* note, const char* source,
+                                      bool cp = false) {
+  return {.tp = false, .pp = false, .cp = cp, .zero_stages = zeros, .offload = offload, .note = note, .source = source};
 }
 
-FrameworkProfile make_generic() {
-  FrameworkProfile p;
-  p.cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses);
-  p.title = "any trainer (no framework's restrictions or buffers)";
-  p.interleaved_pp = true;
-  p.full.source = p.lora.source = p.qlora.source = "no restriction";
-  p.full.note = p.lora.note = p.qlora.note = "any layout";
-  p.full.ep = true;  // expert parallelism is modelled for full training (memory.cpp)
-  p.full.ep_source = "no restriction";
-  p.source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)";
-  return p;
-}
+// Sequence parallelism in today's Hugging Face stack is DeepSpeed's Ulysses / ALST, launched by accelerate's
+// parallelism_config (sp_backend deepspeed) with ZeRO: Hugging Face blog "ulysses-sp" (2026-03-09: deepspeed
+// >= 0.18.1, accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism.
+constexpr const char* kHfNote = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence parallelism";
+constexpr const char* kMegatronEp = "Megatron-LM arguments.py --expert-model-parallel-size, --expert-tensor-parallel-size; "
+                                    "megatron/core/transformer/moe/token_dispatcher.py (alltoall, allgather, flex dispatchers)";
 
-FrameworkProfile make_hf_trainer() {
-  FrameworkProfile p;
-  p.id = Framework::hf_trainer;
-  p.name = to_string(Framework::hf_trainer);
-  p.title = "Hugging Face Transformers Trainer / accelerate, with DeepSpeed ZeRO or FSDP";
-  p.source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides";
-  p.full = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
-                              "transformers docs main_classes/deepspeed (ZeRO stages 1-3, offload_optimizer/param); "
-                              "accelerate docs usage_guides/fsdp");
-  p.lora = data_parallel_only(Z(0) | Z(1) | Z(2) | Z(3), true, "data parallel: DDP, DeepSpeed ZeRO 1-3 or FSDP",
-                              "PEFT docs accelerate/deepspeed and accelerate/fsdp");
-  // Sequence parallelism in today's Hugging Face stack is DeepSpeed's Ulysses / ALST, launched by accelerate's
-  // parallelism_config (sp_backend deepspeed) with ZeRO: Hugging Face blog "ulysses-sp" (2026-03-09: deepspeed
-  // >= 0.18.1, accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism.
-  p.full.cp = p.lora.cp = true;
-  p.full.note = p.lora.note = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence parallelism";
-  p.cp_schemes = cp_scheme_bit(CpScheme::ulysses);
-  p.cp_scheme = CpScheme::ulysses;
-  p.cp_scheme_source = "DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)";
-  p.qlora = data_parallel_only(Z(0) | Z(3), true, "DDP or FSDP only: no tensor or pipeline parallelism",
-                               "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage; Llama 2 70B on "
-                               "2x 24 GB with fsdp_offload_params: true, examples/sft/configs/fsdp_config_qlora.yaml) "
-                               "and accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP");
-  return p;
-}
-
-FrameworkProfile make_torchtune() {
-  FrameworkProfile p;
-  p.id = Framework::torchtune;
-  p.name = to_string(Framework::torchtune);
-  p.title = "torchtune (single-device or FSDP2 recipes)";
-  p.source = "github.com/pytorch/torchtune recipes/ (full_finetune_*, lora_finetune_*; *_distributed use FSDP2)";
-  p.full = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (full_finetune_distributed)",
-                              "torchtune recipes/full_finetune_distributed.py (fully_shard, fsdp_cpu_offload)");
-  p.lora = data_parallel_only(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (lora_finetune_distributed)",
-                              "torchtune recipes/lora_finetune_distributed.py");
-  p.qlora = data_parallel_only(Z(0) | Z(3), false, "one GPU, or FSDP2 full shard of the NF4 base",
-                               "torchtune recipes/configs/llama3_1/405B_qlora.yaml (QLoRA with FSDP2)");
-  // Every recipe config's loss is CEWithChunkedOutputLoss and the model emits its logits in the same chunks
-  // (model.set_num_output_chunks(loss_fn.num_output_chunks)).
-  p.loss_chunks = 8;
-  p.loss_chunks_source = "torchtune modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss (num_output_chunks "
-                         "= 8: each chunk's logits.float() and cross_entropy computed alone)";
-  return p;
-}
-
-FrameworkProfile make_litgpt() {
-  FrameworkProfile p;
-  p.id = Framework::litgpt;
-  p.name = to_string(Framework::litgpt);
-  p.title = "LitGPT (Lightning Fabric: one GPU, DDP or FSDP)";
-  p.source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)";
-  p.full = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/full.py (FSDPStrategy)");
-  p.lora = data_parallel_only(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/lora.py (FSDPStrategy)");
-  MethodSupport q = data_parallel_only(Z(0), false, "one GPU (bitsandbytes quantisation with FSDP is not supported)",
-                                       "litgpt/finetune/lora.py: quantization plugins with FSDP raise an error");
-  q.multi_gpu = false;
-  p.qlora = q;
-  p.qlora_loads_16bit = true;
-  p.load_source = "LitGPT config_hub/finetune/README.md: QLoRA peaks on 1x A10G at the 16-bit model's size (Llama 3.1 "
-                  "8B 17.41 GB, Mistral 7B 14.29 GB, Gemma 2 9B 20.92 GB); Lightning Fabric bitsandbytes.py "
-                  "convert_module quantizes a 16-bit model layer by layer";
-  return p;
-}
-
-FrameworkProfile make_megatron_core() {
-  FrameworkProfile p;
-  p.id = Framework::megatron_core;
-  p.name = to_string(Framework::megatron_core);
-  p.title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)";
-  p.source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)";
-  MethodSupport full;
-  full.zero_stages = Z(0) | Z(1);  // DDP, or the distributed optimizer (fp32 master + Adam states sharded over DP)
-  full.offload = false;
-  full.note = "TP, PP, CP, sequence parallel; DDP or the distributed optimizer (ZeRO-1)";
-  full.source = "Megatron-LM arguments.py (--use-distributed-optimizer, --tensor/--pipeline/--context-parallel-size)";
-  full.ep = true;
-  full.ep_source = "Megatron-LM arguments.py --expert-model-parallel-size, --expert-tensor-parallel-size; "
-                   "megatron/core/transformer/moe/token_dispatcher.py (alltoall, allgather, flex dispatchers)";
-  p.full = full;
-  MethodSupport lora = full;
-  lora.ep = false;  // expert parallelism is modelled for full training only (memory.cpp)
-  lora.note = "LoRA with TP and PP (NeMo PEFT)";
-  lora.source = "NeMo docs nlp/nemo_megatron/peft (LoRA with tensor and pipeline parallelism)";
-  p.lora = lora;
-  p.qlora = unsupported("no bitsandbytes 4-bit base (QLoRA): use hf-trainer, torchtune or litgpt",
-                        "NeMo PEFT methods: LoRA, P-tuning, adapters, IA3 (no NF4 base)");
-  p.fp32_grad_buffer = true;
-  p.fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
-                       "fp32 buffer, distributed/distributed_data_parallel.py)";
-  p.interleaved_pp = p.search_interleaved = true;  // --num-layers-per-virtual-pipeline-stage
-  p.uneven_pp = p.uneven_pp_megatron = true;
-  p.uneven_pp_source = "Megatron-LM arguments.py --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers "
-                       "and --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split (Megatron-"
-                       "Bridge performance guide: one fewer layer on the first and last stages); Llama 3.1 405B's 126 "
-                       "layers + embedding + loss = 128 = PP 8 x VP 8 x 2 in the published recipe";
-  p.tp_comm_overlap = true;
-  p.tp_comm_overlap_source = "Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
-                             "Megatron-Bridge Llama 3 H100 pre-training recipes (comm_overlap_config, tp_comm_overlap)";
-  p.pp_p2p_overlap_interleaved = true;  // arguments.py --no-overlap-p2p-communication (store_false): on by default
-  // NeMo 2.0 recipes: DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=True,
-  // overlap_param_gather=True) with use_distributed_optimizer.
-  p.dp_overlap_param_gather = true;
-  // Transformer Engine's fused FP8 layers (LayerNormLinear / LayerNormMLP fuse the norm and the FP8 cast into the
-  // GEMM's prologue; FP8 weight casts are cached over a step's micro-batches), against llm-foundry's te.Linear-only
-  // FP8 of the generic ceiling. Geometric mean of published / estimated tokens/s over the calibration rows of
-  // perf_validation.cpp (NeMo Llama 2 7B on 8 H100, Megatron-Bridge Llama 3 70B on 64 H100 TP 4 PP 8 VP 5);
-  // the other Megatron FP8 rows are held out.
-  p.fp8_efficiency = 1.225;
-  // Its grouped GEMMs (TE GroupedLinear, FP8 / MXFP8 where asked) with the published recipes' CUDA graphs and fused
-  // permutation: geometric mean over its MoE calibration rows (perf_validation.cpp: Megatron-Core Qwen3-235B on 256
-  // H100 with the all-to-all dispatcher, Megatron-Bridge Qwen3-30B-A3B on 8 B200); the other MoE rows are held out.
-  p.moe_efficiency = 0.48;
-  p.moe_efficiency_source = "perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo Qwen3-235B "
-                            "256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)";
-  p.moe_dispatch_per_node = true;
-  // 0: attention-score FLOPs at the layer's GEMM rate. fp8_efficiency and moe_efficiency above were fitted that
-  // way on 4k-8k-token rows; a separate cuDNN fused-attention rate needs Megatron long-context calibration rows.
-  p.attention_end_to_end = 0;
-  p.fused_rmsnorm = true;  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
-  p.fused_swiglu = true;   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
-  p.moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
-                          "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP";
-  p.fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, Megatron-Bridge "
-                            "25.11 Llama 3 70B)";
-  // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
-  // DeepSpeed-Ulysses head scatter); the ring is its default.
-  p.cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses);
-  p.cp_scheme_source = "Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)";
-  p.cp_search_min_seq = 8192;
-  p.cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
-                       "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192";
-  p.loss_fp32_buffers = 1;
-  p.loss_source = "megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_logits.float(), exp and divide in "
-                  "place, save_for_backward(exp_logits); backward computes grad_input in the saved softmax";
-  return p;
-}
-
-FrameworkProfile make_nanotron() {
-  FrameworkProfile p;
-  p.id = Framework::nanotron;
-  p.name = to_string(Framework::nanotron);
-  p.title = "nanotron (3D parallel pre-training)";
-  p.source = "github.com/huggingface/nanotron examples/config_*.yaml";
-  MethodSupport full;
-  full.cp = false;
-  full.zero_stages = Z(0) | Z(1);  // optimizer.zero_stage: 0 or 1
-  full.offload = false;
-  full.note = "TP, PP and DP with ZeRO-1";
-  full.source = "nanotron config: parallelism.tp/pp/dp, optimizer.zero_stage (0 or 1)";
-  full.ep = true;
-  full.ep_source = "nanotron config/parallelism_config.py ParallelismArgs.expert_parallel_size";
-  p.full = full;
-  p.lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)");
-  p.qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)");
-  p.fp32_grad_buffer = true;
-  p.fp32_grad_source = "nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)";
-  return p;
-}
-
-FrameworkProfile make_torchtitan() {
-  FrameworkProfile p;
-  p.id = Framework::torchtitan;
-  p.name = to_string(Framework::torchtitan);
-  p.title = "torchtitan (FSDP2, TP, PP, CP pre-training)";
-  // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
-  // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).
-  p.attention_end_to_end = 0.75;
-  p.source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)";
-  MethodSupport full;
-  full.zero_stages = Z(0) | Z(3);  // FSDP2 full shard (HSDP when replicated)
-  full.note = "FSDP2, TP, PP and CP";
-  p.interleaved_pp = p.search_interleaved = true;  // pipeline_parallel_schedule Interleaved1F1B
-  p.uneven_pp = true;
-  p.uneven_pp_source = "torchtitan distributed/pipeline_parallel.py: stages split by module names "
-                       "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
-                       "with the embedding and the output as one each, the remainder on the first stages)";
-  full.source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), tensor/pipeline/context_parallel_degree";
-  full.ep = true;
-  full.ep_source = "torchtitan config parallelism.expert_parallel_degree / expert_tensor_parallel_degree "
-                   "(distributed/expert_parallel.py: all-to-all token dispatch; experts FSDP-sharded over "
-                   "dp_shard_mod_ep)";
-  p.full = full;
-  p.logits_freed_before_backward = true;  // train.py: "del pred" before loss.backward()
-  p.loss_source = "torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
-                  "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()";
-  p.fsdp2_root_unit = true;
-  p.fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
-                  "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, norm, "
-                  "output); torch distributed/_composable/fsdp/_fsdp_state.py _lazy_init: \"For the root, do not reshard "
-                  "after forward\" (post_forward_mesh_info = None)";
-  p.selective_op_sac = true;
-  p.recompute_source = "torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: selective_ac_option "
-                       "'op' (llama3 configs' default) MUST_SAVEs aten.mm (except every second one), the SDPA flash / "
-                       "efficient kernels, reduce_scatter, abs and max; everything else is recomputed";
-  p.lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)");
-  p.qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)");
-  return p;
-}
-
-const FrameworkProfile* table() {
-  static const FrameworkProfile t[] = {make_generic(),       make_hf_trainer(), make_torchtune(), make_litgpt(),
-                                       make_megatron_core(), make_nanotron(),   make_torchtitan()};
+constexpr size_t kCount = std::size(kFrameworks);
+// Each profile's name is its id's (catalog/names.h).
+constexpr std::array<FrameworkProfile, kCount> named(std::array<FrameworkProfile, kCount> t) {
+  for (FrameworkProfile& p : t) p.name = enum_name(kFrameworks, p.id);
   return t;
 }
+
+// The profiles, `generic` first; a field a profile does not name keeps framework.h's default.
+constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
+    {.title = "any trainer (no framework's restrictions or buffers)",
+        // expert parallelism is modelled for full training (memory.cpp)
+        .full = {.ep = true, .ep_source = "no restriction", .note = "any layout", .source = "no restriction"},
+        .lora = {.note = "any layout", .source = "no restriction"},
+        .qlora = {.note = "any layout", .source = "no restriction"},
+        .interleaved_pp = true,
+        .cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses),
+        .source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)",
+    },
+    {.id = Framework::hf_trainer, .title = "Hugging Face Transformers Trainer / accelerate, with DeepSpeed ZeRO or FSDP",
+        .full = data_parallel(Z(0) | Z(1) | Z(2) | Z(3), true, kHfNote,
+                              "transformers docs main_classes/deepspeed (ZeRO stages 1-3, offload_optimizer/param); "
+                              "accelerate docs usage_guides/fsdp",
+                              true),
+        .lora = data_parallel(Z(0) | Z(1) | Z(2) | Z(3), true, kHfNote,
+                              "PEFT docs accelerate/deepspeed and accelerate/fsdp", true),
+        .qlora = data_parallel(Z(0) | Z(3), true, "DDP or FSDP only: no tensor or pipeline parallelism",
+                               "PEFT docs accelerate/fsdp (QLoRA with FSDP: bnb_4bit_quant_storage; Llama 2 70B on "
+                               "2x 24 GB with fsdp_offload_params: true, examples/sft/configs/fsdp_config_qlora.yaml) "
+                               "and accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP"),
+        .cp_schemes = cp_scheme_bit(CpScheme::ulysses),
+        .cp_scheme = CpScheme::ulysses,
+        .cp_scheme_source = "DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)",
+        .source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides",
+    },
+    {.id = Framework::torchtune, .title = "torchtune (single-device or FSDP2 recipes)",
+        .full = data_parallel(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (full_finetune_distributed)",
+                              "torchtune recipes/full_finetune_distributed.py (fully_shard, fsdp_cpu_offload)"),
+        .lora = data_parallel(Z(0) | Z(3), true, "one GPU, or FSDP2 full shard (lora_finetune_distributed)",
+                              "torchtune recipes/lora_finetune_distributed.py"),
+        .qlora = data_parallel(Z(0) | Z(3), false, "one GPU, or FSDP2 full shard of the NF4 base",
+                               "torchtune recipes/configs/llama3_1/405B_qlora.yaml (QLoRA with FSDP2)"),
+        // Every recipe config's loss is CEWithChunkedOutputLoss and the model emits its logits in the same chunks
+        // (model.set_num_output_chunks(loss_fn.num_output_chunks)).
+        .loss_chunks = 8,
+        .loss_chunks_source = "torchtune modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss "
+                              "(num_output_chunks = 8: each chunk's logits.float() and cross_entropy computed alone)",
+        .source = "github.com/pytorch/torchtune recipes/ (full_finetune_*, lora_finetune_*; *_distributed use FSDP2)",
+    },
+    {.id = Framework::litgpt, .title = "LitGPT (Lightning Fabric: one GPU, DDP or FSDP)",
+        .full = data_parallel(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/full.py (FSDPStrategy)"),
+        .lora = data_parallel(Z(0) | Z(3), false, "one GPU or FSDP", "litgpt/finetune/lora.py (FSDPStrategy)"),
+        .qlora = {.tp = false, .pp = false, .cp = false, .zero_stages = Z(0), .offload = false, .multi_gpu = false,
+                  .note = "one GPU (bitsandbytes quantisation with FSDP is not supported)",
+                  .source = "litgpt/finetune/lora.py: quantization plugins with FSDP raise an error"},
+        .qlora_loads_16bit = true,
+        .load_source = "LitGPT config_hub/finetune/README.md: QLoRA peaks on 1x A10G at the 16-bit model's size (Llama "
+                       "3.1 8B 17.41 GB, Mistral 7B 14.29 GB, Gemma 2 9B 20.92 GB); Lightning Fabric bitsandbytes.py "
+                       "convert_module quantizes a 16-bit model layer by layer",
+        .source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)",
+    },
+    {.id = Framework::megatron_core, .title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)",
+        // DDP, or the distributed optimizer (fp32 master + Adam states sharded over DP)
+        .full = {.zero_stages = Z(0) | Z(1), .offload = false, .ep = true, .ep_source = kMegatronEp,
+                 .note = "TP, PP, CP, sequence parallel; DDP or the distributed optimizer (ZeRO-1)",
+                 .source = "Megatron-LM arguments.py (--use-distributed-optimizer, --tensor/--pipeline/--context-parallel-size)"},
+        // expert parallelism is modelled for full training only (memory.cpp)
+        .lora = {.zero_stages = Z(0) | Z(1), .offload = false, .ep_source = kMegatronEp,
+                 .note = "LoRA with TP and PP (NeMo PEFT)",
+                 .source = "NeMo docs nlp/nemo_megatron/peft (LoRA with tensor and pipeline parallelism)"},
+        .qlora = unsupported("no bitsandbytes 4-bit base (QLoRA): use hf-trainer, torchtune or litgpt",
+                             "NeMo PEFT methods: LoRA, P-tuning, adapters, IA3 (no NF4 base)"),
+        .fp32_grad_buffer = true,
+        .fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
+                            "fp32 buffer, distributed/distributed_data_parallel.py)",
+        .loss_fp32_buffers = 1,
+        .loss_source = "megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_logits.float(), exp and divide in "
+                       "place, save_for_backward(exp_logits); backward computes grad_input in the saved softmax",
+        .interleaved_pp = true,  // --num-layers-per-virtual-pipeline-stage
+        .search_interleaved = true,
+        .uneven_pp = true,
+        .uneven_pp_megatron = true,
+        .uneven_pp_source = "Megatron-LM arguments.py --decoder-first-pipeline-num-layers / "
+                            "--decoder-last-pipeline-num-layers and --account-for-embedding-in-pipeline-split / "
+                            "--account-for-loss-in-pipeline-split (Megatron-Bridge performance guide: one fewer layer on "
+                            "the first and last stages); Llama 3.1 405B's 126 layers + embedding + loss = 128 = PP 8 x "
+                            "VP 8 x 2 in the published recipe",
+        .tp_comm_overlap = true,
+        .tp_comm_overlap_source = "Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
+                                  "Megatron-Bridge Llama 3 H100 pre-training recipes (comm_overlap_config, "
+                                  "tp_comm_overlap)",
+        // NeMo 2.0 recipes: DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=True,
+        // overlap_param_gather=True) with use_distributed_optimizer.
+        .dp_overlap_param_gather = true,
+        .pp_p2p_overlap_interleaved = true,  // arguments.py --no-overlap-p2p-communication (store_false): on by default
+        // Transformer Engine's fused FP8 layers (LayerNormLinear / LayerNormMLP fuse the norm and the FP8 cast into
+        // the GEMM's prologue; FP8 weight casts are cached over a step's micro-batches), against llm-foundry's
+        // te.Linear-only FP8 of the generic ceiling. Geometric mean of published / estimated tokens/s over the
+        // calibration rows of perf_validation.cpp (NeMo Llama 2 7B on 8 H100, Megatron-Bridge Llama 3 70B on 64 H100
+        // TP 4 PP 8 VP 5); the other Megatron FP8 rows are held out.
+        .fp8_efficiency = 1.225,
+        .fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, "
+                                 "Megatron-Bridge 25.11 Llama 3 70B)",
+        // Its grouped GEMMs (TE GroupedLinear, FP8 / MXFP8 where asked) with the published recipes' CUDA graphs and
+        // fused permutation: geometric mean over its MoE calibration rows (perf_validation.cpp: Megatron-Core
+        // Qwen3-235B on 256 H100 with the all-to-all dispatcher, Megatron-Bridge Qwen3-30B-A3B on 8 B200); the other
+        // MoE rows are held out.
+        .moe_efficiency = 0.48,
+        .moe_efficiency_source = "perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo "
+                                 "Qwen3-235B 256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)",
+        // 0: attention-score FLOPs at the layer's GEMM rate. fp8_efficiency and moe_efficiency above were fitted that
+        // way on 4k-8k-token rows; a separate cuDNN fused-attention rate needs Megatron long-context calibration rows.
+        .attention_end_to_end = 0,
+        .fused_rmsnorm = true,  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
+        .fused_swiglu = true,   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
+        .moe_dispatch_per_node = true,
+        .moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
+                               "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP",
+        // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
+        // DeepSpeed-Ulysses head scatter); the ring is its default.
+        .cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses),
+        .cp_scheme_source = "Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)",
+        .cp_search_min_seq = 8192,
+        .cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
+                            "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192",
+        .source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)",
+    },
+    {.id = Framework::nanotron, .title = "nanotron (3D parallel pre-training)",
+        .full = {.cp = false, .zero_stages = Z(0) | Z(1), .offload = false, .ep = true,  // optimizer.zero_stage: 0 or 1
+                 .ep_source = "nanotron config/parallelism_config.py ParallelismArgs.expert_parallel_size",
+                 .note = "TP, PP and DP with ZeRO-1",
+                 .source = "nanotron config: parallelism.tp/pp/dp, optimizer.zero_stage (0 or 1)"},
+        .lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)"),
+        .qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)"),
+        .fp32_grad_buffer = true,
+        .fp32_grad_source = "nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)",
+        .source = "github.com/huggingface/nanotron examples/config_*.yaml",
+    },
+    {.id = Framework::torchtitan, .title = "torchtitan (FSDP2, TP, PP, CP pre-training)",
+        .full = {.zero_stages = Z(0) | Z(3), .ep = true,  // FSDP2 full shard (HSDP when replicated)
+                 .ep_source = "torchtitan config parallelism.expert_parallel_degree / expert_tensor_parallel_degree "
+                              "(distributed/expert_parallel.py: all-to-all token dispatch; experts FSDP-sharded over "
+                              "dp_shard_mod_ep)",
+                 .note = "FSDP2, TP, PP and CP",
+                 .source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), "
+                           "tensor/pipeline/context_parallel_degree"},
+        .lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)"),
+        .qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)"),
+        .logits_freed_before_backward = true,  // train.py: "del pred" before loss.backward()
+        .loss_source = "torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
+                       "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()",
+        .fsdp2_root_unit = true,
+        .fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
+                       "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, "
+                       "norm, output); torch distributed/_composable/fsdp/_fsdp_state.py _lazy_init: \"For the root, do "
+                       "not reshard after forward\" (post_forward_mesh_info = None)",
+        .selective_op_sac = true,
+        .recompute_source = "torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: "
+                            "selective_ac_option 'op' (llama3 configs' default) MUST_SAVEs aten.mm (except every second "
+                            "one), the SDPA flash / efficient kernels, reduce_scatter, abs and max; everything else is "
+                            "recomputed",
+        .interleaved_pp = true,  // pipeline_parallel_schedule Interleaved1F1B
+        .search_interleaved = true,
+        .uneven_pp = true,
+        .uneven_pp_source = "torchtitan distributed/pipeline_parallel.py: stages split by module names "
+                            "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
+                            "with the embedding and the output as one each, the remainder on the first stages)",
+        // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
+        // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).
+        .attention_end_to_end = 0.75,
+        .source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)",
+    },
+}});
 
 }  // namespace
 
@@ -260,8 +216,8 @@ double grad_element_bytes(const TrainConfig& train, double dtype_bytes) {
 }
 
 const FrameworkProfile* framework_profiles(int* count) {
-  if (count) *count = 7;
-  return table();
+  if (count) *count = static_cast<int>(kProfiles.size());
+  return kProfiles.data();
 }
 
 const FrameworkProfile& framework_profile(Framework f) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "catalog/model_internal.h"
+#include "trainfit/catalog/names.h"
 
 namespace trainfit {
 using model_detail::is_mla;
@@ -327,7 +328,7 @@ Result<LoraCounts> lora_counts(const ModelSpec& m, int rank, const std::vector<s
     if (m.shared_expert_intermediate_size > 0) lora_mlp(m, t, double(m.shared_expert_intermediate_size), 1, adder(moe));
   }
   if (linears == 0)
-    return Error{"lora_targets", std::string("none of the targets exists in a ") + arch_id(m.arch) + " model"};
+    return Error{"lora_targets", std::string("none of the targets exists in a ") + to_string(m.arch) + " model"};
   c.targeted_linears = linears / L;  // per layer (the average layer when dense and MoE layers mix)
   c.attn_input = t.q || t.k || t.v;
   c.attn_output = t.o;

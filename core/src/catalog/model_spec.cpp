@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "catalog/model_internal.h"
+#include "trainfit/catalog/names.h"
 
 namespace trainfit {
 using model_detail::is_mla;
@@ -25,11 +27,10 @@ Error model_error(const std::string& prefix, const char* key, const std::string&
 // ---- families ----
 
 namespace {
-// The families: their ids (data/models.json, queries) and the knob values each one means. Sources: the
-// Hugging Face modeling_*.py of each (see visit_tensors); dropout 0.1 in the GPT-2, OPT and BERT configs.
+// The families and the knob values each one means (their ids: catalog/names.h kArchs). Sources: the Hugging Face
+// modeling_*.py of each (see visit_tensors); dropout 0.1 in the GPT-2, OPT and BERT configs.
 struct Family {
   Arch arch;
-  const char* id;
   Mlp mlp;
   Norm norm;
   Positional positional;
@@ -39,25 +40,23 @@ struct Family {
   bool dropout;
 };
 constexpr Family kFamilies[] = {
-    {Arch::gpt2, "gpt2", Mlp::gelu, Norm::layernorm, Positional::learned, Bias::all, Block::pre, QkNorm::none, true},
-    {Arch::llama, "llama", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::qwen2, "qwen2", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::qkv, Block::pre, QkNorm::none, false},
-    {Arch::mistral, "mistral", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::mixtral, "mixtral", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::gemma2, "gemma2", Mlp::geglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::sandwich, QkNorm::none, false},
-    {Arch::phi3, "phi3", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::falcon, "falcon", Mlp::gelu, Norm::layernorm, Positional::rope, Bias::none, Block::parallel, QkNorm::none, false},
-    {Arch::opt, "opt", Mlp::relu, Norm::layernorm, Positional::learned, Bias::all, Block::pre, QkNorm::none, true},
-    {Arch::bert, "bert", Mlp::gelu, Norm::layernorm, Positional::learned, Bias::all, Block::post, QkNorm::none, true},
-    {Arch::qwen3, "qwen3", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::head, false},
-    {Arch::gemma3, "gemma3", Mlp::geglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::sandwich, QkNorm::head, false},
-    {Arch::olmo2, "olmo2", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::post, QkNorm::full, false},
-    {Arch::deepseek_v3, "deepseek_v3", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre,
-     QkNorm::none, false},
-    {Arch::gpt_oss, "gpt_oss", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::all, Block::pre, QkNorm::none, false},
-    {Arch::llama4, "llama4", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
-    {Arch::params_only, "params_only", Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre,
-     QkNorm::none, false},
+    {Arch::gpt2, Mlp::gelu, Norm::layernorm, Positional::learned, Bias::all, Block::pre, QkNorm::none, true},
+    {Arch::llama, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
+    {Arch::qwen2, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::qkv, Block::pre, QkNorm::none, false},
+    {Arch::mistral, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
+    {Arch::mixtral, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
+    {Arch::gemma2, Mlp::geglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::sandwich, QkNorm::none, false},
+    {Arch::phi3, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
+    {Arch::falcon, Mlp::gelu, Norm::layernorm, Positional::rope, Bias::none, Block::parallel, QkNorm::none, false},
+    {Arch::opt, Mlp::relu, Norm::layernorm, Positional::learned, Bias::all, Block::pre, QkNorm::none, true},
+    {Arch::bert, Mlp::gelu, Norm::layernorm, Positional::learned, Bias::all, Block::post, QkNorm::none, true},
+    {Arch::qwen3, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::head, false},
+    {Arch::gemma3, Mlp::geglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::sandwich, QkNorm::head, false},
+    {Arch::olmo2, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::post, QkNorm::full, false},
+    {Arch::deepseek_v3, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
+    {Arch::gpt_oss, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::all, Block::pre, QkNorm::none, false},
+    {Arch::llama4, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
+    {Arch::params_only, Mlp::swiglu, Norm::rmsnorm, Positional::rope, Bias::none, Block::pre, QkNorm::none, false},
 };
 const Family& family(Arch a) {
   for (const Family& f : kFamilies)
@@ -65,8 +64,6 @@ const Family& family(Arch a) {
   return kFamilies[1];
 }
 }  // namespace
-
-const char* arch_id(Arch a) { return family(a).id; }
 
 double moe_layer_count(const ModelSpec& m) {
   if (m.num_experts <= 1) return 0;
@@ -79,20 +76,16 @@ bool is_moe_layer(const ModelSpec& m, int64_t layer) {
 }
 
 bool arch_from_id(std::string_view id, Arch* out) {
-  for (const Family& f : kFamilies) {
-    if (id == f.id) {
-      *out = f.arch;
-      return true;
-    }
-  }
-  return false;
+  const std::optional<Arch> a = enum_value(kArchs, id);
+  if (a) *out = *a;
+  return a.has_value();
 }
 
 std::string arch_choices() {
   std::string s;
-  for (const Family& f : kFamilies) {
-    if (f.arch == Arch::params_only) continue;
-    s += (s.empty() ? "" : ", ") + std::string(f.id);
+  for (const auto& e : kArchs) {
+    if (e.value == Arch::params_only) continue;
+    s += (s.empty() ? "" : ", ") + std::string(e.name);
   }
   return s;
 }

@@ -356,30 +356,6 @@ double inter_net_latency_s(NetKind net) {
   return 0.0;
 }
 
-const char* link_name(LinkClass l) {
-  switch (l) {
-    case LinkClass::none: return "none";
-    case LinkClass::pcie: return "pcie";
-    case LinkClass::nvlink_bridge: return "nvlink_bridge";
-    case LinkClass::nvlink: return "nvlink";
-    case LinkClass::nvswitch: return "nvswitch";
-    case LinkClass::infinity_fabric: return "infinity_fabric";
-  }
-  return "?";
-}
-
-const char* net_name(NetKind n) {
-  switch (n) {
-    case NetKind::none: return "none";
-    case NetKind::ethernet: return "ethernet";
-    case NetKind::roce: return "roce";
-    case NetKind::efa: return "efa";
-    case NetKind::infiniband: return "infiniband";
-    case NetKind::tcpx: return "tcpx";
-  }
-  return "?";
-}
-
 Link pcie_link(const GpuSpec& g) {
   Link l;
   l.busbw_Bps = pcie_x16_GBps(g.pcie_gen) * 1e9 * intra_link_fraction(LinkClass::pcie);
@@ -406,7 +382,7 @@ Link intra_link(const Offer& o, const GpuSpec& g, int ranks) {
   Link l;
   l.busbw_Bps = bidir_GBps / 2.0 * 1e9 * intra_link_fraction(cls);  // vendors quote bidirectional
   l.latency_s = 5e-6;
-  l.kind = link_name(cls);
+  l.kind = link_class_name(cls);
   return l;
 }
 }  // namespace
@@ -436,7 +412,7 @@ Link group_link(const Offer& o, const GpuSpec& g, int group, int per_node) {
   l.busbw_Bps = node_Bps * std::min(1.0, share);
   if (per_node > 1) l.busbw_Bps = std::min(l.busbw_Bps, intra.busbw_Bps);
   l.latency_s = std::max(intra.latency_s, inter_net_latency_s(o.inter_net));
-  l.kind = net_name(o.inter_net);
+  l.kind = net_kind_name(o.inter_net);
   return l;
 }
 

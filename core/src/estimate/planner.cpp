@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "estimate/planner_search.h"
+#include "trainfit/base/enum_names.h"
 #include "trainfit/base/format.h"
 #include "trainfit/catalog/framework.h"
 
@@ -34,12 +35,9 @@ TimeBand time_band(const ModelSpec& model) {
 }
 
 const char* topology_name(Topology t) {
-  switch (t) {
-    case Topology::single_gpu: return "single_gpu";
-    case Topology::multi_gpu_node: return "multi_gpu_node";
-    case Topology::multi_node: return "multi_node";
-  }
-  return "?";
+  static constexpr EnumName<Topology> kTopologies[] = {
+      {Topology::single_gpu, "single_gpu"}, {Topology::multi_gpu_node, "multi_gpu_node"}, {Topology::multi_node, "multi_node"}};
+  return enum_name(kTopologies, t);
 }
 
 Result<DatasetTokens> dataset_tokens(const Dataset& d, int64_t seq_len) {

@@ -87,12 +87,11 @@ struct MbTerms {  // one layout at one micro-batch
   double eff_expert = 0;  // compute efficiency of the routed experts' grouped GEMMs (MoE)
   double a2a = 0;         // one MoE token all-to-all (dispatch or combine) over the EP group (ep > 1)
 };
-struct DpTerms {  // one layout: its data-parallel collectives, filled per ZeRO class on first use
-  bool zero01 = false, rs_filled = false, zero2 = false, zero3 = false;
-  double ar = 0, ar_tail = 0;          // ZeRO 0-1
-  double rs = 0;                       // ZeRO 2 and 3
-  double rs_tail = 0, ag_updated = 0;  // ZeRO 2
-  double ag_params = 0, ag_tail = 0;   // ZeRO 3
+struct DpTerms {  // one layout: its data-parallel collectives' times, each filled on first use (< 0: not yet)
+  double ar = -1, ar_tail = -1;          // ZeRO 0-1
+  double rs = -1;                        // ZeRO 2 and 3, the distributed optimizer
+  double rs_tail = -1, ag_updated = -1;  // ZeRO 2, the distributed optimizer
+  double ag_params = -1, ag_tail = -1;   // ZeRO 3
 };
 
 // The layout step_time times: parallel degrees, ZeRO stage, recompute mode, CPU offload, the micro-batch size `mb`

@@ -40,68 +40,45 @@ constexpr double kActBytesPerTokenHidden = 34.0 * 2.0;
 
 // ---- data-parallel groups ----
 
+// A collective of the layout, timed on its first use and cached in `slot` (DpTerms).
+double once(double& slot, Collective k, double bytes, int n, const Link& L) {
+  if (slot < 0) slot = collective_time_s(k, bytes, n, L);
+  return slot;
+}
+
 // The data-parallel collectives of one gradient group of n ranks on link L (ZeRO, Rajbhandari et al. 2020 §7:
 // stage 0-2 move 2 Psi per step, stage 3 3 Psi), for this GPU's gradient, parameter and updated-parameter bytes:
 // their total time and the part not hidden behind the step's forward / backward windows. `dt` caches the
 // collectives of a layout (DpTerms).
 void dp_collectives(const FrameworkProfile& fw, int zero, double mm, double grads, double params, double updated, int n,
                     const Link& L, double fwd_win, double bwd_win, DpTerms& dt, double& dp_comm_s, double& dp_exposed_s) {
-  if (zero >= 2 && !dt.rs_filled) {
-    dt.rs = collective_time_s(Collective::reduce_scatter, grads, n, L);
-    dt.rs_filled = true;
-  }
-  if (zero == 1 && fw.dp_overlap_param_gather) {
-    // Megatron-Core's distributed optimizer with --overlap-grad-reduce and --overlap-param-gather: the gradient
-    // reduce-scatter runs bucket by bucket behind the last micro-batch's backward, and the all-gather of the
+  const double grad_bucket = std::min(grads, kBucketBytes);
+  if (zero == 2 || (zero == 1 && fw.dp_overlap_param_gather)) {
+    // Stage 2: gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2), the
+    // updated parameters all-gathered once per step, behind the next forward. Megatron-Core's distributed
+    // optimizer (stage 1) with --overlap-grad-reduce and --overlap-param-gather: the same collectives once per
+    // step, the reduce-scatter bucket by bucket behind the last micro-batch's backward and the all-gather of the
     // updated 16-bit parameters behind the next step's forward (Megatron-LM distributed/param_and_grad_buffer.py;
-    // framework.h dp_overlap_param_gather), each hidden up to kOverlap of its window.
-    if (!dt.rs_filled) {
-      dt.rs = collective_time_s(Collective::reduce_scatter, grads, n, L);
-      dt.rs_filled = true;
-    }
-    if (!dt.zero2) {
-      dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), n, L);
-      dt.ag_updated = collective_time_s(Collective::all_gather, updated, n, L);
-      dt.zero2 = true;
-    }
-    dp_comm_s = dt.rs + dt.ag_updated;
-    dp_exposed_s = std::max(dt.rs_tail, dt.rs - kOverlap * bwd_win) + std::max(0.0, dt.ag_updated - kOverlap * fwd_win);
+    // framework.h dp_overlap_param_gather). Each is hidden up to kOverlap of its window.
+    const double per_step = zero == 2 ? mm : 1.0;
+    const double rs = once(dt.rs, Collective::reduce_scatter, grads, n, L);
+    const double tail = once(dt.rs_tail, Collective::reduce_scatter, grad_bucket, n, L);
+    const double ag = once(dt.ag_updated, Collective::all_gather, updated, n, L);
+    dp_comm_s = per_step * rs + ag;
+    dp_exposed_s = per_step * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
   } else if (zero <= 1) {
     // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
     // hidden behind the last micro-batch's backward except the last bucket.
-    if (!dt.zero01) {
-      dt.ar = collective_time_s(Collective::all_reduce, grads, n, L);
-      dt.ar_tail = collective_time_s(Collective::all_reduce, std::min(grads, kBucketBytes), n, L);
-      dt.zero01 = true;
-    }
-    const double ar = dt.ar;
-    const double tail = dt.ar_tail;
+    const double ar = once(dt.ar, Collective::all_reduce, grads, n, L);
+    const double tail = once(dt.ar_tail, Collective::all_reduce, grad_bucket, n, L);
     dp_comm_s = ar;
     dp_exposed_s = std::max(tail, ar - kOverlap * bwd_win);
-  } else if (zero == 2) {
-    // Gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2); the updated
-    // parameters are all-gathered once per step, behind the next forward.
-    if (!dt.zero2) {
-      dt.rs_tail = collective_time_s(Collective::reduce_scatter, std::min(grads, kBucketBytes), n, L);
-      dt.ag_updated = collective_time_s(Collective::all_gather, updated, n, L);
-      dt.zero2 = true;
-    }
-    const double rs = dt.rs;
-    const double tail = dt.rs_tail;
-    const double ag = dt.ag_updated;
-    dp_comm_s = mm * rs + ag;
-    dp_exposed_s = mm * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
   } else {
     // Stage 3 / FSDP full shard: all-gather parameters for forward and again for backward, reduce-scatter
     // gradients, every micro-batch; prefetch hides them behind the layer computations.
-    if (!dt.zero3) {
-      dt.ag_params = collective_time_s(Collective::all_gather, params, n, L);
-      dt.ag_tail = collective_time_s(Collective::all_gather, std::min(params, kBucketBytes), n, L);
-      dt.zero3 = true;
-    }
-    const double ag = dt.ag_params;
-    const double rs = dt.rs;
-    const double tail = dt.ag_tail;
+    const double ag = once(dt.ag_params, Collective::all_gather, params, n, L);
+    const double rs = once(dt.rs, Collective::reduce_scatter, grads, n, L);
+    const double tail = once(dt.ag_tail, Collective::all_gather, std::min(params, kBucketBytes), n, L);
     dp_comm_s = mm * (2.0 * ag + rs);
     dp_exposed_s = mm * (std::max(tail, ag - kOverlap * fwd_win) + std::max(tail, ag + rs - kOverlap * bwd_win));
   }

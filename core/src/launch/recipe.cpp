@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -245,72 +246,52 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
 
 // ---- the files ----
 
-// The six files in kRecipeFormats order, or why a format does not apply.
-void fill_files(Ctx& c) {
-  Recipe& r = c.r;
-  const MemoryLayout& l = r.plan.layout;
+// Why format `fmt`'s file does not fit the plan, or "" when it does.
+std::string why_not(const Ctx& c, const std::string& fmt) {
+  const MemoryLayout& l = c.r.plan.layout;
   const bool model_parallel = l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1;
-  for (const char* f : kRecipeFormats) {
+  if (fmt == "skypilot" && !(c.launch && c.launch->sky))
+    return "SkyPilot has no cloud for " + safe_token(c.provider_id, "this provider") +
+           " (its catalog may list the machines, but its task schema rejects the cloud name); launch "
+           "torchrun.sh on the rented machine";
+  if (fmt == "dstack" && !(c.launch && c.launch->dstack))
+    return "dstack has no backend for " + safe_token(c.provider_id, "this provider") +
+           "; launch torchrun.sh on the rented machine";
+  if (fmt == "deepspeed" && model_parallel)
+    return "the plan uses tensor / pipeline / context / expert parallelism, which a DeepSpeed config alone does "
+           "not give a Hugging Face model; use the megatron recipe";
+  if (fmt == "accelerate" && model_parallel)
+    return "the plan uses tensor / pipeline / context / expert parallelism, which accelerate's FSDP and "
+           "DeepSpeed plugins do not provide; use the megatron recipe";
+  if (fmt == "megatron" && c.q.train.method != Method::full)
+    return "Megatron-LM's pretraining scripts train every weight; LoRA / QLoRA runs go through the Hugging Face "
+           "recipe (torchrun, deepspeed, accelerate)";
+  // Megatron-LM keeps parameters and the distributed optimizer's states on the GPU; the plan's memory counts on
+  // them in host memory.
+  if (fmt == "megatron" && (l.offload_optimizer || l.offload_params))
+    return "the plan offloads the optimizer / parameters to CPU memory, which Megatron-LM's arguments do not "
+           "provide; use the deepspeed recipe";
+  return "";
+}
+
+// The six files in kRecipeFormats order: each written by its writer, or why it does not apply.
+void fill_files(Ctx& c) {
+  struct FileKind {
+    const char* filename;
+    std::string (*write)(Ctx&);
+  };
+  static constexpr FileKind kFiles[] = {{"trainfit-skypilot.yaml", skypilot_yaml}, {"trainfit.dstack.yml", dstack_yaml},
+                                        {"ds_config.json", deepspeed_json},          {"accelerate_config.yaml", accelerate_yaml},
+                                        {"torchrun.sh", torchrun_sh},               {"megatron_args.sh", megatron_sh}};
+  static_assert(std::size(kFiles) == std::size(kRecipeFormats));
+  for (size_t i = 0; i < std::size(kFiles); ++i) {
     RecipeFile file;
-    file.format = f;
-    const std::string fmt = f;
-    if (fmt == "skypilot") {
-      file.filename = "trainfit-skypilot.yaml";
-      if (c.launch && c.launch->sky) {
-        file.text = skypilot_yaml(c);
-      } else {
-        file.applies = false;
-        file.why = "SkyPilot has no cloud for " + safe_token(c.provider_id, "this provider") +
-                   " (its catalog may list the machines, but its task schema rejects the cloud name); launch "
-                   "torchrun.sh on the rented machine";
-      }
-    } else if (fmt == "dstack") {
-      file.filename = "trainfit.dstack.yml";
-      if (c.launch && c.launch->dstack) {
-        file.text = dstack_yaml(c);
-      } else {
-        file.applies = false;
-        file.why = "dstack has no backend for " + safe_token(c.provider_id, "this provider") +
-                   "; launch torchrun.sh on the rented machine";
-      }
-    } else if (fmt == "deepspeed") {
-      file.filename = "ds_config.json";
-      if (model_parallel) {
-        file.applies = false;
-        file.why = "the plan uses tensor / pipeline / context / expert parallelism, which a DeepSpeed config alone does "
-                   "not give a Hugging Face model; use the megatron recipe";
-      } else {
-        file.text = deepspeed_json(c);
-      }
-    } else if (fmt == "accelerate") {
-      file.filename = "accelerate_config.yaml";
-      if (model_parallel) {
-        file.applies = false;
-        file.why = "the plan uses tensor / pipeline / context / expert parallelism, which accelerate's FSDP and "
-                   "DeepSpeed plugins do not provide; use the megatron recipe";
-      } else {
-        file.text = accelerate_yaml(c);
-      }
-    } else if (fmt == "torchrun") {
-      file.filename = "torchrun.sh";
-      file.text = torchrun_sh(c);
-    } else {
-      file.filename = "megatron_args.sh";
-      if (c.q.train.method != Method::full) {
-        file.applies = false;
-        file.why = "Megatron-LM's pretraining scripts train every weight; LoRA / QLoRA runs go through the Hugging Face "
-                   "recipe (torchrun, deepspeed, accelerate)";
-      } else if (l.offload_optimizer || l.offload_params) {
-        // Megatron-LM keeps parameters and the distributed optimizer's states on the GPU; the plan's memory
-        // counts on them in host memory.
-        file.applies = false;
-        file.why = "the plan offloads the optimizer / parameters to CPU memory, which Megatron-LM's arguments do not "
-                   "provide; use the deepspeed recipe";
-      } else {
-        file.text = megatron_sh(c);
-      }
-    }
-    r.files.push_back(std::move(file));
+    file.format = kRecipeFormats[i];
+    file.filename = kFiles[i].filename;
+    file.why = why_not(c, file.format);
+    file.applies = file.why.empty();
+    if (file.applies) file.text = kFiles[i].write(c);
+    c.r.files.push_back(std::move(file));
   }
 }
 

@@ -10,19 +10,15 @@
 namespace trainfit {
 namespace {
 
-bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
-  return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
-         a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
-         a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps && a.vcpus == o.vcpus &&
-         a.host_ram_bytes == o.host_ram_bytes;
-}
-
-// The same shape but for host RAM and vCPUs. The planner reads those two only for CPU-offload layouts, so a
+// Whether shape `a` is what offer `o` gives at `max_nodes` nodes and storage rate `read_MBps`: the same GPUs, links,
+// networks, node cap and storage rate and, with `with_host`, the same vCPUs and host RAM. Without them: the twin of
+// a shape that differs in host RAM and vCPUs only. The planner reads those two only for CPU-offload layouts, so a
 // plan whose search tried none (PlanResult::uses_host false) is exactly the plan of such a twin.
-bool same_but_host(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
+bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps, bool with_host = true) {
   return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
          a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
-         a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps;
+         a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps &&
+         (!with_host || (a.vcpus == o.vcpus && a.host_ram_bytes == o.host_ram_bytes));
 }
 
 // The plan-cache key's parts: numbers as raw bytes and strings with their length, so two keys are equal
@@ -120,21 +116,20 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
       }
     }
   }
-  ShapePlan shape;
-  shape.gpu = o.gpu;
-  shape.gpu_count = o.gpu_count;
-  shape.intra_link = o.intra_link;
-  shape.intra_link_GBps = o.intra_link_GBps;
-  shape.inter_net = o.inter_net;
-  shape.inter_net_Gbps = o.inter_net_Gbps;
-  shape.max_nodes = max_nodes;
-  shape.storage_read_MBps = p.storage_read_MBps;
-  shape.vcpus = o.vcpus;
-  shape.host_ram_bytes = o.host_ram_bytes;
+  ShapePlan shape{.gpu = o.gpu,
+                  .gpu_count = o.gpu_count,
+                  .intra_link = o.intra_link,
+                  .intra_link_GBps = o.intra_link_GBps,
+                  .inter_net = o.inter_net,
+                  .inter_net_Gbps = o.inter_net_Gbps,
+                  .max_nodes = max_nodes,
+                  .storage_read_MBps = p.storage_read_MBps,
+                  .vcpus = o.vcpus,
+                  .host_ram_bytes = o.host_ram_bytes};
   const ShapePlan* twin = nullptr;
   for (int k : shapes_of_gpu[o.gpu]) {
     const ShapePlan& c = r.shapes[k];
-    if (c.ok && !c.plan.uses_host && same_but_host(c, o, max_nodes, p.storage_read_MBps)) {
+    if (c.ok && !c.plan.uses_host && same_shape(c, o, max_nodes, p.storage_read_MBps, false)) {
       twin = &c;
       break;
     }

@@ -21,6 +21,7 @@ using json = nlohmann::json;
 // the query's own here.
 using trainfit::EnumName;
 using trainfit::enum_name;
+using trainfit::enum_value;
 inline constexpr EnumName<SortKey> kSortKeys[] = {{SortKey::total_cost, "cost"},
                                            {SortKey::time, "time"},
                                            {SortKey::usd_per_mtok, "usd_per_mtok"},
@@ -42,15 +43,6 @@ std::string enum_choices(const EnumName<E> (&table)[N]) {
     s += e.name;
   }
   return s;
-}
-template <class E, size_t N>
-bool enum_parse(const EnumName<E> (&table)[N], const std::string& s, E* out) {
-  for (const auto& e : table)
-    if (s == e.name) {
-      *out = e.value;
-      return true;
-    }
-  return false;
 }
 
 // ---- the key table ----

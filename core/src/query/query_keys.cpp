@@ -7,6 +7,7 @@
 //   the table      keys() (the sections concatenated), find_key, apply_value
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -38,10 +39,9 @@ Key enum_key(const char* path, const EnumName<E> (&table)[N], std::type_identity
   return make(
       path, Kind::text, 0, 0, [&table, ref](const Query& q) { return json(enum_name(table, ref(const_cast<Query&>(q)))); },
       [&table, ref](Query& q, const json& v) -> std::string {
-        E e{};
-        if (!enum_parse(table, v.get<std::string>(), &e))
-          return "unknown value \"" + v.get<std::string>() + "\"; expected one of: " + enum_choices(table);
-        ref(q) = e;
+        const std::optional<E> e = enum_value(table, v.get<std::string>());
+        if (!e) return "unknown value \"" + v.get<std::string>() + "\"; expected one of: " + enum_choices(table);
+        ref(q) = *e;
         return "";
       });
 }
@@ -61,6 +61,15 @@ Key bool_key(const char* path, bool& (*ref)(Query&)) {
       path, Kind::boolean, 0, 0, [ref](const Query& q) { return json(ref(const_cast<Query&>(q))); },
       [ref](Query& q, const json& v) -> std::string {
         ref(q) = v.get<bool>();
+        return "";
+      });
+}
+
+Key text_key(const char* path, std::string& (*ref)(Query&)) {
+  return make(
+      path, Kind::text, 0, 0, [ref](const Query& q) { return json(ref(const_cast<Query&>(q))); },
+      [ref](Query& q, const json& v) -> std::string {
+        ref(q) = v.get<std::string>();
         return "";
       });
 }
@@ -147,10 +156,9 @@ void add_model_keys(std::vector<Key>& t) {
   t.push_back(make(
       "model.arch", Kind::text, 0, 0, [](const Query& q) { return json(enum_name(kArchs, q.model.arch)); },
       [](Query& q, const json& v) -> std::string {
-        Arch a{};
-        if (!enum_parse(kArchs, v.get<std::string>(), &a))
-          return "unknown architecture \"" + v.get<std::string>() + "\"; expected one of: " + enum_choices(kArchs);
-        apply_family(q.model, a);  // the family sets every knob's default; knob keys come later in the table
+        const std::optional<Arch> a = enum_value(kArchs, v.get<std::string>());
+        if (!a) return "unknown architecture \"" + v.get<std::string>() + "\"; expected one of: " + enum_choices(kArchs);
+        apply_family(q.model, *a);  // the family sets every knob's default; knob keys come later in the table
         q.model_id = "custom";
         return "";
       }));
@@ -333,30 +341,15 @@ void add_cost_keys(std::vector<Key>& t) {
 
 // What `plan`, `cost` and `estimate` look at.
 void add_target_keys(std::vector<Key>& t) {
-  t.push_back(make(
-      "target.offer", Kind::text, 0, 0, [](const Query& q) { return json(q.target.offer); },
-      [](Query& q, const json& v) -> std::string {
-        q.target.offer = v.get<std::string>();
-        return "";
-      }));
-  t.push_back(make(
-      "target.gpu", Kind::text, 0, 0, [](const Query& q) { return json(q.target.gpu); },
-      [](Query& q, const json& v) -> std::string {
-        q.target.gpu = v.get<std::string>();
-        return "";
-      }));
+  t.push_back(text_key("target.offer", [](Query& q) -> std::string& { return q.target.offer; }));
+  t.push_back(text_key("target.gpu", [](Query& q) -> std::string& { return q.target.gpu; }));
   t.push_back(num_key<int>("target.nodes", Kind::integer, 0, 1024, [](Query& q) -> int& { return q.target.nodes; }));
   t.push_back(enum_key("target.pricing", kPricings, [](Query& q) -> PricingFilter& { return q.target.pricing; }));
 }
 
 // The calibration from one measured run.
 void add_calibration_keys(std::vector<Key>& t) {
-  t.push_back(make(
-      "calibration.offer", Kind::text, 0, 0, [](const Query& q) { return json(q.calibration.offer); },
-      [](Query& q, const json& v) -> std::string {
-        q.calibration.offer = v.get<std::string>();
-        return "";
-      }));
+  t.push_back(text_key("calibration.offer", [](Query& q) -> std::string& { return q.calibration.offer; }));
   t.push_back(num_key<int>("calibration.nodes", Kind::integer, 0, 1024, [](Query& q) -> int& { return q.calibration.nodes; }));
   t.push_back(num_key<double>("calibration.step_time_s", Kind::number, 0, 1e6,
                               [](Query& q) -> double& { return q.calibration.step_time_s; }));
@@ -364,12 +357,7 @@ void add_calibration_keys(std::vector<Key>& t) {
                               [](Query& q) -> double& { return q.calibration.tokens_per_s; }));
   t.push_back(num_key<double>("calibration.peak_GiB", Kind::number, 0, 4096,
                               [](Query& q) -> double& { return q.calibration.peak_GiB; }));
-  t.push_back(make(
-      "calibration.gpu", Kind::text, 0, 0, [](const Query& q) { return json(q.calibration.gpu); },
-      [](Query& q, const json& v) -> std::string {
-        q.calibration.gpu = v.get<std::string>();
-        return "";
-      }));
+  t.push_back(text_key("calibration.gpu", [](Query& q) -> std::string& { return q.calibration.gpu; }));
   t.push_back(num_key<double>("calibration.efficiency_scale", Kind::number, 0, 20,
                               [](Query& q) -> double& { return q.calibration.efficiency_scale; }));
 }

@@ -14,22 +14,32 @@
 #include <vector>
 
 #include "storage/snapshot_internal.h"
+#include "trainfit/base/enum_names.h"
 
 namespace trainfit {
 
 // ---------------------------------------------------------------- names and small helpers
 
 namespace {
-struct LinkName { LinkClass c; const char* name; };
-constexpr LinkName kLinkNames[] = {
+constexpr EnumName<LinkClass> kLinkNames[] = {
     {LinkClass::none, "none"},           {LinkClass::pcie, "pcie"},
     {LinkClass::nvlink_bridge, "nvlink_bridge"}, {LinkClass::nvlink, "nvlink"},
     {LinkClass::nvswitch, "nvswitch"},   {LinkClass::infinity_fabric, "infinity_fabric"},
 };
-struct NetName { NetKind k; const char* name; };
-constexpr NetName kNetNames[] = {
+constexpr EnumName<NetKind> kNetNames[] = {
     {NetKind::none, "none"}, {NetKind::ethernet, "ethernet"}, {NetKind::roce, "roce"},
     {NetKind::efa, "efa"},   {NetKind::infiniband, "infiniband"}, {NetKind::tcpx, "tcpx"},
+};
+// Access: its name (JSON, CLI flags) and its label (tables, UI).
+constexpr EnumName<Access> kAccessNames[] = {
+    {Access::unknown, "unknown"},           {Access::self_serve, "self_serve"},
+    {Access::quota_request, "quota_request"}, {Access::reservation_only, "reservation_only"},
+    {Access::sales_contact, "sales_contact"},
+};
+constexpr EnumName<Access> kAccessLabels[] = {
+    {Access::unknown, "unknown"},           {Access::self_serve, "self-serve"},
+    {Access::quota_request, "quota request"}, {Access::reservation_only, "reservation only"},
+    {Access::sales_contact, "contact sales"},
 };
 struct FlagName { OfferFlag f; const char* name; const char* code; const char* meaning; };
 // Name (JSON), one-letter code (CLI table, UI column) and meaning (legends, tooltips) of each flag; the
@@ -45,43 +55,25 @@ constexpr FlagName kFlagNames[] = {
     {kFlagEstimatedSpec, "estimated_spec", "E", "GPU figures estimated, not from a datasheet"},
     {kFlagNoLiveStock, "no_live_stock", "N", "no capacity in its region at the live check (trainfit availability)"},
 };
+// The flag's row, or a row of the answers for a flag that is not in the table.
+const FlagName& flag_row(OfferFlag f) {
+  static constexpr FlagName kUnknown = {OfferFlag{}, "unknown", "?", "unknown flag"};
+  for (const auto& n : kFlagNames)
+    if (n.f == f) return n;
+  return kUnknown;
+}
 }  // namespace
 
-const char* link_class_name(LinkClass c) {
-  for (const auto& n : kLinkNames)
-    if (n.c == c) return n.name;
-  return "none";
-}
-const char* net_kind_name(NetKind k) {
-  for (const auto& n : kNetNames)
-    if (n.k == k) return n.name;
-  return "none";
-}
-std::optional<LinkClass> parse_link_class(std::string_view s) {
-  for (const auto& n : kLinkNames)
-    if (s == n.name) return n.c;
-  return std::nullopt;
-}
-std::optional<NetKind> parse_net_kind(std::string_view s) {
-  for (const auto& n : kNetNames)
-    if (s == n.name) return n.k;
-  return std::nullopt;
-}
-const char* offer_flag_name(OfferFlag f) {
-  for (const auto& n : kFlagNames)
-    if (n.f == f) return n.name;
-  return "unknown";
-}
-const char* offer_flag_code(OfferFlag f) {
-  for (const auto& n : kFlagNames)
-    if (n.f == f) return n.code;
-  return "?";
-}
-const char* offer_flag_meaning(OfferFlag f) {
-  for (const auto& n : kFlagNames)
-    if (n.f == f) return n.meaning;
-  return "unknown flag";
-}
+const char* link_class_name(LinkClass c) { return enum_name(kLinkNames, c, "none"); }
+const char* net_kind_name(NetKind k) { return enum_name(kNetNames, k, "none"); }
+std::optional<LinkClass> parse_link_class(std::string_view s) { return enum_value(kLinkNames, s); }
+std::optional<NetKind> parse_net_kind(std::string_view s) { return enum_value(kNetNames, s); }
+const char* access_name(Access a) { return enum_name(kAccessNames, a, "unknown"); }
+const char* access_label(Access a) { return enum_name(kAccessLabels, a, "unknown"); }
+std::optional<Access> parse_access(std::string_view s) { return enum_value(kAccessNames, s); }
+const char* offer_flag_name(OfferFlag f) { return flag_row(f).name; }
+const char* offer_flag_code(OfferFlag f) { return flag_row(f).code; }
+const char* offer_flag_meaning(OfferFlag f) { return flag_row(f).meaning; }
 std::optional<OfferFlag> parse_offer_flag(std::string_view name) {
   for (const auto& n : kFlagNames)
     if (name == n.name) return n.f;
@@ -147,32 +139,6 @@ int Snapshot::find_offer(const std::string& id) const {
   for (size_t i = 0; i < offers.size(); ++i)
     if (offers[i].id == id) return static_cast<int>(i);
   return -1;
-}
-
-const char* access_name(Access a) {
-  switch (a) {
-    case Access::unknown: return "unknown";
-    case Access::self_serve: return "self_serve";
-    case Access::quota_request: return "quota_request";
-    case Access::reservation_only: return "reservation_only";
-    case Access::sales_contact: return "sales_contact";
-  }
-  return "unknown";
-}
-const char* access_label(Access a) {
-  switch (a) {
-    case Access::unknown: return "unknown";
-    case Access::self_serve: return "self-serve";
-    case Access::quota_request: return "quota request";
-    case Access::reservation_only: return "reservation only";
-    case Access::sales_contact: return "contact sales";
-  }
-  return "unknown";
-}
-std::optional<Access> parse_access(std::string_view s) {
-  for (Access a : {Access::unknown, Access::self_serve, Access::quota_request, Access::reservation_only, Access::sales_contact})
-    if (s == access_name(a)) return a;
-  return std::nullopt;
 }
 
 const Reservation* reservation_of(const Snapshot& s, const Offer& o) {

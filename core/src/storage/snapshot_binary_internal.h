@@ -24,13 +24,21 @@ inline constexpr uint64_t kMaxOffers = 200000;  // as the JSON reader (snapshot_
 
 // The payload is one list of fields, walked by the Writer (which reads them) and by the Reader (which fills
 // them), so the two directions cannot disagree on order or on a forgotten field.
+// A run of fields of one type, in order.
+template <class IO, class... S>
+void strs(IO& io, S&... s) {
+  (io.str(s), ...);
+}
+template <class IO, class... D>
+void f64s(IO& io, D&... d) {
+  (io.f64(d), ...);
+}
+
 template <class IO>
 void billing_fields(IO& io, BillingRule& b) {
   io.str(b.match);
-  io.f64(b.increment_s);
-  io.f64(b.minimum_s);
-  io.str(b.note);
-  io.str(b.source);
+  f64s(io, b.increment_s, b.minimum_s);
+  strs(io, b.note, b.source);
 }
 
 // The offers, column by column (version 4): all of one field, then all of the next, so that gzip finds the
@@ -92,41 +100,25 @@ void offer_table(IO& io, std::vector<Offer>& offers, const std::vector<Provider>
 
 template <class IO>
 void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) {
-  io.str(s.id);
-  io.str(s.currency);
-  io.str(s.created);
-  io.list(s.sources, 16, "sources", [&](SourceRef& x) {
-    io.str(x.id);
-    io.str(x.address);
-    io.str(x.capture_date);
-    io.str(x.note);
-  });
+  strs(io, s.id, s.currency, s.created);
+  io.list(s.sources, 16, "sources", [&](SourceRef& x) { strs(io, x.id, x.address, x.capture_date, x.note); });
   io.list(s.gpus, 100, "gpus", [&](GpuSpec& g) {
-    io.str(g.id);
-    io.str(g.name);
-    io.str(g.vendor);
-    io.str(g.arch);
+    strs(io, g.id, g.name, g.vendor, g.arch);
     io.i32(g.year);
-    for (double* v : {&g.memory_bytes, &g.cuda_memory_bytes, &g.mem_bandwidth_GBps, &g.tflops_fp32, &g.tflops_tf32, &g.tflops_bf16,
-                      &g.tflops_fp16, &g.tflops_fp8})
-      io.f64(*v);
+    f64s(io, g.memory_bytes, g.cuda_memory_bytes, g.mem_bandwidth_GBps, g.tflops_fp32, g.tflops_tf32, g.tflops_bf16,
+         g.tflops_fp16, g.tflops_fp8);
     io.i32(g.nvlink_gen);
     io.f64(g.nvlink_GBps);
     io.i32(g.pcie_gen);
     io.f64(g.tdp_w);
-    io.str(g.source);
-    io.str(g.source_status);
+    strs(io, g.source, g.source_status);
     io.flag(g.spec_incomplete);
-    io.str(g.spec_note);
-    io.str(g.cuda_memory_source);
+    strs(io, g.spec_note, g.cuda_memory_source);
     io.flag(g.estimated_spec);
     io.str(g.estimated_note);
   });
   io.list(s.providers, 100, "providers", [&](Provider& p) {
-    io.str(p.id);
-    io.str(p.name);
-    io.str(p.capture_date);
-    io.str(p.catalog_source);
+    strs(io, p.id, p.name, p.capture_date, p.catalog_source);
     billing_fields(io, p.billing);
     io.list(p.billing_exceptions, 28, "billing exceptions", [&](BillingRule& b) { billing_fields(io, b); });
     io.f64(p.provision_s);
@@ -138,34 +130,21 @@ void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) 
     io.flag(p.spot.early_preemption_free);
     io.f64(p.spot.free_window_s);
     io.str(p.spot.source);
-    for (double* v : {&p.storage_usd_per_GB_month, &p.storage_read_MBps, &p.storage_write_MBps, &p.egress_usd_per_GB,
-                      &p.network_download_MBps})
-      io.f64(*v);
-    io.str(p.notes);
-    io.str(p.storage_source);
-    io.str(p.egress_source);
-    io.str(p.provision_source);
+    f64s(io, p.storage_usd_per_GB_month, p.storage_read_MBps, p.storage_write_MBps, p.egress_usd_per_GB,
+         p.network_download_MBps);
+    strs(io, p.notes, p.storage_source, p.egress_source, p.provision_source);
     auto access = [&](AccessFact& f) {
       io.str(f.match);
       io.enum8(f.how, Access::sales_contact);
-      io.str(f.detail);
-      io.str(f.quota);
-      io.str(f.max_cluster);
-      io.str(f.source);
-      io.str(f.date);
+      strs(io, f.detail, f.quota, f.max_cluster, f.source, f.date);
     };
     access(p.access);
     io.list(p.access_exceptions, 7, "access exceptions", access);
   });
   offer_table(io, s.offers, s.providers);
   io.list(s.reservations, 40, "reservations", [&](Reservation& rv) {  // version 5 (6: two fields more)
-    io.str(rv.id);
-    io.str(rv.provider);
-    io.str(rv.name);
-    io.list(rv.terms, 16, "reservation terms", [&](TermStep& t) {
-      io.f64(t.up_to_s);
-      io.f64(t.increment_s);
-    });
+    strs(io, rv.id, rv.provider, rv.name);
+    io.list(rv.terms, 16, "reservation terms", [&](TermStep& t) { f64s(io, t.up_to_s, t.increment_s); });
     io.str(rv.start_time_utc);
     io.i32(rv.max_instances);
     io.f64(rv.book_ahead_days);
@@ -173,17 +152,11 @@ void payload_fields(IO& io, Snapshot& s, std::vector<Warning>& reader_warnings) 
     io.flag(rv.cancellable);
     io.flag(rv.cancellable_published);  // version 6
     io.i32(rv.min_instances);           // version 6
-    io.str(rv.capture_date);
-    io.str(rv.source);
-    io.str(rv.note);
+    strs(io, rv.capture_date, rv.source, rv.note);
     int64_t prev = 0;  // prices list offers mostly in snapshot order: each index is stored as the step from the last
     io.list(rv.prices, 2, "reserved prices", [&](ReservedPrice& x) { io.reserved_price(x, s.offers, prev); });
   });
-  io.list(reader_warnings, 12, "warnings", [&](Warning& x) {
-    io.str(x.field);
-    io.str(x.code);
-    io.str(x.message);
-  });
+  io.list(reader_warnings, 12, "warnings", [&](Warning& x) { strs(io, x.field, x.code, x.message); });
 }
 
 }  // namespace trainfit::detail::binary

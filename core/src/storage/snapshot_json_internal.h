@@ -64,17 +64,29 @@ class Ctx {
     if (!v) error(ptr + "/" + key, "missing required field");
     return v;
   }
-  bool str(const JValue& obj, const char* key, const std::string& ptr, std::string* out, bool required = true,
-           bool nonempty = false) {
+  // The member `key` when it is there and of the type `is` tests (any type when `is` is null); else nullptr, with an
+  // error for a missing required member ("missing required field") or one of another type ("expected <what>, got
+  // <type>"). `*absent_ok`: the member is absent and optional.
+  const JValue* typed_member(const JValue& obj, const char* key, const std::string& ptr, bool required,
+                             bool (JValue::*is)() const, const char* what, bool* absent_ok) {
+    *absent_ok = false;
     const JValue* v = find_member(obj, key);
     if (!v) {
       if (required) error(ptr + "/" + key, "missing required field");
-      return !required;
+      *absent_ok = !required;
+      return nullptr;
     }
-    if (!v->IsString()) {
-      error(ptr + "/" + key, std::string("expected a string, got ") + type_name(*v));
-      return false;
+    if (is && !(v->*is)()) {
+      error(ptr + "/" + key, std::string("expected ") + what + ", got " + type_name(*v));
+      return nullptr;
     }
+    return v;
+  }
+  bool str(const JValue& obj, const char* key, const std::string& ptr, std::string* out, bool required = true,
+           bool nonempty = false) {
+    bool absent_ok = false;
+    const JValue* v = typed_member(obj, key, ptr, required, &JValue::IsString, "a string", &absent_ok);
+    if (!v) return absent_ok;
     const std::string_view s = text_of(*v);
     if (s.size() > kMaxString) {
       error(ptr + "/" + key, "string longer than " + std::to_string(kMaxString) + " characters");
@@ -90,14 +102,11 @@ class Ctx {
   // Number in [lo, hi]. With `nullable`, JSON null (or absence when !required) gives -1 ("unknown").
   bool num(const JValue& obj, const char* key, const std::string& ptr, double* out, double lo, double hi,
            bool required = true, bool nullable = false) {
-    const JValue* v = find_member(obj, key);
+    bool absent_ok = false;
+    const JValue* v = typed_member(obj, key, ptr, required, nullptr, "", &absent_ok);
     if (!v) {
-      if (required) {
-        error(ptr + "/" + key, "missing required field");
-        return false;
-      }
-      if (nullable) *out = -1;
-      return true;
+      if (absent_ok && nullable) *out = -1;
+      return absent_ok;
     }
     return num_value(*v, [&] { return ptr + "/" + key; }, out, lo, hi, nullable);
   }
@@ -127,11 +136,9 @@ class Ctx {
   }
   bool integer(const JValue& obj, const char* key, const std::string& ptr, int* out, int lo, int hi,
                bool required = true) {
-    const JValue* v = find_member(obj, key);
-    if (!v) {
-      if (required) error(ptr + "/" + key, "missing required field");
-      return !required;
-    }
+    bool absent_ok = false;
+    const JValue* v = typed_member(obj, key, ptr, required, nullptr, "", &absent_ok);
+    if (!v) return absent_ok;
     return int_value(*v, [&] { return ptr + "/" + key; }, out, lo, hi);
   }
   template <class Where>
@@ -154,15 +161,9 @@ class Ctx {
     return true;
   }
   bool boolean(const JValue& obj, const char* key, const std::string& ptr, bool* out, bool required = true) {
-    const JValue* v = find_member(obj, key);
-    if (!v) {
-      if (required) error(ptr + "/" + key, "missing required field");
-      return !required;
-    }
-    if (!v->IsBool()) {
-      error(ptr + "/" + key, std::string("expected true/false, got ") + type_name(*v));
-      return false;
-    }
+    bool absent_ok = false;
+    const JValue* v = typed_member(obj, key, ptr, required, &JValue::IsBool, "true/false", &absent_ok);
+    if (!v) return absent_ok;
     *out = v->GetBool();
     return true;
   }
@@ -179,15 +180,9 @@ class Ctx {
   }
   const JValue* array(const JValue& obj, const char* key, const std::string& ptr, size_t max_n,
                       bool required = true) {
-    const JValue* v = find_member(obj, key);
-    if (!v) {
-      if (required) error(ptr + "/" + key, "missing required field");
-      return nullptr;
-    }
-    if (!v->IsArray()) {
-      error(ptr + "/" + key, std::string("expected an array, got ") + type_name(*v));
-      return nullptr;
-    }
+    bool absent_ok = false;
+    const JValue* v = typed_member(obj, key, ptr, required, &JValue::IsArray, "an array", &absent_ok);
+    if (!v) return nullptr;
     if (v->Size() > max_n) {
       error(ptr + "/" + key, "absurd size: " + std::to_string(v->Size()) + " entries (at most " +
                                  std::to_string(max_n) + ")");

@@ -194,28 +194,29 @@ void read_sources(Ctx& c, const JValue& doc, Snapshot* s) {
   }
 }
 
-void read_gpus(Ctx& c, const JValue& doc, Snapshot* s, IdIndex* gpu_ix) {
-  if (const JValue* gs = c.array(doc, "gpus", "", kMaxGpus)) {
-    s->gpus.resize(gs->Size());
-    for (size_t i = 0; i < gs->Size(); ++i) {
-      read_gpu(c, at(*gs, i), idx("/gpus", i), &s->gpus[i]);
-      if (s->gpus[i].id.empty()) continue;
-      if (!gpu_ix->emplace(std::string_view(s->gpus[i].id), static_cast<int>(i)).second)
-        c.error(idx("/gpus", i) + "/id", "duplicate GPU id \"" + s->gpus[i].id + "\"");
+// An array of records with ids: each read by `read`, its id indexed in `ix` (an error for a second one).
+template <class T, class Read>
+void read_records(Ctx& c, const JValue& doc, const char* key, size_t max_n, const char* what, Read read,
+                  std::vector<T>* out, IdIndex* ix) {
+  if (const JValue* a = c.array(doc, key, "", max_n)) {
+    out->resize(a->Size());
+    const std::string base = std::string("/") + key;
+    for (size_t i = 0; i < a->Size(); ++i) {
+      T& r = (*out)[i];
+      read(c, at(*a, i), idx(base, i), &r);
+      if (r.id.empty()) continue;
+      if (!ix->emplace(std::string_view(r.id), static_cast<int>(i)).second)
+        c.error(idx(base, i) + "/id", "duplicate " + std::string(what) + " id \"" + r.id + "\"");
     }
   }
 }
 
+void read_gpus(Ctx& c, const JValue& doc, Snapshot* s, IdIndex* gpu_ix) {
+  read_records(c, doc, "gpus", kMaxGpus, "GPU", read_gpu, &s->gpus, gpu_ix);
+}
+
 void read_providers(Ctx& c, const JValue& doc, Snapshot* s, IdIndex* prov_ix) {
-  if (const JValue* ps = c.array(doc, "providers", "", kMaxProviders)) {
-    s->providers.resize(ps->Size());
-    for (size_t i = 0; i < ps->Size(); ++i) {
-      read_provider(c, at(*ps, i), idx("/providers", i), &s->providers[i]);
-      if (s->providers[i].id.empty()) continue;
-      if (!prov_ix->emplace(std::string_view(s->providers[i].id), static_cast<int>(i)).second)
-        c.error(idx("/providers", i) + "/id", "duplicate provider id \"" + s->providers[i].id + "\"");
-    }
-  }
+  read_records(c, doc, "providers", kMaxProviders, "provider", read_provider, &s->providers, prov_ix);
 }
 
 void read_reservations(Ctx& c, const JValue& doc, Snapshot* s) {

@@ -22,20 +22,17 @@ constexpr int kVersion = 1;
 constexpr uint64_t kMaxSidecarBytes = 8ull << 20;  // the bundled one is ~60 KB
 constexpr int kMaxDepth = 8;                        // root > section > record > billing_exceptions > entry
 
-template <class F>
-void gpu_text(GpuSpec& g, F f) {
+constexpr auto gpu_text = [](GpuSpec& g, auto f) {
   f("source", g.source);
   f("cuda_memory_source", g.cuda_memory_source);
   f("spec_note", g.spec_note);
   f("estimated_note", g.estimated_note);
-}
-template <class F>
-void billing_text(BillingRule& b, F f) {
+};
+constexpr auto billing_text = [](BillingRule& b, auto f) {
   f("note", b.note);
   f("source", b.source);
-}
-template <class F>
-void provider_text(Provider& p, F f) {
+};
+constexpr auto provider_text = [](Provider& p, auto f) {
   f("catalog_source", p.catalog_source);
   f("notes", p.notes);
   f("billing_note", p.billing.note);
@@ -46,19 +43,17 @@ void provider_text(Provider& p, F f) {
   f("provision_source", p.provision_source);
   f("access_detail", p.access.detail);
   f("access_source", p.access.source);
-}
+};
 // An availability exception's text. Its how, quota, largest cluster and date stay in the lean binary: the verbs'
 // documents (rank rows, plan, cost, recipe notes) carry those, so the page answers them as the CLI does before the
 // sidecar has arrived.
-template <class F>
-void access_text(AccessFact& a, F f) {
+constexpr auto access_text = [](AccessFact& a, auto f) {
   f("detail", a.detail);
   f("source", a.source);
-}
-template <class F>
-void source_text(SourceRef& r, F f) {
+};
+constexpr auto source_text = [](SourceRef& r, auto f) {
   f("note", r.note);
-}
+};
 
 // ---------------------------------------------------------------- writer
 
@@ -188,11 +183,11 @@ std::optional<Error> read_sidecar(const JValue& root, Snapshot& s, Fill& fill) {
       return Error{pointer("", key), "unknown field"};
   }
   if (auto e = read_section(root, "gpus", s.gpus, [&](const JValue& v, const std::string& at, GpuSpec& g) {
-        return read_fields(v, at, g, [](GpuSpec& r, auto f) { gpu_text(r, f); }, kNoExtra, fill);
+        return read_fields(v, at, g, gpu_text, kNoExtra, fill);
       }))
     return e;
   if (auto e = read_section(root, "sources", s.sources, [&](const JValue& v, const std::string& at, SourceRef& r) {
-        return read_fields(v, at, r, [](SourceRef& x, auto f) { source_text(x, f); }, kNoExtra, fill);
+        return read_fields(v, at, r, source_text, kNoExtra, fill);
       }))
     return e;
   return read_section(root, "providers", s.providers, [&](const JValue& v, const std::string& at, Provider& p) {
@@ -200,16 +195,16 @@ std::optional<Error> read_sidecar(const JValue& root, Snapshot& s, Fill& fill) {
       if (key == "billing_exceptions") {
         known = true;
         return read_exceptions(value, here, p.billing_exceptions, "billing exceptions",
-                               [](BillingRule& r, auto f) { billing_text(r, f); }, fill);
+                               billing_text, fill);
       }
       if (key == "access_exceptions") {
         known = true;
         return read_exceptions(value, here, p.access_exceptions, "access exceptions",
-                               [](AccessFact& r, auto f) { access_text(r, f); }, fill);
+                               access_text, fill);
       }
       return std::nullopt;
     };
-    return read_fields(v, at, p, [](Provider& r, auto f) { provider_text(r, f); }, extra, fill);
+    return read_fields(v, at, p, provider_text, extra, fill);
   });
 }
 
@@ -243,10 +238,10 @@ std::vector<Requote> warnings_quoting_gpu_notes(Snapshot& s) {
 std::string snapshot_text_json(const Snapshot& snapshot) {
   Snapshot& s = const_cast<Snapshot&>(snapshot);  // the field lists take mutable records; nothing is written
   std::string gpus, providers, sources;
-  for (GpuSpec& g : s.gpus) put_record(gpus, g.id, fields_json(g, [](GpuSpec& r, auto f) { gpu_text(r, f); }));
-  for (SourceRef& r : s.sources) put_record(sources, r.id, fields_json(r, [](SourceRef& x, auto f) { source_text(x, f); }));
+  for (GpuSpec& g : s.gpus) put_record(gpus, g.id, fields_json(g, gpu_text));
+  for (SourceRef& r : s.sources) put_record(sources, r.id, fields_json(r, source_text));
   for (Provider& p : s.providers) {
-    std::string body = fields_json(p, [](Provider& r, auto f) { provider_text(r, f); });
+    std::string body = fields_json(p, provider_text);
     auto exceptions = [&](auto& list, const char* key, auto fields) {
       std::string ex;
       bool any = false;
@@ -260,8 +255,8 @@ std::string snapshot_text_json(const Snapshot& snapshot) {
       body += body.empty() ? "{" : ",";
       body += "\"" + std::string(key) + "\":" + ex + "]";
     };
-    exceptions(p.billing_exceptions, "billing_exceptions", [](BillingRule& r, auto f) { billing_text(r, f); });
-    exceptions(p.access_exceptions, "access_exceptions", [](AccessFact& r, auto f) { access_text(r, f); });
+    exceptions(p.billing_exceptions, "billing_exceptions", billing_text);
+    exceptions(p.access_exceptions, "access_exceptions", access_text);
     put_record(providers, p.id, body);
   }
   std::string out = "{\n\"format\": \"" + std::string(kFormat) + "\",\n\"version\": " + std::to_string(kVersion) +

@@ -26,8 +26,7 @@ struct ParamCounts {
 // params_only specs return the given total (active = total) and zero for the breakdown.
 Result<ParamCounts> count_params(const ModelSpec& m);
 
-// Stable ids of the architectures as they appear in data/models.json and in queries ("llama", "gpt2", ...).
-const char* arch_id(Arch a);
+// The architectures by their ids in data/models.json and in queries ("llama", "gpt2", ...: catalog/names.h kArchs).
 bool arch_from_id(std::string_view id, Arch* out);
 std::string arch_choices();  // "gpt2, llama, ..." for messages
 

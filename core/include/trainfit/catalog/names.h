@@ -1,17 +1,11 @@
 // trainfit core — the one spelling of every job enum: what JSON, URL hashes, CLI flags, UI combos, recipes and the
 // framework profiles print and read. (The query's own enums, sort keys and filters, are named in query/.)
 #pragma once
-#include <cstddef>
-
+#include "trainfit/base/enum_names.h"
 #include "trainfit/catalog/job.h"
 
 namespace trainfit {
 
-template <class E>
-struct EnumName {
-  E value;
-  const char* name;
-};
 inline constexpr EnumName<Method> kMethods[] = {{Method::full, "full"}, {Method::lora, "lora"}, {Method::qlora, "qlora"}};
 inline constexpr EnumName<Precision> kPrecisions[] = {{Precision::fp32, "fp32"},
                                                {Precision::bf16_mixed, "bf16-mixed"},
@@ -45,13 +39,6 @@ inline constexpr EnumName<Arch> kArchs[] = {
     {Arch::opt, "opt"},       {Arch::bert, "bert"},         {Arch::qwen3, "qwen3"},     {Arch::gemma3, "gemma3"},
     {Arch::olmo2, "olmo2"},   {Arch::deepseek_v3, "deepseek_v3"}, {Arch::gpt_oss, "gpt_oss"},
     {Arch::llama4, "llama4"}, {Arch::params_only, "params"}};
-
-template <class E, size_t N>
-const char* enum_name(const EnumName<E> (&table)[N], E v) {
-  for (const auto& e : table)
-    if (e.value == v) return e.name;
-  return "?";
-}
 
 const char* to_string(Method m);
 const char* to_string(Precision p);
