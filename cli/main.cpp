@@ -437,6 +437,7 @@ void add_calibrate_command(CLI::App& cli, Inputs& in) {
 struct SnapshotArgs {
   std::string snap_path, catalog_dir = "data/raw/skypilot-catalog", inputs_dir = "data/inputs",
                          out_path = "data/snapshot.json", pack_out, pack_text, manifest_out, from, dir;
+  bool check_only = false;
 };
 
 // Publishing and updating: `snapshot manifest`, `snapshot update`, `snapshot status` (snapshot_update.cpp).
@@ -454,7 +455,8 @@ void add_snapshot_publish_commands(CLI::App* snapshot, SnapshotArgs& a) {
              "Exit codes: 0 updated or up to date, 2 bad argument, 3 refused, 4 server unreachable.");
   su->add_option("--from", a.from, "the manifest's address (http, https or file; default: $TRAINFIT_SNAPSHOT_URL)");
   su->add_option("--dir", a.dir, "where to keep it (default: $TRAINFIT_DATA_DIR, else $XDG_DATA_HOME/trainfit, else ~/.local/share/trainfit)");
-  su->callback([&a] { std::exit(trainfit::snapshot_update_cmd(a.from, a.dir, stdout)); });
+  su->add_flag("--check", a.check_only, "download and check it (manifest, sizes, SHA-256, id, loader) without installing it");
+  su->callback([&a] { std::exit(trainfit::snapshot_update_cmd(a.from, a.dir, a.check_only, stdout)); });
   CLI::App* ss = snapshot->add_subcommand("status", "say which snapshot trainfit uses: the downloaded one or the bundled one");
   ss->add_option("--dir", a.dir, "the downloaded snapshot's folder (default as for update)");
   ss->callback([&a] { std::exit(trainfit::snapshot_status_cmd(a.dir, stdout)); });

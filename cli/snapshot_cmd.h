@@ -32,7 +32,9 @@ int snapshot_manifest_cmd(const std::string& bin_path, const std::string& text_p
 // default_snapshot_dir()), installing it only when the manifest reads, each file's size and SHA-256 match, the
 // binary loads with the manifest's id and it is not older than the current snapshot. Exit codes: 0 updated or
 // already current, 2 bad argument, 3 refused (bad manifest, tampered file, wrong id, older), 4 unreachable.
-int snapshot_update_cmd(const std::string& from, const std::string& dir, std::FILE* out);
+// check_only: every check on the download, none against the current snapshot, nothing installed (the publishing
+// job's gate, scripts/check-published-snapshot).
+int snapshot_update_cmd(const std::string& from, const std::string& dir, bool check_only, std::FILE* out);
 // Which snapshot the CLI and the desktop app use now: the downloaded one in `dir`, or the bundled one.
 int snapshot_status_cmd(const std::string& dir, std::FILE* out);
 

@@ -118,7 +118,7 @@ int snapshot_manifest_cmd(const std::string& bin_path, const std::string& text_p
   return kOk;
 }
 
-int snapshot_update_cmd(const std::string& from, const std::string& dir_arg, std::FILE* out) {
+int snapshot_update_cmd(const std::string& from, const std::string& dir_arg, bool check_only, std::FILE* out) {
   std::string url = from;
   if (url.empty())
     if (const char* env = std::getenv("TRAINFIT_SNAPSHOT_URL"); env && *env) url = env;
@@ -132,7 +132,7 @@ int snapshot_update_cmd(const std::string& from, const std::string& dir_arg, std
   }
   if (url.back() == '/') url += kManifestFileName;
   const std::string dir = dir_arg.empty() ? default_snapshot_dir() : dir_arg;
-  const Current cur = current_snapshot(dir, out);
+  const Current cur = check_only ? Current{"", "", "nothing installed: --check"} : current_snapshot(dir, out);
   std::string manifest_text, why;
   if (!http_get(url, kMaxManifestBytes, &manifest_text, &why))
     return refuse(out, why.rfind("larger than", 0) == 0 ? kRefused : kUnreachable,
@@ -140,7 +140,7 @@ int snapshot_update_cmd(const std::string& from, const std::string& dir_arg, std
   Result<SnapshotManifest> parsed = parse_snapshot_manifest(manifest_text);
   if (!parsed) return refuse(out, kRefused, "bad manifest " + url + ": " + parsed.error().to_string(), cur);
   const SnapshotManifest& m = parsed.value();
-  if (m.snapshot_id == cur.id) {
+  if (!check_only && m.snapshot_id == cur.id) {
     std::fprintf(out, "up to date: %s (%s) is the published snapshot\n", cur.id.c_str(), cur.origin.c_str());
     return kOk;
   }
@@ -157,6 +157,11 @@ int snapshot_update_cmd(const std::string& from, const std::string& dir_arg, std
   if (!s) return refuse(out, kRefused, "the downloaded snapshot does not load: " + s.error().to_string(), cur);
   if (s->created != m.created)
     return refuse(out, kRefused, "the binary was built " + s->created + ", the manifest says " + m.created, cur);
+  if (check_only) {
+    std::fprintf(out, "checked: %s (built %s; %zu offers, prices captured %s) passes every check; nothing installed\n",
+                 s->id.c_str(), s->created.c_str(), s->offers.size(), price_dates_text(price_dates(*s)).c_str());
+    return kOk;
+  }
   if (!install_stored_files(dir, manifest_text, m, files.binary, files.text, &why))
     return refuse(out, kBadInput, why, cur);
   const PriceDates dates = price_dates(*s);

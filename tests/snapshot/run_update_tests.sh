@@ -90,5 +90,16 @@ out="$("$BIN" snapshot update --from "http://127.0.0.1:$closed/x.json" 2>&1)"; r
 [ $rc -eq 4 ] && contains "$out" "kept the current snapshot: skypilot-" && [ ! -e "$T/empty" ]
 check "offline update with nothing downloaded keeps the bundled one" $? "rc=$rc: $out"
 
+# 5. The publishing job's gate (scripts/check-published-snapshot): the bundled set passes; a tampered copy is refused.
+out="$(bash "$SRC/scripts/check-published-snapshot" "$BIN" "$SRC/data" 2>&1)"; rc=$?
+[ $rc -eq 0 ] && contains "$out" "passes"; check "the publishing gate passes the bundled snapshot" $? "rc=$rc: $out"
+mkdir -p "$T/pub" && cp "$SRC"/data/snapshot.json "$SRC"/data/snapshot.bin "$SRC"/data/snapshot-text.json "$SRC"/data/snapshot-manifest.json "$T/pub/"
+python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[-100]^=1; open(p,"wb").write(bytes(b))' "$T/pub/snapshot.bin"
+out="$(bash "$SRC/scripts/check-published-snapshot" "$BIN" "$T/pub" 2>&1)"; rc=$?
+[ $rc -eq 1 ] && contains "$out" "REFUSED: snapshot.bin is not the packed snapshot.json" && contains "$out" "REFUSED: a reader refuses it"
+check "the publishing gate refuses a damaged binary" $? "rc=$rc: $out"
+out="$("$BIN" snapshot update --check --from "$URL/tampered/snapshot-manifest.json" 2>&1)"; rc=$?
+[ $rc -eq 3 ] && contains "$out" "does not match the manifest's"; check "update --check refuses a tampered file" $? "rc=$rc: $out"
+
 [ $fail -eq 0 ] && echo "snapshot update tests: all passed"
 exit $fail
