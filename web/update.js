@@ -25,6 +25,7 @@ async function check(shell) {
   const get = async (u, max) => {
     const res = await fetch(u, { cache: 'no-store', credentials: 'omit' });
     if (!res.ok) throw Object.assign(new Error('HTTP ' + res.status + ' for ' + u), { status: res.status });
+    if (Number(res.headers.get('content-length') || 0) > max) throw Object.assign(new Error(u + ' is larger than ' + max + ' bytes'), { tooBig: true });
     const bytes = await res.arrayBuffer();
     if (bytes.byteLength > max) throw Object.assign(new Error(u + ' is larger than ' + max + ' bytes'), { tooBig: true });
     return bytes;
