@@ -14,6 +14,7 @@
 #include "render.h"
 #include "trainfit/engine.h"
 #include "snapshot_cmd.h"
+#include "snapshot_store.h"
 
 using json = nlohmann::json;
 
@@ -141,9 +142,14 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   return true;
 }
 
+// Prices: --snapshot FILE, else the snapshot `trainfit snapshot update` downloaded (snapshot_store.h) when it is
+// usable, else the bundled one. A downloaded snapshot in use is named on stderr (stdout stays the document).
 bool load_snapshot(const Inputs& in, trainfit::Snapshot* out, int* code) {
   std::string text;
   std::string origin = "bundled snapshot";
+  // Today's date makes old prices carry the stale flag, exactly as the web page and the desktop app do.
+  trainfit::SnapshotLoadOptions opt;
+  opt.today = trainfit::today_utc();
   if (!in.snapshot_file.empty()) {
     if (!read_all(in.snapshot_file, &text)) {
       *code = fail("--snapshot", "cannot read " + in.snapshot_file, kExitBadSnapshot);
@@ -151,11 +157,23 @@ bool load_snapshot(const Inputs& in, trainfit::Snapshot* out, int* code) {
     }
     origin = in.snapshot_file;
   } else {
+    const std::string dir = trainfit::default_snapshot_dir();
+    std::string why;
+    if (std::optional<trainfit::StoredFiles> f = trainfit::read_stored_files(dir, &why)) {
+      trainfit::Result<trainfit::Snapshot> s = trainfit::load_stored_snapshot(*f, opt);
+      if (s) {
+        std::fprintf(stderr, "trainfit: prices from the downloaded snapshot %s in %s (`trainfit snapshot status`)\n",
+                     s->id.c_str(), dir.c_str());
+        *out = std::move(s).value();
+        return true;
+      }
+      why = s.error().to_string();
+    }
+    if (!why.empty())
+      std::fprintf(stderr, "trainfit: the downloaded snapshot in %s is unusable (%s); using the bundled one\n", dir.c_str(),
+                   why.c_str());
     text = std::string(trainfit::embedded_snapshot_json());
   }
-  // Today's date makes old prices carry the stale flag, exactly as the web page and the desktop app do.
-  trainfit::SnapshotLoadOptions opt;
-  opt.today = trainfit::today_utc();
   trainfit::Result<trainfit::Snapshot> s = trainfit::load_snapshot(text, opt, nullptr);
   if (!s) {
     *code = fail(origin, s.error().to_string(), kExitBadSnapshot);
@@ -194,7 +212,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   if (with_format)
     sub->add_option("--format", in.format, "table | json | csv | markdown")
         ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
-  if (with_snapshot) sub->add_option("--snapshot", in.snapshot_file, "price snapshot JSON (default: the bundled one)");
+  if (with_snapshot)
+    sub->add_option("--snapshot", in.snapshot_file,
+                    "price snapshot JSON (default: the one `trainfit snapshot update` downloaded, else the bundled one)");
 }
 
 // The dev-cycle scenario: K runs of T minutes (rank --sort dev_cycle ranks by its billed cost; cost shows it).
@@ -416,8 +436,31 @@ void add_calibrate_command(CLI::App& cli, Inputs& in) {
 // What the snapshot subcommands read, with their defaults (run from the repository root).
 struct SnapshotArgs {
   std::string snap_path, catalog_dir = "data/raw/skypilot-catalog", inputs_dir = "data/inputs",
-                         out_path = "data/snapshot.json", pack_out, pack_text;
+                         out_path = "data/snapshot.json", pack_out, pack_text, manifest_out, from, dir;
+  bool check_only = false;
 };
+
+// Publishing and updating: `snapshot manifest`, `snapshot update`, `snapshot status` (snapshot_update.cpp).
+void add_snapshot_publish_commands(CLI::App* snapshot, SnapshotArgs& a) {
+  CLI::App* sm = snapshot->add_subcommand("manifest", "write the manifest published with a packed snapshot (id, dates, sizes, SHA-256)");
+  sm->add_option("file", a.snap_path, "binary snapshot (e.g. data/snapshot.bin)")->required();
+  sm->add_option("--text", a.pack_text, "its text sidecar when the binary is lean (e.g. data/snapshot-text.json)");
+  sm->add_option("--out", a.manifest_out, "manifest to write (e.g. data/snapshot-manifest.json)")->required();
+  sm->callback([&a] { std::exit(trainfit::snapshot_manifest_cmd(a.snap_path, a.pack_text, a.manifest_out, stdout)); });
+  CLI::App* su = snapshot->add_subcommand(
+      "update", "download the published snapshot, check it against its manifest and use it from now on");
+  su->footer("Example:\n  trainfit snapshot update --from https://example.org/trainfit/updates/snapshot-manifest.json\n\n"
+             "Installs it only when the manifest reads, each file's size and SHA-256 match, the binary loads with the\n"
+             "manifest's id and it is not older than the current snapshot; otherwise says why and keeps the current one.\n"
+             "Exit codes: 0 updated or up to date, 2 bad argument, 3 refused, 4 server unreachable.");
+  su->add_option("--from", a.from, "the manifest's address (http, https or file; default: $TRAINFIT_SNAPSHOT_URL)");
+  su->add_option("--dir", a.dir, "where to keep it (default: $TRAINFIT_DATA_DIR, else $XDG_DATA_HOME/trainfit, else ~/.local/share/trainfit)");
+  su->add_flag("--check", a.check_only, "download and check it (manifest, sizes, SHA-256, id, loader) without installing it");
+  su->callback([&a] { std::exit(trainfit::snapshot_update_cmd(a.from, a.dir, a.check_only, stdout)); });
+  CLI::App* ss = snapshot->add_subcommand("status", "say which snapshot trainfit uses: the downloaded one or the bundled one");
+  ss->add_option("--dir", a.dir, "the downloaded snapshot's folder (default as for update)");
+  ss->callback([&a] { std::exit(trainfit::snapshot_status_cmd(a.dir, stdout)); });
+}
 
 void add_snapshot_commands(CLI::App& cli, Inputs& in, SnapshotArgs& a) {
   CLI::App* snapshot = cli.add_subcommand("snapshot", "check, describe or build a price snapshot");
@@ -441,6 +484,7 @@ void add_snapshot_commands(CLI::App& cli, Inputs& in, SnapshotArgs& a) {
                  "leave the long text fields (sources, notes) out of the binary and write them to this JSON sidecar "
                  "(e.g. data/snapshot-text.json; the web page applies it after its first frame)");
   sp->callback([&a] { std::exit(trainfit::snapshot_pack_cmd(a.snap_path, a.pack_out, a.pack_text, stdout)); });
+  add_snapshot_publish_commands(snapshot, a);
 }
 
 }  // namespace

@@ -29,3 +29,17 @@ if(NOT EMSCRIPTEN AND NOT TRAINFIT_CORE_ONLY)
     message(FATAL_ERROR "CLI11 not found: run scripts/setup")
   endif()
 endif()
+
+# The native programs' snapshot updates (cli/snapshot_update.cpp, cli/snapshot_store.cpp): libcurl (Debian
+# libcurl4-openssl-dev) fetches the published manifest and files over HTTP(S), OpenSSL's libcrypto (libssl-dev)
+# computes their SHA-256. Never in the core or the web build: the core has no networking.
+if(NOT EMSCRIPTEN AND NOT TRAINFIT_CORE_ONLY)
+  find_package(CURL QUIET)
+  find_package(OpenSSL QUIET COMPONENTS Crypto)
+  if(NOT CURL_FOUND)
+    message(FATAL_ERROR "libcurl (libcurl4-openssl-dev) not found: run scripts/setup")
+  endif()
+  if(NOT OPENSSL_FOUND)
+    message(FATAL_ERROR "OpenSSL's libcrypto (libssl-dev) not found: run scripts/setup")
+  endif()
+endif()

@@ -19,6 +19,7 @@
 #include "trainfit/app/app.h"
 #include "trainfit/app/glfw_key_taps.h"
 #include "trainfit/app/glfw_mouse_taps.h"
+#include "snapshot_store.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
@@ -97,7 +98,29 @@ int parse_args(int argc, char** argv, Args* out) {
   return -1;
 }
 
-// Prices: --snapshot FILE, else the snapshot compiled into this binary. Inputs: --hash, else the last query of the
+// The downloaded snapshot, when there is a usable one; a damaged one is named and left for the bundled one.
+void load_downloaded_snapshot(trainfit::app::App& app) {
+  const std::string dir = trainfit::default_snapshot_dir();
+  std::string why;
+  std::optional<trainfit::StoredFiles> f = trainfit::read_stored_files(dir, &why);
+  if (f) {
+    // The core's checks first (the id inside the binary against the manifest's, the sidecar applies), then the app's.
+    trainfit::Result<trainfit::Snapshot> checked = trainfit::load_stored_snapshot(*f, trainfit::SnapshotLoadOptions{});
+    why = checked ? app.load_snapshot_binary(f->binary, "downloaded snapshot in " + dir) : checked.error().to_string();
+    if (why.empty() && !f->text.empty()) why = app.apply_snapshot_text(f->text);
+    if (why.empty()) {
+      std::fprintf(stderr, "trainfit-desktop: prices from the downloaded snapshot %s in %s\n", f->manifest.snapshot_id.c_str(), dir.c_str());
+      return;
+    }
+  }
+  if (why.empty()) return;  // none downloaded
+  std::fprintf(stderr, "trainfit-desktop: the downloaded snapshot in %s is unusable (%s); using the bundled one\n", dir.c_str(), why.c_str());
+  app.set_error_banner("The downloaded snapshot is unusable (" + why + "); using the bundled snapshot");
+}
+
+// Prices: --snapshot FILE, else the snapshot `trainfit snapshot update` downloaded (cli/snapshot_store.h: checked
+// against its manifest, its text sidecar applied) when it is usable, else the snapshot compiled into this binary.
+// The origin the app shows (Snapshot tab, header tooltip) names which one; stderr says it too. Inputs: --hash, else the last query of the
 // previous session (`saved`; ignored with a notice when corrupted).
 void load_prices_and_query(trainfit::app::App& app, const Args& a, const fs::path& saved) {
   std::string err;
@@ -110,6 +133,7 @@ void load_prices_and_query(trainfit::app::App& app, const Args& a, const fs::pat
       app.set_error_banner("Snapshot refused: " + err + " (using the bundled snapshot)");
     }
   }
+  if (!app.has_snapshot() && a.snapshot_path.empty()) load_downloaded_snapshot(app);
   if (!app.has_snapshot()) {
     err = app.load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot");
     if (!err.empty()) app.set_error_banner("The bundled snapshot is invalid: " + err);

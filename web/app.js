@@ -177,7 +177,18 @@
       console.warn('trainfit: ' + BUNDLED_TEXT + ' unavailable (' + e.message + ')');
       call('tf_apply_snapshot_text', ['string'], ['']);  // the tab then says "not loaded", not "loading"
     };
-    afterFirstFrames(() => fetchText(BUNDLED_TEXT).then(apply, fail));
+    return new Promise((done) => afterFirstFrames(() => fetchText(BUNDLED_TEXT).then(apply, fail).then(done)));
+  }
+  // A published snapshot newer than the bundled one (web/update.js, fetched after the first frame: off the first-visit
+  // path): used only when its manifest, SHA-256 and id check out. Not with ?snapshot= (the user chose one).
+  function checkUpdate(textDone) {
+    if (params.has('snapshot') || params.get('manifest') === 'off') return;
+    afterFirstFrames(() => {
+      const s = document.createElement('script');
+      s.src = 'update.js';
+      s.onload = () => window.trainfitCheckUpdate({ params, banner, call, parse, loadBinary, textDone });
+      document.head.appendChild(s);
+    });
   }
 
   // The validation report (the Accuracy tab, trainfit.call('validate')): the module carries no validation tables;
@@ -232,7 +243,7 @@
     started = true;
     readyResolve();
     afterFirstFrames(scheduleLive);
-    if (lean) loadSnapshotText();
+    checkUpdate(lean ? loadSnapshotText() : Promise.resolve());
     loadValidation();
   }
 

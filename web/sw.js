@@ -1,9 +1,10 @@
 // trainfit — offline cache. App files: cache first (they change only with a new build, which changes this
 // file's CACHE name: cmake/stamp_sw.cmake writes a digest of the app files in place of the placeholder). The snapshot
 // (its JSON, its lean binary form and that form's text sidecar): network first, so a fresh one is used when online, the cached one offline.
+// A published update (updates/: its manifest and files, web/update.js) is never cached: offline the page keeps the bundled one.
 'use strict';
 const CACHE = 'trainfit-@CACHE_VERSION@';
-const APP = ['./', 'index.html', 'app.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.bin', 'data/snapshot-text.json', 'data/snapshot.json', 'icon.svg'];
+const APP = ['./', 'index.html', 'app.js', 'update.js', 'style.css', 'trainfit.js', 'trainfit.wasm', 'data/snapshot.bin', 'data/snapshot-text.json', 'data/snapshot.json', 'icon.svg'];
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(APP)).then(() => self.skipWaiting()));
 });
@@ -13,7 +14,7 @@ self.addEventListener('activate', (e) => {
 });
 self.addEventListener('fetch', (e) => {
   const url = new URL(e.request.url);
-  if (e.request.method !== 'GET' || url.origin !== location.origin) return;
+  if (e.request.method !== 'GET' || url.origin !== location.origin || /\/updates\//.test(url.pathname)) return;
   if (/\/data\/snapshot(\.json|\.bin|-text\.json)$/.test(url.pathname)) {
     e.respondWith(fetch(e.request).then((res) => {
       const copy = res.clone();

@@ -6,6 +6,8 @@ BIN="$1"; SRC="$2"
 GOLD="$SRC/tests/cli/golden"
 # Pin the date: snapshot ages and stale flags must not change the goldens from one day to the next.
 export TRAINFIT_TODAY=2026-12-02
+# And the prices: the bundled snapshot, never one `trainfit snapshot update` downloaded on this machine.
+export TRAINFIT_DATA_DIR="$SRC/tests/cli/no-downloaded-snapshot"
 CASES="$SRC/tests/cli/cases.txt"
 pass=0; fail=0
 while IFS='|' read -r name want_rc args; do

@@ -16,6 +16,7 @@
 #include "trainfit/storage/bundled.h"
 #include "trainfit/launch/calibrate.h"
 #include "trainfit/query/query.h"
+#include "trainfit/storage/manifest.h"
 #include "trainfit/storage/snapshot.h"
 
 namespace trainfit {
@@ -977,6 +978,87 @@ TEST(BadInputMatrix, AFetchedValidationReportThatIsNotOneIsRefused) {
   EXPECT_EQ(api_call("validate", "{}", nullptr), before);
   std::string why;
   EXPECT_TRUE(set_validation_document(R"({"ok":true,"matched":true,"rows":[{"kind":"memory","name":"x"}]})", &why)) << why;
+}
+
+}  // namespace
+}  // namespace trainfit
+
+// ---------------------------------------------------------------------------------------------- manifests
+
+namespace trainfit {
+namespace {
+
+// A published manifest (storage/manifest.h) as a server could send it: every defect refused quickly with the
+// field it concerns, never a crash or an accepted half.
+TEST(BadManifest, EveryDefectIsRefusedNamingItsField) {
+  const Snapshot snap = load_snapshot(embedded_snapshot_json()).value();
+  const ManifestFile bin{"", "snapshot.bin", 1000, std::string(64, 'a')};
+  const ManifestFile text{"", "snapshot-text.json", 500, std::string(64, 'b')};
+  const json good = json::parse(snapshot_manifest_json(make_snapshot_manifest(snap, bin, &text)));
+  ASSERT_TRUE(parse_snapshot_manifest(good.dump()).ok());
+  struct Case {
+    const char* pointer;
+    std::function<void(json&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"/format", [](json& j) { j["format"] = "trainfit-snapshot-text"; }},
+      {"/format", [](json& j) { j.erase("format"); }},
+      {"/version", [](json& j) { j["version"] = 2; }},
+      {"/version", [](json& j) { j["version"] = "1"; }},
+      {"/version", [](json& j) { j["version"] = 1e300; }},
+      {"/snapshot_id", [](json& j) { j["snapshot_id"] = ""; }},
+      {"/snapshot_id", [](json& j) { j["snapshot_id"] = "a\"b"; }},
+      {"/snapshot_id", [](json& j) { j["snapshot_id"] = "line\nbreak"; }},
+      {"/snapshot_id", [](json& j) { j["snapshot_id"] = std::string(201, 'x'); }},
+      {"/created", [](json& j) { j["created"] = "2026-13-01"; }},
+      {"/schema_version", [](json& j) { j["schema_version"] = -1; }},
+      {"/binary_version", [](json& j) { j["binary_version"] = 1.5; }},
+      {"/lean", [](json& j) { j["lean"] = "yes"; }},
+      {"/extra", [](json& j) { j["extra"] = 1; }},
+      {"/prices", [](json& j) { j["prices"] = json::array(); }},
+      {"/prices/newest", [](json& j) { j["prices"]["newest"] = "1999-01-01"; }},
+      {"/prices/providers/aws", [](json& j) { j["prices"]["providers"]["aws"]["oldest"] = "1990-01-01"; }},
+      {"/prices/providers/aws/oldest", [](json& j) { j["prices"]["providers"]["aws"]["oldest"] = 20260920; }},
+      {"/files", [](json& j) { j["files"] = json::array(); }},
+      {"/files", [](json& j) { j["files"].erase(1); }},
+      {"/files", [](json& j) { j["lean"] = false; }},
+      {"/files/0/role", [](json& j) { std::swap(j["files"][0], j["files"][1]); }},
+      {"/files/0/name", [](json& j) { j["files"][0]["name"] = "../../etc/passwd"; }},
+      {"/files/0/name", [](json& j) { j["files"][0]["name"] = "https://evil.example/x.bin"; }},
+      {"/files/1/name", [](json& j) { j["files"][1]["name"] = "snapshot.bin"; }},
+      {"/files/0/bytes", [](json& j) { j["files"][0]["bytes"] = 0; }},
+      {"/files/0/bytes", [](json& j) { j["files"][0]["bytes"] = 1e12; }},
+      {"/files/0/bytes", [](json& j) { j["files"][0]["bytes"] = -5; }},
+      {"/files/0/sha256", [](json& j) { j["files"][0]["sha256"] = std::string(64, 'A'); }},
+      {"/files/1/sha256", [](json& j) { j["files"][1]["sha256"] = std::string(63, 'a'); }},
+      {"/files/1/size", [](json& j) { j["files"][1]["size"] = 1; }},
+  };
+  for (const Case& c : cases) {
+    json j = good;
+    c.edit(j);
+    const auto t0 = Clock::now();
+    Result<SnapshotManifest> r = parse_snapshot_manifest(j.dump());
+    EXPECT_LT(seconds_since(t0), kCaseBound_s);
+    ASSERT_FALSE(r.ok()) << c.pointer << ": accepted " << j.dump().substr(0, 300);
+    EXPECT_EQ(r.error().field, c.pointer) << r.error().to_string();
+    EXPECT_FALSE(r.error().message.empty());
+  }
+}
+
+TEST(BadManifest, MalformedTruncatedAndHugeDocumentsAreRefusedQuickly) {
+  const Snapshot snap = load_snapshot(embedded_snapshot_json()).value();
+  const ManifestFile bin{"", "snapshot.bin", 1000, std::string(64, 'a')};
+  const std::string good = snapshot_manifest_json(make_snapshot_manifest(snap, bin, nullptr));
+  std::vector<std::string> bad = {"", "null", "[]", "\"manifest\"", std::string(1u << 20, '['), std::string(2u << 20, ' '),
+                                  std::string("{\"format\":\"\xff\xfe\"}"), "{\"format\":\"trainfit-snapshot-manifest\"}"};
+  for (double f : {0.01, 0.3, 0.7, 0.99}) bad.push_back(good.substr(0, static_cast<size_t>(f * good.size())));
+  for (const std::string& text : bad) {
+    const auto t0 = Clock::now();
+    Result<SnapshotManifest> r = parse_snapshot_manifest(text);
+    EXPECT_LT(seconds_since(t0), kCaseBound_s);
+    ASSERT_FALSE(r.ok()) << text.substr(0, 100);
+    EXPECT_FALSE(r.error().message.empty());
+  }
 }
 
 }  // namespace

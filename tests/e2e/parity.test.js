@@ -9,6 +9,8 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const { openApp, startSite, stopSite, ROOT } = require('./harness');
 
 const CLI = process.env.TRAINFIT_CLI || path.join(ROOT, 'build/native-release/cli/trainfit');
+// The CLI answers with the page's bundled snapshot, never one `trainfit snapshot update` downloaded on this machine.
+process.env.TRAINFIT_DATA_DIR = path.join(ROOT, 'build/e2e/no-downloaded-snapshot');
 function cli(args, stdin) {
   return JSON.parse(execFileSync(CLI, args, { input: stdin || '', cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 }));
 }

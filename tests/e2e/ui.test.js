@@ -10,6 +10,8 @@ const harness = require('./harness');
 const { openApp, startSite, stopSite, OUT, ROOT } = harness;
 
 const CLI = process.env.TRAINFIT_CLI || path.join(ROOT, 'build/native-release/cli/trainfit');
+// The CLI answers with the page's bundled snapshot, never one `trainfit snapshot update` downloaded on this machine.
+process.env.TRAINFIT_DATA_DIR = path.join(ROOT, 'build/e2e/no-downloaded-snapshot');
 let site, base, ctx;
 test.before(async () => {
   site = await startSite();

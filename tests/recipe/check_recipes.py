@@ -28,7 +28,8 @@ BIN, SRC = sys.argv[1], sys.argv[2]
 QUERIES = os.path.join(SRC, "tests/recipe/queries")
 GOLDEN = os.path.join(SRC, "tests/recipe/golden")
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
-ENV = dict(os.environ, TRAINFIT_TODAY="2026-11-29")
+# The bundled snapshot, never one `trainfit snapshot update` downloaded on this machine (a folder that does not exist).
+ENV = dict(os.environ, TRAINFIT_TODAY="2026-11-29", TRAINFIT_DATA_DIR=os.path.join(SRC, "tests/recipe/no-downloaded-snapshot"))
 FILL = re.compile(r"<FILL: [^<>]+>")
 failures = []
 

@@ -29,5 +29,6 @@
 #include "trainfit/storage/bundled.h"
 #include "trainfit/storage/embedded.h"
 #include "trainfit/storage/importer.h"
+#include "trainfit/storage/manifest.h"
 #include "trainfit/storage/snapshot.h"
 #include "trainfit/validation/validation.h"
