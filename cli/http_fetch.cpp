@@ -27,7 +27,7 @@ size_t on_data(char* data, size_t size, size_t n, void* user) {
 
 }  // namespace
 
-bool http_get(const std::string& url, uint64_t max_bytes, std::string* body, std::string* why) {
+bool http_get(const std::string& url, uint64_t max_bytes, std::string* body, std::string* why, const HttpOptions& options) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   body->clear();
@@ -46,8 +46,11 @@ bool http_get(const std::string& url, uint64_t max_bytes, std::string* body, std
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "trainfit-snapshot-update/1");
+  curl_easy_setopt(c, CURLOPT_FAILONERROR, options.keep_error_body ? 0L : 1L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, options.user_agent);
+  curl_slist* headers = nullptr;
+  for (const std::string& h : options.headers) headers = curl_slist_append(headers, h.c_str());
+  if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
@@ -55,6 +58,11 @@ bool http_get(const std::string& url, uint64_t max_bytes, std::string* body, std
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_cleanup(c);
+  curl_slist_free_all(headers);
+  if (rc == CURLE_OK && options.keep_error_body && status >= 400) {
+    *why = "HTTP " + std::to_string(status);
+    return false;
+  }
   if (rc == CURLE_OK) return true;
   if (sink.too_big) *why = "larger than " + std::to_string(max_bytes) + " bytes";
   else if (rc == CURLE_HTTP_RETURNED_ERROR) *why = "HTTP " + std::to_string(status);

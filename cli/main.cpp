@@ -13,6 +13,7 @@
 
 #include "render.h"
 #include "trainfit/engine.h"
+#include "availability_cmd.h"
 #include "snapshot_cmd.h"
 #include "snapshot_store.h"
 
@@ -24,6 +25,7 @@ constexpr int kExitOk = 0, kExitNoMatch = 1, kExitBadInput = 2, kExitBadSnapshot
 
 struct Inputs {
   std::string query_file, hash, snapshot_file, format = "table";
+  std::string stock_file;  // rank --stock: a live-stock report saved by `trainfit availability --save`
   // Flags for the common fields; empty / negative = not given.
   std::string hf_config;  // a Hugging Face config.json: the model, every knob derived (api verb hf_config)
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework, cp_scheme;
@@ -249,6 +251,9 @@ int run_verb(const char* verb, const Inputs& in, bool needs_snapshot) {
   }
   trainfit::Snapshot snap;
   if (needs_snapshot && !load_snapshot(in, &snap, &code)) return code;
+  std::string stock_why;
+  if (!in.stock_file.empty() && !trainfit::cli::apply_stock_file(in.stock_file, &snap, &stock_why))
+    return fail("--stock", stock_why, kExitBadInput);
   // JSON: the facade's text as is; tables: its document as an object (api_doc.h), not text parsed back.
   const trainfit::Snapshot* sp = needs_snapshot ? &snap : nullptr;
   const std::string out = in.format == "json" ? trainfit::api_call(verb, query, sp) : std::string();
@@ -537,7 +542,28 @@ int main(int argc, char** argv) {
   rank->add_flag("--spot", in.spot_only, "spot / interruptible prices only");
   rank->add_flag("--on-demand", in.on_demand_only, "on-demand prices only");
   rank->add_flag("--reserved", in.reserved_only, "reserved-capacity prices only (booked terms, e.g. EC2 Capacity Blocks)");
+  rank->add_option("--stock", in.stock_file,
+                   "a live-stock report saved by `trainfit availability --save`: its provider's offers without capacity "
+                   "in their region are flagged no_live_stock (--launchable leaves them out)");
   rank->callback([&] { std::exit(run_verb("rank", in, true)); });
+
+  static trainfit::cli::AvailabilityArgs avail;
+  CLI::App* av = cli.add_subcommand("availability", "a provider's live stock through its own API, with your own key");
+  av->footer("Examples:\n  LAMBDA_API_KEY=... trainfit availability --save stock.json\n"
+             "  trainfit rank --model llama-3.1-8b --method lora --stock stock.json --launchable");
+  av->add_option("--provider", avail.provider, "provider whose API to ask: " + trainfit::stock_api_names());
+  av->add_option("--url", avail.url, "the API endpoint (default: the provider's documented one)");
+  av->add_option("--key-env", avail.key_env, "environment variable holding the API key (default: LAMBDA_API_KEY for lambda)");
+  av->add_option("--response", avail.response_file, "a recorded API response to read instead of asking");
+  av->add_option("--save", avail.save, "write the report for `trainfit rank --stock FILE`");
+  av->add_option("--format", avail.format, "table | json")->check(CLI::IsMember({"table", "json"}));
+  av->add_option("--snapshot", in.snapshot_file, "price snapshot JSON whose offers are listed (default as for rank)");
+  av->callback([&] {
+    int code = kExitOk;
+    trainfit::Snapshot snap;
+    if (!load_snapshot(in, &snap, &code)) std::exit(code);
+    std::exit(trainfit::cli::run_availability(avail, snap));
+  });
 
   CLI::App* cost = cli.add_subcommand("cost", "the billing timeline for one offer, on-demand and spot");
   cost->footer("Example:\n  trainfit cost --model llama-3.1-8b --method lora --offer lambda/gpu_1x_h100_pcie/us-east-1");
