@@ -264,7 +264,13 @@ TEST(Reserved, RankAndCostAgreeOnACapacityBlockRow) {
 // says, on rank and cost alike, and says where its price comes from.
 TEST(Reserved, BundledLambdaAndHyperstackRowsCostTheirPublishedArithmetic) {
   const std::string job = R"("model":"llama-3-8b","method":"full","dataset":{"tokens":1e9})";
-  const nlohmann::json rank = test::facade("rank", "{" + job + R"(,"filters":{"pricing":"reserved"},"top":0})");
+  // A contract without a published term is a lower bound: held back unless doubtful prices are shown.
+  const nlohmann::json held = test::facade("rank", "{" + job + R"(,"filters":{"pricing":"reserved"},"top":0})");
+  ASSERT_TRUE(held["ok"].get<bool>()) << held.dump().substr(0, 400);
+  EXPECT_GT(held["held_back"].value(kReservedLowerBound, 0), 0) << held["held_back"].dump();
+  for (const auto& r : held["rows"]) EXPECT_NE(r["offer"].get<std::string>().rfind("hyperstack/", 0), 0u);
+  const nlohmann::json rank =
+      test::facade("rank", "{" + job + R"(,"filters":{"pricing":"reserved","show_doubtful":true},"top":0})");
   ASSERT_TRUE(rank["ok"].get<bool>()) << rank.dump().substr(0, 400);
   std::map<std::string, const nlohmann::json*> rows;
   for (const auto& r : rank["rows"]) rows[r["offer"].get<std::string>()] = &r;

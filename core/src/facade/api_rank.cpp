@@ -94,6 +94,8 @@ json held_back_doc(const Snapshot& s, const RankResult& r) {
     if (row.state != RowState::held_back) continue;
     for (const std::string& n : offer_flag_names(held_back_flags(s.offers[row.offer], row.option)))
       by_flag[n] = by_flag.value(n, 0) + 1;
+    if (reserved_lower_bound(s, s.offers[row.offer], row.option))
+      by_flag[kReservedLowerBound] = by_flag.value(kReservedLowerBound, 0) + 1;
   }
   return by_flag;
 }

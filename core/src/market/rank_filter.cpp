@@ -41,6 +41,12 @@ uint32_t held_back_flags(const Offer& o, PricingOption option) {
   return o.flags & doubtful;
 }
 
+bool reserved_lower_bound(const Snapshot& s, const Offer& o, PricingOption option) {
+  return option == PricingOption::reserved && o.reservation >= 0 &&
+         o.reservation < static_cast<int>(s.reservations.size()) &&
+         s.reservations[static_cast<size_t>(o.reservation)].negotiated();
+}
+
 namespace rank_detail {
 
 // Filters that depend only on the offer (not on the plan). Returns the reason, or "" when it passes.
@@ -103,6 +109,10 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
     row.state = RowState::held_back;
     row.why_not = "doubtful price:";
     for (const std::string& n : offer_flag_names(doubt)) row.why_not += " " + n;
+    return true;
+  } else if (!f.show_doubtful && reserved_lower_bound(s, o, option)) {
+    row.state = RowState::held_back;
+    row.why_not = std::string("doubtful price: ") + kReservedLowerBound + " (a contract without a published term)";
     return true;
   } else {
     return false;

@@ -62,6 +62,11 @@ enum class RowState { ranked, does_not_fit, filtered, no_price, unsupported, err
 // (price_outlier, stale, ...) only mark a row.
 inline constexpr uint32_t kDoubtfulPriceFlags = kFlagUnverifiedPrice | kFlagSpotAboveOnDemand | kFlagDeepSpotDiscount;
 uint32_t held_back_flags(const Offer& o, PricingOption option);
+// A reserved row priced by a contract without a published term (snapshot.h Reservation::negotiated): its rate is
+// only the lower bound of what the booking costs, so it is held back like a doubtful price (show_doubtful ranks it),
+// counted under kReservedLowerBound.
+bool reserved_lower_bound(const Snapshot& s, const Offer& o, PricingOption option);
+inline constexpr const char* kReservedLowerBound = "reserved_lower_bound";
 
 // Assumptions for figures a snapshot leaves unknown (null). Each is deliberately middle-of-the-road and
 // overridable where it matters most (query cost.spot_interruption_rate_per_h):
