@@ -62,7 +62,7 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
                                "and accelerate/deepspeed; bitsandbytes 4-bit layers cannot be split by TP or PP"),
         .cp_schemes = cp_scheme_bit(CpScheme::ulysses),
         .cp_scheme = CpScheme::ulysses,
-        .cp_scheme_source = "DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)",
+        .cp_scheme_source = TRAINFIT_SOURCE("DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)"),
         .source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides",
     },
     {.id = Framework::torchtune, .title = "torchtune (single-device or FSDP2 recipes)",
@@ -75,8 +75,8 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         // Every recipe config's loss is CEWithChunkedOutputLoss and the model emits its logits in the same chunks
         // (model.set_num_output_chunks(loss_fn.num_output_chunks)).
         .loss_chunks = 8,
-        .loss_chunks_source = "torchtune modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss "
-                              "(num_output_chunks = 8: each chunk's logits.float() and cross_entropy computed alone)",
+        .loss_chunks_source = TRAINFIT_SOURCE("torchtune modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss "
+                              "(num_output_chunks = 8: each chunk's logits.float() and cross_entropy computed alone)"),
         .source = "github.com/pytorch/torchtune recipes/ (full_finetune_*, lora_finetune_*; *_distributed use FSDP2)",
     },
     {.id = Framework::litgpt, .title = "LitGPT (Lightning Fabric: one GPU, DDP or FSDP)",
@@ -86,9 +86,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
                   .note = "one GPU (bitsandbytes quantisation with FSDP is not supported)",
                   .source = "litgpt/finetune/lora.py: quantization plugins with FSDP raise an error"},
         .qlora_loads_16bit = true,
-        .load_source = "LitGPT config_hub/finetune/README.md: QLoRA peaks on 1x A10G at the 16-bit model's size (Llama "
+        .load_source = TRAINFIT_SOURCE("LitGPT config_hub/finetune/README.md: QLoRA peaks on 1x A10G at the 16-bit model's size (Llama "
                        "3.1 8B 17.41 GB, Mistral 7B 14.29 GB, Gemma 2 9B 20.92 GB); Lightning Fabric bitsandbytes.py "
-                       "convert_module quantizes a 16-bit model layer by layer",
+                       "convert_module quantizes a 16-bit model layer by layer"),
         .source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)",
     },
     {.id = Framework::megatron_core, .title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)",
@@ -103,24 +103,24 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .qlora = unsupported("no bitsandbytes 4-bit base (QLoRA): use hf-trainer, torchtune or litgpt",
                              "NeMo PEFT methods: LoRA, P-tuning, adapters, IA3 (no NF4 base)"),
         .fp32_grad_buffer = true,
-        .fp32_grad_source = "Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
-                            "fp32 buffer, distributed/distributed_data_parallel.py)",
+        .fp32_grad_source = TRAINFIT_SOURCE("Megatron-LM arguments.py: with --bf16, accumulate_allreduce_grads_in_fp32 is set (main_grad "
+                            "fp32 buffer, distributed/distributed_data_parallel.py)"),
         .loss_fp32_buffers = 1,
-        .loss_source = "megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_logits.float(), exp and divide in "
-                       "place, save_for_backward(exp_logits); backward computes grad_input in the saved softmax",
+        .loss_source = TRAINFIT_SOURCE("megatron/core/tensor_parallel/cross_entropy.py: vocab_parallel_logits.float(), exp and divide in "
+                       "place, save_for_backward(exp_logits); backward computes grad_input in the saved softmax"),
         .interleaved_pp = true,  // --num-layers-per-virtual-pipeline-stage
         .search_interleaved = true,
         .uneven_pp = true,
         .uneven_pp_megatron = true,
-        .uneven_pp_source = "Megatron-LM arguments.py --decoder-first-pipeline-num-layers / "
+        .uneven_pp_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --decoder-first-pipeline-num-layers / "
                             "--decoder-last-pipeline-num-layers and --account-for-embedding-in-pipeline-split / "
                             "--account-for-loss-in-pipeline-split (Megatron-Bridge performance guide: one fewer layer on "
                             "the first and last stages); Llama 3.1 405B's 126 layers + embedding + loss = 128 = PP 8 x "
-                            "VP 8 x 2 in the published recipe",
+                            "VP 8 x 2 in the published recipe"),
         .tp_comm_overlap = true,
-        .tp_comm_overlap_source = "Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
+        .tp_comm_overlap_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --tp-comm-overlap (TE userbuffers); on in the NeMo / "
                                   "Megatron-Bridge Llama 3 H100 pre-training recipes (comm_overlap_config, "
-                                  "tp_comm_overlap)",
+                                  "tp_comm_overlap)"),
         // NeMo 2.0 recipes: DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=True,
         // overlap_param_gather=True) with use_distributed_optimizer.
         .dp_overlap_param_gather = true,
@@ -131,30 +131,30 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         // calibration rows of perf_validation.cpp (NeMo Llama 2 7B on 8 H100, Megatron-Bridge Llama 3 70B on 64 H100
         // TP 4 PP 8 VP 5); the other Megatron FP8 rows are held out.
         .fp8_efficiency = 1.225,
-        .fp8_efficiency_source = "perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, "
-                                 "Megatron-Bridge 25.11 Llama 3 70B)",
+        .fp8_efficiency_source = TRAINFIT_SOURCE("perf_validation.cpp: Megatron FP8 calibration rows (NeMo 24.07 Llama 2 7B, "
+                                 "Megatron-Bridge 25.11 Llama 3 70B)"),
         // Its grouped GEMMs (TE GroupedLinear, FP8 / MXFP8 where asked) with the published recipes' CUDA graphs and
         // fused permutation: geometric mean over its MoE calibration rows (perf_validation.cpp: Megatron-Core
         // Qwen3-235B on 256 H100 with the all-to-all dispatcher, Megatron-Bridge Qwen3-30B-A3B on 8 B200); the other
         // MoE rows are held out.
         .moe_efficiency = 0.48,
-        .moe_efficiency_source = "perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo "
-                                 "Qwen3-235B 256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)",
+        .moe_efficiency_source = TRAINFIT_SOURCE("perf_validation.cpp: Megatron-Core MoE calibration rows (Megatron-MoE-ModelZoo "
+                                 "Qwen3-235B 256x H100 all-to-all; Megatron-Bridge 26.04.01 Qwen3-30B-A3B 8x B200)"),
         // 0: attention-score FLOPs at the layer's GEMM rate. fp8_efficiency and moe_efficiency above were fitted that
         // way on 4k-8k-token rows; a separate cuDNN fused-attention rate needs Megatron long-context calibration rows.
         .attention_end_to_end = 0,
         .fused_rmsnorm = true,  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
         .fused_swiglu = true,   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
         .moe_dispatch_per_node = true,
-        .moe_dispatch_source = "Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
-                               "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP",
+        .moe_dispatch_source = TRAINFIT_SOURCE("Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
+                               "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP"),
         // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
         // DeepSpeed-Ulysses head scatter); the ring is its default.
         .cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses),
-        .cp_scheme_source = "Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)",
+        .cp_scheme_source = TRAINFIT_SOURCE("Megatron-Core transformer_config.py cp_comm_type (p2p | all_gather | a2a | a2a+p2p)"),
         .cp_search_min_seq = 8192,
-        .cp_search_source = "Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
-                            "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192",
+        .cp_search_source = TRAINFIT_SOURCE("Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py: Llama 3 "
+                            "8B and 70B H100 BF16 presets use context_parallel_size=2 at seq 8192"),
         .source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)",
     },
     {.id = Framework::nanotron, .title = "nanotron (3D parallel pre-training)",
@@ -165,7 +165,7 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)"),
         .qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)"),
         .fp32_grad_buffer = true,
-        .fp32_grad_source = "nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)",
+        .fp32_grad_source = TRAINFIT_SOURCE("nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)"),
         .source = "github.com/huggingface/nanotron examples/config_*.yaml",
     },
     {.id = Framework::torchtitan, .title = "torchtitan (FSDP2, TP, PP, CP pre-training)",
@@ -179,24 +179,24 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .lora = unsupported("pre-training only: no LoRA", "torchtitan README (pre-training platform)"),
         .qlora = unsupported("pre-training only: no QLoRA", "torchtitan README (pre-training platform)"),
         .logits_freed_before_backward = true,  // train.py: "del pred" before loss.backward()
-        .loss_source = "torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
-                       "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()",
+        .loss_source = TRAINFIT_SOURCE("torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
+                       "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()"),
         .fsdp2_root_unit = true,
-        .fsdp_source = "torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
+        .fsdp_source = TRAINFIT_SOURCE("torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
                        "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, "
                        "norm, output); torch distributed/_composable/fsdp/_fsdp_state.py _lazy_init: \"For the root, do "
-                       "not reshard after forward\" (post_forward_mesh_info = None)",
+                       "not reshard after forward\" (post_forward_mesh_info = None)"),
         .selective_op_sac = true,
-        .recompute_source = "torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: "
+        .recompute_source = TRAINFIT_SOURCE("torchtitan parallelisms/parallelize_llama.py _apply_ac_to_transformer_block: "
                             "selective_ac_option 'op' (llama3 configs' default) MUST_SAVEs aten.mm (except every second "
                             "one), the SDPA flash / efficient kernels, reduce_scatter, abs and max; everything else is "
-                            "recomputed",
+                            "recomputed"),
         .interleaved_pp = true,  // pipeline_parallel_schedule Interleaved1F1B
         .search_interleaved = true,
         .uneven_pp = true,
-        .uneven_pp_source = "torchtitan distributed/pipeline_parallel.py: stages split by module names "
+        .uneven_pp_source = TRAINFIT_SOURCE("torchtitan distributed/pipeline_parallel.py: stages split by module names "
                             "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
-                            "with the embedding and the output as one each, the remainder on the first stages)",
+                            "with the embedding and the output as one each, the remainder on the first stages)"),
         // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
         // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).
         .attention_end_to_end = 0.75,

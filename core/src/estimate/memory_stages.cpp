@@ -481,8 +481,7 @@ void load_peak(const StageJob& j, MemoryBreakdown& r) {
   r.total_low = r.total * kBandLowFactor;
   r.total_high = r.total * kBandHighFactor;
   r.notes.push_back(Warning{"framework", "load_peak",
-                            std::string("the peak is set while loading, not by the training step: ") + j.fw.name +
-                                " quantizes a 16-bit copy of the model on the GPU (every weight at 16 bits)"});
+                            std::string("peak set while loading: ") + j.fw.name + " quantizes a 16-bit model"});
 }
 
 // ---- host ram ----

@@ -112,7 +112,7 @@ bool Ranker::pre_filter(RankRow& row, const Offer& o, const std::string& offer_r
     return true;
   } else if (!f.show_doubtful && reserved_lower_bound(s, o, option)) {
     row.state = RowState::held_back;
-    row.why_not = std::string("doubtful price: ") + kReservedLowerBound + " (a contract without a published term)";
+    row.why_not = std::string("doubtful price: ") + kReservedLowerBound;
     return true;
   } else {
     return false;

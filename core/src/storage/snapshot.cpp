@@ -53,7 +53,7 @@ constexpr FlagName kFlagNames[] = {
     {kFlagUnverifiedPrice, "unverified_price", "U", "source rows known to be suspect"},
     {kFlagSpecIncomplete, "spec_incomplete", "G", "GPU datasheet figures missing"},
     {kFlagEstimatedSpec, "estimated_spec", "E", "GPU figures estimated, not from a datasheet"},
-    {kFlagNoLiveStock, "no_live_stock", "N", "no capacity in its region at the live check (trainfit availability)"},
+    {kFlagNoLiveStock, "no_live_stock", "N", "no capacity at the live check"},
 };
 // The flag's row, or a row of the answers for a flag that is not in the table.
 const FlagName& flag_row(OfferFlag f) {
