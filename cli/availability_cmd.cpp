@@ -4,25 +4,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "http_fetch.h"
+#include "snapshot_store.h"
 
 namespace trainfit::cli {
 namespace {
 
 constexpr uint64_t kMaxResponseBytes = 8u << 20;  // Lambda's full list is a few tens of KB
-
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
@@ -64,7 +54,7 @@ int run_availability(const AvailabilityArgs& a, const Snapshot& snap) {
   }
   std::string body, source;
   if (!a.response_file.empty()) {
-    if (!read_file(a.response_file, &body)) {
+    if (!read_whole_file(a.response_file, &body)) {
       std::fprintf(stderr, "trainfit: --response: cannot read %s\n", a.response_file.c_str());
       return 2;
     }
@@ -109,20 +99,17 @@ int run_availability(const AvailabilityArgs& a, const Snapshot& snap) {
   } else {
     print_table(*r, snap, st);
   }
-  if (!a.save.empty()) {
-    std::ofstream f(a.save, std::ios::binary);
-    f << stock_report_json(*r) << "\n";
-    if (!f) {
-      std::fprintf(stderr, "trainfit: --save: cannot write %s\n", a.save.c_str());
-      return 2;
-    }
+  std::string why;
+  if (!a.save.empty() && !write_file_atomically(a.save, stock_report_json(*r) + "\n", &why)) {
+    std::fprintf(stderr, "trainfit: --save: %s\n", why.c_str());
+    return 2;
   }
   return 0;
 }
 
 bool apply_stock_file(const std::string& path, Snapshot* snap, std::string* why) {
   std::string text;
-  if (!read_file(path, &text)) {
+  if (!read_whole_file(path, &text)) {
     *why = "cannot read " + path;
     return false;
   }

@@ -28,15 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 fs::path state_file() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
@@ -58,7 +49,7 @@ trainfit::app::App* g_app = nullptr;
 void on_drop(GLFWwindow*, int count, const char** paths) {
   if (!g_app || count < 1) return;
   std::string text;
-  if (!read_file(paths[0], &text)) {
+  if (!trainfit::read_whole_file(paths[0], &text)) {
     g_app->set_error_banner(std::string("Cannot read ") + paths[0]);
     return;
   }
@@ -126,7 +117,7 @@ void load_prices_and_query(trainfit::app::App& app, const Args& a, const fs::pat
   std::string err;
   if (!a.snapshot_path.empty()) {
     std::string text;
-    if (!read_file(a.snapshot_path, &text)) err = "cannot read " + a.snapshot_path;
+    if (!trainfit::read_whole_file(a.snapshot_path, &text)) err = "cannot read " + a.snapshot_path;
     else err = app.load_snapshot(text, a.snapshot_path);
     if (!err.empty()) {
       std::fprintf(stderr, "trainfit-desktop: snapshot refused: %s; using the bundled one\n", err.c_str());
@@ -143,7 +134,7 @@ void load_prices_and_query(trainfit::app::App& app, const Args& a, const fs::pat
     if (!err.empty()) std::fprintf(stderr, "trainfit-desktop: --hash ignored: %s\n", err.c_str());
   } else {
     std::string text;
-    if (read_file(saved.string(), &text) && !text.empty()) {
+    if (trainfit::read_whole_file(saved.string(), &text) && !text.empty()) {
       err = app.set_query_hash(text);
       if (!err.empty()) app.set_error_banner("The saved query was ignored: " + err);
     }
