@@ -1,5 +1,5 @@
 // trainfit — the desktop shell: a GLFW window with OpenGL 3, the same App as the web page.
-//   trainfit-desktop [--snapshot FILE] [--hash '#...'] [--screenshot OUT.png --frames N]
+//   trainfit-desktop [--snapshot FILE] [--stock FILE] [--hash '#...'] [--screenshot OUT.png --frames N]
 // The last query is kept in $XDG_CONFIG_HOME/trainfit/last_query (or ~/.config/...) and restored at start.
 #include <GLFW/glfw3.h>
 
@@ -59,7 +59,7 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 
 // The command line (see --help).
 struct Args {
-  std::string snapshot_path, hash, screenshot;
+  std::string snapshot_path, hash, screenshot, stock_path;
   int frames_to_run = 0;
 };
 
@@ -76,10 +76,13 @@ int parse_args(int argc, char** argv, Args* out) {
     };
     if (a == "--snapshot") out->snapshot_path = next();
     else if (a == "--hash") out->hash = next();
+    else if (a == "--stock") out->stock_path = next();
     else if (a == "--screenshot") out->screenshot = next();
     else if (a == "--frames") out->frames_to_run = std::atoi(next().c_str());
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: trainfit-desktop [--snapshot FILE] [--hash '#model=...'] [--screenshot OUT.png --frames N]\n");
+      std::printf("usage: trainfit-desktop [--snapshot FILE] [--stock FILE] [--hash '#model=...'] [--screenshot OUT.png --frames N]\n"
+                  "  --stock FILE  a live-stock check saved by `trainfit availability --save`: offers without capacity\n"
+                  "                are flagged no_live_stock (the Launchable filter leaves them out)\n");
       return 0;
     } else {
       std::fprintf(stderr, "trainfit-desktop: unknown argument %s (see --help)\n", a.c_str());
@@ -128,6 +131,11 @@ void load_prices_and_query(trainfit::app::App& app, const Args& a, const fs::pat
   if (!app.has_snapshot()) {
     err = app.load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot");
     if (!err.empty()) app.set_error_banner("The bundled snapshot is invalid: " + err);
+  }
+  if (!a.stock_path.empty()) {
+    std::string text;
+    err = trainfit::read_whole_file(a.stock_path, &text) ? app.apply_stock_report(text) : "cannot read " + a.stock_path;
+    if (!err.empty()) app.set_error_banner("--stock ignored: " + err);
   }
   if (!a.hash.empty()) {
     err = app.set_query_hash(a.hash);

@@ -216,6 +216,19 @@ std::string App::apply_snapshot_text(std::string_view sidecar_json) {
   s.snapshot_text_error.clear();
   return "";
 }
+#ifndef __EMSCRIPTEN__
+std::string App::apply_stock_report(std::string_view report_json) {
+  Impl& s = *impl_;
+  if (!s.has_snapshot) return "no snapshot is loaded";
+  Result<StockReport> r = read_stock_report(report_json);
+  if (!r) return "stock report refused: " + r.error().to_string();
+  apply_stock(s.snapshot, *r);
+  s.plan_cache.clear();
+  ++s.snapshot_version;
+  ++s.query_version;  // the flags change the ranking (launchable) and its flags column
+  return "";
+}
+#endif
 bool App::has_snapshot() const { return impl_->has_snapshot; }
 
 std::string App::set_query_json(std::string_view text) { return impl_->adopt(parse_query_json(text)); }

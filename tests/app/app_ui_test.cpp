@@ -192,6 +192,26 @@ TEST_F(Ui, ARefusedSnapshotIsReportedAndTheCurrentOneKept) {
   EXPECT_NE(s["errors"]["snapshot"].get<std::string>().find("broken.json"), std::string::npos);
 }
 
+#ifndef __EMSCRIPTEN__
+// The desktop's --stock FILE: a saved live-stock check flags its provider's offers without capacity, and the
+// Launchable filter then ranks fewer rows; a refused report names the field and changes nothing.
+TEST_F(Ui, ASavedStockCheckFlagsTheOffersWithoutCapacity) {
+  App& a = make();
+  EXPECT_EQ(a.set_query_json(R"({"model":"llama-3.1-8b","method":"lora","filters":{"providers":["lambda"],"launchable":true}})"), "");
+  frames(2);
+  const int before = state()["ranked"].get<int>();
+  EXPECT_NE(a.apply_stock_report(R"({"format":"trainfit-stock-1","provider":"lambda"})").find("stock.checked_at"),
+            std::string::npos);
+  const std::string report = R"({"format":"trainfit-stock-1","provider":"lambda","checked_at":"2026-12-05T01:40:00Z",)"
+                             R"("entries":[{"instance_type":"gpu_1x_h100_pcie","regions":["us-east-1"]}]})";
+  EXPECT_EQ(a.apply_stock_report(report), "");
+  frames(2);
+  const int after = state()["ranked"].get<int>();
+  EXPECT_GT(after, 0);
+  EXPECT_LT(after, before);
+}
+#endif
+
 TEST_F(Ui, ARefusedQueryKeepsThePreviousOne) {
   App& a = make();
   frames(1);

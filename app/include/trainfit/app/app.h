@@ -31,6 +31,11 @@ class App {
   // The text sidecar of a lean binary snapshot (core snapshot.h, apply_snapshot_text): fills the sources and
   // notes the Snapshot tab shows. A refused sidecar leaves the snapshot as it was and says why on that tab.
   std::string apply_snapshot_text(std::string_view sidecar_json);
+#ifndef __EMSCRIPTEN__
+  // A live-stock report saved by `trainfit availability --save` (core market/stock.h): its provider's offers
+  // without capacity get the no_live_stock flag. The desktop's alone: the page never holds a user's check.
+  std::string apply_stock_report(std::string_view report_json);
+#endif
   bool has_snapshot() const;
 
   // The query, in its shared forms. Errors name the field; the current query is kept on error.
