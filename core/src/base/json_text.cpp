@@ -14,4 +14,15 @@ std::string json_escape(std::string_view s) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
+std::string json_pointer(std::string_view parent, std::string_view key) {
+  std::string p(parent);
+  p += '/';
+  for (char c : key) {
+    if (c == '~') p += "~0";
+    else if (c == '/') p += "~1";
+    else p += c;
+  }
+  return p;
+}
+
 }  // namespace trainfit

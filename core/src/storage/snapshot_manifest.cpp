@@ -38,24 +38,13 @@ bool is_plain_id(std::string_view s) {
   return true;
 }
 
-std::string pointer(std::string_view parent, std::string_view key) {
-  std::string p(parent);
-  p += '/';
-  for (char c : key) {  // RFC 6901 escaping
-    if (c == '~') p += "~0";
-    else if (c == '/') p += "~1";
-    else p += c;
-  }
-  return p;
-}
-
 // Refuses any member of `obj` not in `known`.
 std::optional<Error> only_known(const JValue& obj, const std::string& at, std::initializer_list<std::string_view> known) {
   for (auto m = obj.MemberBegin(); m != obj.MemberEnd(); ++m) {
     const std::string_view key = jsonr::text_of(m->name);
     bool ok = false;
     for (std::string_view k : known) ok = ok || k == key;
-    if (!ok) return Error{pointer(at, key), "unknown field"};
+    if (!ok) return Error{json_pointer(at, key), "unknown field"};
   }
   return std::nullopt;
 }
@@ -63,7 +52,7 @@ std::optional<Error> only_known(const JValue& obj, const std::string& at, std::i
 // Member `key` of `obj` as a string that `check` accepts; `what` says what it must be.
 std::optional<Error> read_string(const JValue& obj, const std::string& at, const char* key, bool (*check)(std::string_view),
                                  const char* what, std::string* out) {
-  const std::string here = pointer(at, key);
+  const std::string here = json_pointer(at, key);
   const JValue* v = jsonr::find_member(obj, key);
   if (!v) return Error{here, "missing"};
   if (!v->IsString()) return Error{here, std::string("must be a string, not ") + jsonr::type_name(*v)};
@@ -74,7 +63,7 @@ std::optional<Error> read_string(const JValue& obj, const std::string& at, const
 }
 
 std::optional<Error> read_int(const JValue& obj, const std::string& at, const char* key, int64_t lo, int64_t hi, int64_t* out) {
-  const std::string here = pointer(at, key);
+  const std::string here = json_pointer(at, key);
   const JValue* v = jsonr::find_member(obj, key);
   if (!v) return Error{here, "missing"};
   if (!v->IsInt64()) return Error{here, std::string("must be a whole number, not ") + jsonr::type_name(*v)};
@@ -100,7 +89,7 @@ std::optional<Error> read_prices(const JValue& root, SnapshotManifest& m) {
   for (auto it = prov->MemberBegin(); it != prov->MemberEnd(); ++it) {
     ManifestProviderDates d;
     d.provider = std::string(jsonr::text_of(it->name));
-    const std::string at = pointer("/prices/providers", d.provider);
+    const std::string at = json_pointer("/prices/providers", d.provider);
     if (!is_plain_id(d.provider)) return Error{at, "a provider id must be printable ASCII without quotes"};
     if (!seen.insert(d.provider).second) return Error{at, "listed twice"};
     if (!it->value.IsObject()) return Error{at, std::string("must be an object, not ") + jsonr::type_name(it->value)};

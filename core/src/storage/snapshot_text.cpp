@@ -84,24 +84,13 @@ struct Fill {
   std::vector<std::pair<std::string*, std::string>> writes;
 };
 
-std::string pointer(std::string_view parent, std::string_view key) {
-  std::string p(parent);
-  p += '/';
-  for (char c : key) {  // RFC 6901 escaping
-    if (c == '~') p += "~0";
-    else if (c == '/') p += "~1";
-    else p += c;
-  }
-  return p;
-}
-
 // The members of one record's object onto `rec`'s text fields. Returns an Error for the first problem.
 template <class Rec, class Fields, class Extra>
 std::optional<Error> read_fields(const JValue& v, const std::string& at, Rec& rec, Fields fields, Extra extra, Fill& fill) {
   if (!v.IsObject()) return Error{at, std::string("must be an object, not ") + jsonr::type_name(v)};
   for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
     const std::string_view key = jsonr::text_of(m->name);
-    const std::string here = pointer(at, key);
+    const std::string here = json_pointer(at, key);
     bool known = false;
     std::optional<Error> err;
     fields(rec, [&](const char* name, std::string& target) {
@@ -126,11 +115,11 @@ template <class Rec, class Read>
 std::optional<Error> read_section(const JValue& root, const char* name, std::vector<Rec>& records, Read read) {
   const JValue* sec = jsonr::find_member(root, name);
   if (!sec) return std::nullopt;
-  const std::string at = pointer("", name);
+  const std::string at = json_pointer("", name);
   if (!sec->IsObject()) return Error{at, std::string("must be an object, not ") + jsonr::type_name(*sec)};
   for (auto m = sec->MemberBegin(); m != sec->MemberEnd(); ++m) {
     const std::string_view id = jsonr::text_of(m->name);
-    const std::string here = pointer(at, id);
+    const std::string here = json_pointer(at, id);
     Rec* rec = nullptr;
     for (Rec& r : records)
       if (r.id == id) rec = &r;
@@ -180,7 +169,7 @@ std::optional<Error> read_sidecar(const JValue& root, Snapshot& s, Fill& fill) {
   for (auto m = root.MemberBegin(); m != root.MemberEnd(); ++m) {
     const std::string_view key = jsonr::text_of(m->name);
     if (key != "format" && key != "version" && key != "snapshot_id" && key != "gpus" && key != "providers" && key != "sources")
-      return Error{pointer("", key), "unknown field"};
+      return Error{json_pointer("", key), "unknown field"};
   }
   if (auto e = read_section(root, "gpus", s.gpus, [&](const JValue& v, const std::string& at, GpuSpec& g) {
         return read_fields(v, at, g, gpu_text, kNoExtra, fill);

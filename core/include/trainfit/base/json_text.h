@@ -13,4 +13,7 @@ std::string json_number(double v);
 // JSON string escaping for hand-built documents (invalid UTF-8 becomes U+FFFD rather than an exception).
 std::string json_escape(std::string_view s);
 
+// The JSON pointer of member `key` under `parent` (RFC 6901: "~" as "~0", "/" as "~1"), for error messages.
+std::string json_pointer(std::string_view parent, std::string_view key);
+
 }  // namespace trainfit
