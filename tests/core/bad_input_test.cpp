@@ -271,6 +271,9 @@ TEST(BadInputMatrix, AbsurdJobsAreRefusedByName) {
   // this check could run. Seed fuzz_query_json/regression_parallel_product_overflow.json.
   expect_rejected(R"({"model":{"params":1e9},"parallel":{"tp":1024,"pp":1024,"dp":65536}})", "parallel",
                   "absurdly large");
+  // Fuzz find (seed fuzz_query_json/layout_over_gpu_limit.json): a fixed layout of 1024 x 106 GPUs parsed, but its
+  // derived parallel.gpus (108,544) was over that key's limit, so the query written back did not parse again.
+  expect_rejected(R"({"model":{"params":2e9},"parallel":{"tp":1024,"pp":106}})", "parallel.gpus", "too large");
   Result<Query> link = parse_query_hash("#model.params=1e9&parallel.tp=1024&parallel.pp=1024&parallel.dp=65536");
   ASSERT_FALSE(link.ok());
   EXPECT_EQ(link.error().field, "parallel");

@@ -211,6 +211,9 @@ Result<Query> finish(Query q) {
   // In 64 bits: tp, pp, dp and cp are each in range but their product can overflow int (UBSan found
   // 1024 * 1024 * 65536); check_query then refuses it as absurdly large.
   const int64_t product = static_cast<int64_t>(p.tp) * p.pp * p.dp * p.cp;
+  // The GPUs a fixed layout implies obey parallel.gpus's own limit, so the query written back parses again.
+  if (!p.automatic && p.gpus == 1 && product > 65536 && product <= 1048576)
+    return Error{"parallel.gpus", "too large (" + std::to_string(product) + "); the limit is 65536"};
   if (!p.automatic && p.gpus == 1 && product <= 1048576) p.gpus = static_cast<int>(product);
   std::string field;
   std::string e = check_query(q, &field);
