@@ -153,39 +153,33 @@ ModelStates full_states(const StageJob& j, const StageShare& s, const ElementByt
   const double w_bytes = b.w_bytes, g_bytes = b.g_bytes, master_bytes = b.master_bytes;
   const double opt_per_param = b.opt_per_param;
   ModelStates ms;
-  double& weights = ms.weights;
-  double& master = ms.master;
-  double& grads = ms.grads;
-  double& states = ms.states;
-  double& host_offload = ms.host_offload;
-  double& gathered = ms.gathered;
   const double n = stage_params;  // every parameter on this GPU is trained
   double state_total = n * opt_per_param;
   if (train.optimizer == Optimizer::adafactor)
     state_total = adafactor_state_elements(model) * stage_frac * 4.0;  // HF Adafactor: fp32, beta1 = None
-  weights = n * w_bytes;
-  master = n * master_bytes;
-  grads = n * g_bytes;
-  states = state_total;
-  if (l.zero >= 1) { master /= zdiv; states /= zdiv; }   // P_os
-  if (l.zero >= 2) grads /= zdiv;                        // P_os+g
-  if (l.zero >= 3) weights /= zdiv;                      // P_os+g+p
+  ms.weights = n * w_bytes;
+  ms.master = n * master_bytes;
+  ms.grads = n * g_bytes;
+  ms.states = state_total;
+  if (l.zero >= 1) { ms.master /= zdiv; ms.states /= zdiv; }  // P_os
+  if (l.zero >= 2) ms.grads /= zdiv;                           // P_os+g
+  if (l.zero >= 3) ms.weights /= zdiv;                         // P_os+g+p
   if (l.offload_optimizer) {
     // ZeRO-Offload (Ren et al. 2021, Sec. 4.1): fp32 master, optimizer states and fp32 gradient partitions
     // live in host memory; the GPU keeps its 16-bit weights (and gradient buckets).
-    host_offload += master + states + (l.zero >= 2 ? grads * (4.0 / g_bytes) : 0.0);
-    master = 0;
-    states = 0;
-    if (l.zero >= 2) grads = 0;
+    ms.host_offload += ms.master + ms.states + (l.zero >= 2 ? ms.grads * (4.0 / g_bytes) : 0.0);
+    ms.master = 0;
+    ms.states = 0;
+    if (l.zero >= 2) ms.grads = 0;
   }
   if (l.zero >= 3) {
     // Live parameters: FSDP / ZeRO-3 gather one layer and prefetch the next; backward also holds one
     // layer's unsharded gradient before reduce-scatter. FSDP2 stacks (framework.h fsdp2_root_unit): the root
     // unit's (embedding, head) and the last block's full parameters at the start of backward.
     const double layer = layer_local;
-    if (l.offload_params) { host_offload += weights; weights = 0; }
+    if (l.offload_params) { ms.host_offload += ms.weights; ms.weights = 0; }
     const double root = (stage_params - double(layers_stage) * layer_local) * w_bytes;
-    gathered = j.fw.fsdp2_root_unit ? root + layer * w_bytes : 2 * layer * w_bytes + layer * g_bytes;
+    ms.gathered = j.fw.fsdp2_root_unit ? root + layer * w_bytes : 2 * layer * w_bytes + layer * g_bytes;
   }
   return ms;
 }
@@ -205,34 +199,29 @@ ModelStates adapter_states(const StageJob& j, const StageShare& s, const Element
   const int64_t layers_stage = s.layers_stage;
   const double g_bytes = b.g_bytes, master_bytes = b.master_bytes, opt_per_param = b.opt_per_param;
   ModelStates ms;
-  double& weights = ms.weights;
-  double& lora = ms.lora;
-  double& quant = ms.quant;
-  double& host_offload = ms.host_offload;
-  double& gathered = ms.gathered;
   const double base_w = prec == Precision::fp32 ? 4.0 : 2.0;
   const double layer_params = double(layers_stage) * pc.per_layer / tp;
   const double other = stage_params - layer_params;
   if (fl.qlora) {
     const double norms_in_layer = norm_params_per_layer(model) * double(layers_stage) / tp;
     const double linear = std::max(0.0, layer_params - norms_in_layer);
-    weights = linear * 0.5 + (other + norms_in_layer) * base_w;
+    ms.weights = linear * 0.5 + (other + norms_in_layer) * base_w;
     // Double-quantised constants (bitsandbytes bnb_4bit_use_double_quant), or one fp32 absmax per
     // 64-weight block without it (Dettmers et al. 2023, Sec. 3: 32/64 = 0.5 bits/param).
-    quant = linear * (train.qlora_double_quant ? 0.127 / 8.0 : 4.0 / 64.0);
+    ms.quant = linear * (train.qlora_double_quant ? 0.127 / 8.0 : 4.0 / 64.0);
     // Dequantisation: each 4-bit linear is expanded to a 16-bit copy for its GEMM (forward and again in
     // backward); two of the largest such matrices can be alive at once.
     const double hd = double(effective_head_dim(model));
     const double largest = std::max({double(model.hidden_size) * double(model.intermediate_size),
                                      double(model.hidden_size) * double(model.num_heads) * hd}) / tp;
-    quant += 2 * largest * 2.0;
+    ms.quant += 2 * largest * 2.0;
   } else {
-    weights = stage_params * base_w;
+    ms.weights = stage_params * base_w;
   }
   if (l.zero >= 3 && !fl.qlora) {
-    weights = weights / dp;
-    if (l.offload_params) { host_offload += weights; weights = 0; }
-    gathered = 2 * pc.per_layer / tp * base_w;
+    ms.weights = ms.weights / dp;
+    if (l.offload_params) { ms.host_offload += ms.weights; ms.weights = 0; }
+    ms.gathered = 2 * pc.per_layer / tp * base_w;
   } else if (l.zero >= 3) {
     // QLoRA under FSDP: bitsandbytes stores the packed NF4 weights in the FSDP dtype (bnb_4bit_quant_storage;
     // Answer.AI fsdp_qlora, PEFT docs accelerate/fsdp), so FSDP shards them like any 16-bit tensor; the
@@ -240,20 +229,20 @@ ModelStates adapter_states(const StageJob& j, const StageShare& s, const Element
     // layers in packed form, as for the 16-bit base.
     const double norms_layer = norm_params_per_layer(model) / tp;
     const double layer_packed = std::max(0.0, pc.per_layer / tp - norms_layer) * 0.5 + norms_layer * base_w;
-    weights = weights / dp;
-    if (l.offload_params) { host_offload += weights; weights = 0; }
-    gathered = 2 * layer_packed;
+    ms.weights = ms.weights / dp;
+    if (l.offload_params) { ms.host_offload += ms.weights; ms.weights = 0; }
+    ms.gathered = 2 * layer_packed;
   }
   // Adapters: weights, grads, optimizer states (and master copies) in the training precision.
   const double aw = prec == Precision::fp32 ? 4.0 : 2.0;
   double a_states = lora_local * (opt_per_param + master_bytes);
   if (train.optimizer == Optimizer::adafactor) a_states = lora_local * 4.0 * 0.1;  // rank-r matrices barely factor
   if (l.zero >= 1) a_states /= dp;
-  if (l.offload_optimizer) { host_offload += a_states; a_states = 0; }
+  if (l.offload_optimizer) { ms.host_offload += a_states; a_states = 0; }
   // ZeRO-2 / -3 shard the adapters' gradients, ZeRO-3 / FSDP full shard their weights too (ZeRO Sec. 5).
   const double a_weights = lora_local * aw / (l.zero >= 3 ? dp : 1.0);
   const double a_grads = lora_local * g_bytes / (l.zero >= 2 ? dp : 1.0);
-  lora = a_weights + a_grads + a_states;
+  ms.lora = a_weights + a_grads + a_states;
   return ms;
 }
 
