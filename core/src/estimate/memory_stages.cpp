@@ -8,7 +8,7 @@
 //   ---- activations ----       pipeline_chunk_passes_in_flight, token_dims, stage_activations
 //   ---- logits ----            logits_bytes: logits and loss buffers
 //   ---- placement ----         place_activations: this rank's activations, MoE dispatch, SP gather
-//   ---- peak ----              peak_and_totals: peak, overhead, fragmentation, band
+//   ---- peak ----              set_band, peak_and_totals: peak, overhead, fragmentation, band
 //   ---- loading ----           load_peak: the 16-bit load before quantization
 //   ---- host ram ----          host_ram_per_node
 #include "estimate/memory_internal.h"
@@ -399,6 +399,17 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
 
 // ---- peak ----
 
+namespace {
+
+// The expected total and its band (memory.h kBandLowFactor / kBandHighFactor), set together.
+void set_band(MemoryBreakdown& r, double total) {
+  r.total = total;
+  r.total_low = total * kBandLowFactor;
+  r.total_high = total * kBandHighFactor;
+}
+
+}  // namespace
+
 // Peak. With one micro-batch per step and no pipeline, gradients are created during backward while
 // activations are freed layer by layer (PyTorch zero_grad(set_to_none=True)), so the peak is the larger of
 // "all activations + logits" and "all gradients"; with accumulation or pipelining both coexist.
@@ -443,9 +454,7 @@ void peak_and_totals(const StageJob& j, const StageShare& s, const ModelStates& 
   // (c10/cuda/CUDACachingAllocator.cpp), so the reserved peak holds the logits' segment beside the loss buffers.
   if (fw.logits_freed_before_backward && logits_gpu > 0)
     r.fragmentation += tokens * double(model.vocab_size) * e / tp;
-  r.total = r.allocated_peak + r.overhead + r.fragmentation;
-  r.total_low = r.total * kBandLowFactor;
-  r.total_high = r.total * kBandHighFactor;
+  set_band(r, r.allocated_peak + r.overhead + r.fragmentation);
 }
 
 // ---- loading ----
@@ -466,9 +475,7 @@ void load_peak(const StageJob& j, MemoryBreakdown& r) {
   if (load_total <= r.total) return;
   r.load_sets_peak = true;
   r.allocated_peak = std::max(r.allocated_peak, r.load_peak);
-  r.total = load_total;
-  r.total_low = r.total * kBandLowFactor;
-  r.total_high = r.total * kBandHighFactor;
+  set_band(r, load_total);
   r.notes.push_back(Warning{"framework", "load_peak",
                             std::string("peak set while loading: ") + j.fw.name + " quantizes a 16-bit model"});
 }
