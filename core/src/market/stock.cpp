@@ -1,6 +1,8 @@
 // trainfit core — live stock (market/stock.h): the providers' responses read, saved and applied to a snapshot.
 #include "trainfit/market/stock.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace trainfit {
@@ -147,10 +149,13 @@ std::vector<OfferStock> offer_stock(const Snapshot& s, const StockReport& r) {
     if (o.provider != p || o.via >= 0) continue;
     OfferStock st;
     st.offer = static_cast<int>(i);
+    const bool any_region = o.region == kAnyRegion;  // in stock wherever the type has capacity
     for (const auto& e : r.entries) {
       if (e.instance_type != o.instance_type) continue;
       st.listed = true;
-      for (const auto& region : e.regions) st.in_stock = st.in_stock || region == o.region || o.region == kAnyRegion;
+      const bool here = any_region ? !e.regions.empty()
+                                   : std::find(e.regions.begin(), e.regions.end(), o.region) != e.regions.end();
+      st.in_stock = st.in_stock || here;
     }
     out.push_back(st);
   }
