@@ -46,18 +46,7 @@ ModelSpec llama2(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t i
 // GPT-style models of the MosaicML and Megatron tables: learned positions, LayerNorm, 4h GELU MLP, MHA,
 // tied embeddings. (MPT has no biases; the bias count is < 0.1% of parameters.)
 ModelSpec gpt(int64_t h, int64_t layers, int64_t heads, int64_t vocab, int64_t seq) {
-  ModelSpec m;
-  m.id = "custom";
-  apply_family(m, Arch::gpt2);
-  m.hidden_size = h;
-  m.num_layers = layers;
-  m.num_heads = heads;
-  m.num_kv_heads = heads;
-  m.intermediate_size = 4 * h;
-  m.vocab_size = vocab;
-  m.max_position_embeddings = seq;
-  m.tie_embeddings = true;
-  return m;
+  return gpt_like("", h, layers, heads, vocab, seq);
 }
 
 TrainConfig fixed_layout(int gpus, int tp, int pp, int zero, Recompute rc, int64_t mb, int64_t gb, int64_t seq,

@@ -31,19 +31,7 @@ struct Capacities {
 // vocab 50368 (GPT-NeoX tokenizer padded), tied embeddings, no biases, ALiBi. Described as GPT-2 (GELU 4h MLP,
 // LayerNorm): GPT-2's learned positions and biases add < 0.3% parameters, which the band covers.
 ModelSpec mpt(const char* name, int64_t d, int64_t layers, int64_t heads) {
-  ModelSpec m;
-  m.id = "custom";
-  m.name = name;
-  apply_family(m, Arch::gpt2);  // GPT-2's knobs: GELU 4h MLP, LayerNorm, biases, learned positions
-  m.hidden_size = d;
-  m.num_layers = layers;
-  m.num_heads = heads;
-  m.num_kv_heads = heads;
-  m.intermediate_size = 4 * d;
-  m.vocab_size = 50368;
-  m.max_position_embeddings = 2048;
-  m.tie_embeddings = true;
-  return m;
+  return gpt_like(name, d, layers, heads, 50368, 2048);
 }
 
 const ModelSpec& preset(const char* id) {

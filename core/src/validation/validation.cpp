@@ -10,6 +10,7 @@
 
 #include "trainfit/estimate/memory.h"
 #include "trainfit/catalog/model.h"
+#include "validation/reference_models.h"
 #include "validation/validation_rows.h"
 
 namespace trainfit {
@@ -81,17 +82,8 @@ Result<bool> add_zero_figure1(std::vector<ValidationRow>& out) {
 // none sbh(34 + 5as/h); TP sbh(10 + 24/t + 5as/(ht)); TP+SP sbh/t (34 + 5as/h); TP+SP+selective 34sbh/t;
 // full recompute 2sbh. Shape: their 175B GPT-3 configuration (Table 3: h 12288, a 96, s 2048, t 8, b 1).
 Result<bool> add_korthikanti(std::vector<ValidationRow>& out) {
-  ModelSpec m;
+  ModelSpec m = gpt_like("", 12288, 96, 96, 51200, 2048);
   m.id = "gpt3-175b";
-  apply_family(m, Arch::gpt2);
-  m.hidden_size = 12288;
-  m.num_layers = 96;
-  m.num_heads = 96;
-  m.num_kv_heads = 96;
-  m.intermediate_size = 4 * 12288;
-  m.vocab_size = 51200;
-  m.max_position_embeddings = 2048;
-  m.tie_embeddings = true;
   TrainConfig t;
   t.method = Method::full;
   t.precision = Precision::bf16_mixed;
@@ -243,18 +235,8 @@ Result<bool> add_litgpt(std::vector<ValidationRow>& out) {
 // pipeline stage: the estimate is of that stage (MemoryLayout.pp_rank = pp - 1). The same job on three clusters
 // (and Megatron versions) measures within 2%; each is a row.
 Result<bool> add_megatron(std::vector<ValidationRow>& out) {
-  ModelSpec m;
-  apply_family(m, Arch::gpt2);
-  m.id = "custom";
-  m.name = "Megatron GPT 6.75B (GQA 8)";
-  m.hidden_size = 4096;
-  m.num_layers = 32;
-  m.num_heads = 32;
-  m.num_kv_heads = 8;
-  m.intermediate_size = 16384;
-  m.vocab_size = 131584;
-  m.max_position_embeddings = 8192;
-  m.tie_embeddings = false;
+  const ModelSpec m =
+      shaped_model(Arch::gpt2, "Megatron GPT 6.75B (GQA 8)", 4096, 32, 32, 8, 16384, 131584, 8192, false);
   TrainConfig t;
   t.method = Method::full;
   t.precision = Precision::bf16_mixed;
@@ -409,21 +391,7 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
 // ("the peak allocated memory is 8.28 GiB vs 9.16 GiB").
 // 01-ai/Yi-34B config.json: a Llama-architecture model (LlamaForCausalLM) of 60 layers, hidden 7168, 56 heads with
 // 8 key/value heads, intermediate 20480, vocabulary 64,000, untied embeddings.
-ModelSpec yi_34b() {
-  ModelSpec m;
-  m.id = "custom";
-  m.name = "Yi 34B";
-  apply_family(m, Arch::llama);
-  m.hidden_size = 7168;
-  m.num_layers = 60;
-  m.num_heads = 56;
-  m.num_kv_heads = 8;
-  m.intermediate_size = 20480;
-  m.vocab_size = 64000;
-  m.max_position_embeddings = 4096;
-  m.tie_embeddings = false;
-  return m;
-}
+ModelSpec yi_34b() { return llama_like("Yi 34B", 7168, 60, 56, 8, 20480, 64000, 4096); }
 
 Result<bool> add_answerai(std::vector<ValidationRow>& out) {
   const ModelSpec yi = yi_34b();
