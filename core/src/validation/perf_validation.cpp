@@ -104,6 +104,18 @@ TimeReference rate_row(std::string name, std::string source, double published_to
   return r;
 }
 
+// A whole run's duration: `tokens` at the estimated rate, in days, against the published days.
+TimeReference days_row(std::string name, std::string source, double published_days, double tokens, double est_tok_s) {
+  TimeReference r;
+  r.name = std::move(name);
+  r.source = std::move(source);
+  r.quantity = "days";
+  r.published = published_days;
+  r.estimate = est_tok_s > 0 ? tokens / est_tok_s / 86400.0 : 0;
+  r.relative_error = r.estimate / published_days - 1.0;
+  return r;
+}
+
 // Narayanan et al. 2021 eq. 3, per token: 96 l h^2 (1 + s/(6h) + V/(16 l h)) FLOPs with full recomputation.
 double megatron_flops_per_token(double l, double h, double s, double V) {
   return 96.0 * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
@@ -343,14 +355,8 @@ void add_megatron_lm_rows(std::vector<TimeReference>& rows) {
       const ModelSpec m = gpt(12288, 96, 96, 51200, 2048);
       const TrainConfig t = fixed_layout(1024, 8, 16, 1, Recompute::full, 1, 1536, 2048);
       const double tok_s = fixed_tokens_per_s(m, t, g, hgx_node(g, 1600, NetKind::infiniband, 512));
-      TimeReference row;
-      row.name = "GPT-3 175B, 300B tokens, 1024 A100 (TP 8, PP 16)";
-      row.source = "Narayanan et al. 2021 §5.1 (end-to-end training time: ~34 days)";
-      row.quantity = "days";
-      row.published = 34;
-      row.estimate = tok_s > 0 ? 300e9 / tok_s / 86400.0 : 0;
-      row.relative_error = row.estimate / 34.0 - 1.0;
-      rows.push_back(row);
+      rows.push_back(days_row("GPT-3 175B, 300B tokens, 1024 A100 (TP 8, PP 16)",
+                              "Narayanan et al. 2021 §5.1 (end-to-end training time: ~34 days)", 34, 300e9, tok_s));
     }
   }
 }
@@ -552,29 +558,16 @@ void add_own_h200_rows(std::vector<TimeReference>& rows) {
 // 24 days include evaluations, checkpoints and restarts: informative, like the Llama 2 GPU-hours.
 void add_nanotron_row(std::vector<TimeReference>& rows) {
   {
-    ModelSpec m;
-    m.id = "custom";
-    apply_family(m, Arch::llama);
-    m.hidden_size = 2048;
-    m.num_layers = 36;
-    m.num_heads = 16;
-    m.num_kv_heads = 4;
-    m.intermediate_size = 11008;
-    m.vocab_size = 128256;
-    m.max_position_embeddings = 4096;
-    m.tie_embeddings = true;
+    const ModelSpec m = shaped_model(Arch::llama, "", 2048, 36, 16, 4, 11008, 128256, 4096, true);
     const GpuSpec g = h100_sxm();
     TrainConfig t = fixed_layout(384, 2, 1, 0, Recompute::none, 3, 576, 4096, Precision::bf16_mixed);
     t.framework = Framework::nanotron;
     t.parallel.sequence_parallel = true;
     const double tok_s = fixed_tokens_per_s(m, t, g, hgx_node(g, 3200, NetKind::infiniband, 48));
-    TimeReference row;
-    row.name = "nanotron SmolLM3 3B, 11.2T tokens, 384x H100 (TP 2, DP 192)";
-    row.source = "huggingface.co/blog/smollm3 (384 H100, 24 days) and smollm3 stage1_8T.yaml (nanotron layout)";
-    row.quantity = "days";
-    row.published = 24;
-    row.estimate = tok_s > 0 ? 11.2e12 / tok_s / 86400.0 : 0;
-    row.relative_error = row.estimate / 24.0 - 1.0;
+    TimeReference row = days_row(
+        "nanotron SmolLM3 3B, 11.2T tokens, 384x H100 (TP 2, DP 192)",
+        "huggingface.co/blog/smollm3 (384 H100, 24 days) and smollm3 stage1_8T.yaml (nanotron layout)", 24, 11.2e12,
+        tok_s);
     row.fully_specified = false;
     rows.push_back(row);
   }
@@ -584,13 +577,9 @@ void add_nanotron_row(std::vector<TimeReference>& rows) {
 
 std::vector<TimeReference> time_validation_rows() {
   std::vector<TimeReference> rows;
-  add_llama2_rows(rows);
-  add_llama65b_row(rows);
-  add_megatron_lm_rows(rows);
-  add_llm_foundry_rows(rows);
-  add_framework_table_rows(rows);
-  add_own_h200_rows(rows);
-  add_nanotron_row(rows);
+  for (auto add : {add_llama2_rows, add_llama65b_row, add_megatron_lm_rows, add_llm_foundry_rows,
+                   add_framework_table_rows, add_own_h200_rows, add_nanotron_row})
+    add(rows);
   return rows;
 }
 
