@@ -4,6 +4,7 @@
 // GPU memory is the driver-reported total (nvidia-smi "Total", MiB) of data/inputs/gpus.json.
 #include "trainfit/validation/reality.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <initializer_list>
 
@@ -69,14 +70,24 @@ TrainConfig full(Precision p, int64_t seq, bool autocast = false) {
   t.autocast = autocast;
   return t;
 }
-MemoryLayout layout(int64_t mb, int64_t accum, Recompute rc, int dp = 1, int zero = 0) {
-  MemoryLayout l;
+// Full training under a framework's profile (framework.h).
+TrainConfig full_on(Framework f, Precision p, int64_t seq) {
+  TrainConfig t = full(p, seq);
+  t.framework = f;
+  return t;
+}
+
+// A layout of `dp` data-parallel ranks; `split` gives the model-parallel degrees beside them (tp, pp, vp, cp, ep,
+// sequence_parallel, cp_ulysses). Nodes of 8 GPUs; a job of fewer GPUs (tp x pp x cp x dp) runs on one node of
+// that many.
+MemoryLayout layout(int64_t mb, int64_t accum, Recompute rc, int dp = 1, int zero = 0, MemoryLayout split = {}) {
+  MemoryLayout l = split;
   l.micro_batch = mb;
   l.num_microbatches = accum;
   l.recompute = rc;
   l.dp = dp;
   l.zero = zero;
-  l.gpus_per_node = dp > 8 ? 8 : dp;
+  l.gpus_per_node = std::min(8, dp * l.tp * l.pp * l.cp);
   return l;
 }
 
@@ -141,15 +152,9 @@ void add_trained_cases(std::vector<Case>& c) {
   // tag v0.5.0): full SFT, FP8 current scaling, distributed optimizer with grad_reduce_in_fp32=False, sequence
   // parallel, no recompute, fp8_param_gather (FP8 weights: the 16-bit copy counted here is an over-estimate).
   {
-    TrainConfig t = full(Precision::fp8_mixed, 4096);
-    t.framework = Framework::megatron_core;
+    TrainConfig t = full_on(Framework::megatron_core, Precision::fp8_mixed, 4096);
     t.grad_reduce = GradReduce::bf16;
-    MemoryLayout l = layout(1, 16, Recompute::none, 2, 1);
-    l.tp = 4;
-    l.pp = 4;
-    l.vp = 5;
-    l.sequence_parallel = true;
-    l.gpus_per_node = 8;
+    const MemoryLayout l = layout(1, 16, Recompute::none, 2, 1, {.tp = 4, .pp = 4, .vp = 5, .sequence_parallel = true});
     c.push_back({"Megatron-Bridge Llama 3 70B FP8 SFT, TP 4 x PP 4 (VP 5) x DP 2, micro-batch 1, seq 4096, 32x H100",
                  "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.06, fine-tuning table)",
                  "megatron-core profile with grad_reduce bf16 (the recipe's grad_reduce_in_fp32=False); FP8 parameter "
@@ -161,12 +166,9 @@ void add_trained_cases(std::vector<Case>& c) {
   // reduce gradients in bf16 under FP8 (scripts/performance: with --fp8, bf16_with_fp8_mixed() and
   // plugins.grad_reduce_in_fp32 = False, ddp.grad_reduce_in_fp32 = False); no activation recompute stated.
   {
-    TrainConfig t = full(Precision::fp8_mixed, 8192);
-    t.framework = Framework::megatron_core;
+    TrainConfig t = full_on(Framework::megatron_core, Precision::fp8_mixed, 8192);
     t.grad_reduce = GradReduce::bf16;
-    MemoryLayout l = layout(1, 32, Recompute::none, 4, 1);
-    l.cp = 2;
-    l.gpus_per_node = 8;
+    const MemoryLayout l = layout(1, 32, Recompute::none, 4, 1, {.cp = 2});
     c.push_back({"NeMo Llama 3 8B FP8 pre-training, CP 2 x DP 4, micro-batch 1, seq 8192, 8x H100",
                  "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb (NeMo 24.07, DGX-H100)",
                  "megatron-core profile with grad_reduce bf16 (NeMo's FP8 performance recipes); with fp32 gradients "
@@ -183,11 +185,8 @@ void add_moe_cases(std::vector<Case>& c) {
   // EP 8 inside a node, seq 4096, full activation checkpointing): weak scaling on 16 nodes ran local batch 10
   // (142.21 GiB reserved) and ran out of memory at local batch 16.
   {
-    TrainConfig t = full(Precision::bf16_mixed, 4096);
-    t.framework = Framework::torchtitan;
-    MemoryLayout l = layout(10, 1, Recompute::full, 128, 3);
-    l.ep = 8;
-    l.gpus_per_node = 8;
+    const TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 4096);
+    MemoryLayout l = layout(10, 1, Recompute::full, 128, 3, {.ep = 8});
     const char* src = "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B, 16 nodes x 8 B200)";
     const char* note = "torchtitan profile, FSDP 128 with EP 8, full activation checkpointing, seq 4096";
     c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 10, seq 4096, FSDP 128 x EP 8, 128x B200 (142.2 GiB)",
@@ -209,12 +208,8 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
   // impossible to run the LLAMA3-8B model ... without CP due to the GPU memory constraints", TP being capped at 8 by
   // the 8 query groups. Batch 4 over 4 data-parallel ranks (the CP run's TP 4 x DP 4): one micro-batch each.
   {
-    TrainConfig t = full(Precision::fp8_mixed, 1048576);
-    t.framework = Framework::megatron_core;
-    MemoryLayout l = layout(1, 1, Recompute::full, 4, 1);
-    l.tp = 8;
-    l.sequence_parallel = true;
-    l.gpus_per_node = 8;
+    const TrainConfig t = full_on(Framework::megatron_core, Precision::fp8_mixed, 1048576);
+    const MemoryLayout l = layout(1, 1, Recompute::full, 4, 1, {.tp = 8, .sequence_parallel = true});
     c.push_back({"NeMo Llama 3 8B FP8, seq 1,048,576 without CP, TP 8 x DP 4, full recompute, B200: out of memory",
                  "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @19fadb6 (LLAMA3-8B FP8 B200, note 1)",
                  "megatron-core profile, distributed optimizer, sequence parallel; the published run needed CP 16",
@@ -227,14 +222,10 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
   // H100 80GB, DeepSpeed ZeRO-3 with CPU optimizer offload, gradient checkpointing, FlashAttention-2, SP 4 on 4
   // GPUs (DP 1), micro-batch 1 x 8 accumulation: 98,304 tokens ran (66.0 GB peak); 131,072 "OOM (requires ~81 GB)".
   {
-    TrainConfig t = full(Precision::bf16_mixed, 131072);
-    t.framework = Framework::hf_trainer;
+    TrainConfig t = full_on(Framework::hf_trainer, Precision::bf16_mixed, 131072);
     t.cp_scheme = CpScheme::ulysses;
-    MemoryLayout l = layout(1, 8, Recompute::full, 1, 3);
-    l.cp = 4;
-    l.cp_ulysses = true;
+    MemoryLayout l = layout(1, 8, Recompute::full, 1, 3, {.cp = 4, .cp_ulysses = true});
     l.offload_optimizer = true;
-    l.gpus_per_node = 4;
     const char* src = "huggingface/blog ulysses-sp.md @01d33d5 (Qwen3-4B, SP 4 on 4x H100 80GB)";
     const char* note = "hf-trainer profile, DeepSpeed Ulysses SP 4, ZeRO-3 + CPU optimizer offload, full recompute";
     c.push_back({"HF Ulysses Qwen3-4B SFT, seq 131,072, SP 4, ZeRO-3 + optimizer offload, 4x H100: out of memory", src,
@@ -351,10 +342,7 @@ void add_oom_reports(std::vector<Case>& c) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  add_trained_cases(c);
-  add_long_context_and_table_cases(c);
-  add_moe_cases(c);
-  add_oom_reports(c);
+  for (auto add : {add_trained_cases, add_long_context_and_table_cases, add_moe_cases, add_oom_reports}) add(c);
   return c;
 }
 
