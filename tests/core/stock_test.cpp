@@ -104,6 +104,23 @@ TEST(Stock, AppliedToTheSnapshotFlagsOffersWithoutCapacity) {
   EXPECT_TRUE(said);
 }
 
+// An offer priced alike in every region (region "any") is in stock when its type has capacity in any region, and
+// not when its type is listed with none.
+TEST(Stock, AnOfferOfAnyRegionIsInStockWhereverItsTypeHasCapacity) {
+  Snapshot s = test::bundled_snapshot();
+  const int elsewhere = s.find_offer("lambda/gpu_1x_h100_pcie/us-west-2");  // its type has capacity, not in us-west-2
+  const int nowhere = s.find_offer("lambda/gpu_1x_a10/us-east-1");          // its type is listed with no region
+  ASSERT_TRUE(elsewhere >= 0 && nowhere >= 0);
+  s.offers[static_cast<size_t>(elsewhere)].region = kAnyRegion;
+  s.offers[static_cast<size_t>(nowhere)].region = kAnyRegion;
+  const auto st = offer_stock(s, lambda_report());
+  const auto* any_in = find(st, s, "lambda/gpu_1x_h100_pcie/us-west-2");
+  const auto* any_out = find(st, s, "lambda/gpu_1x_a10/us-east-1");
+  ASSERT_TRUE(any_in && any_out);
+  EXPECT_TRUE(any_in->listed && any_in->in_stock);
+  EXPECT_TRUE(any_out->listed && !any_out->in_stock);
+}
+
 // An error document from the API and malformed responses are refused with the field and the reason.
 TEST(Stock, BadResponsesAreRefusedWithTheFieldAndTheReason) {
   auto err = parse_stock_response("lambda", fixture("lambda_error.json"), "t", "recorded");
