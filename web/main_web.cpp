@@ -28,6 +28,9 @@
 //         canvas, so it overlaps the snapshot load instead of following the first full frame (warm_up_gpu).
 //   NOTE(load, idle): the first frame is laid out once unseen, and a frame identical to the one the canvas shows
 //         is not drawn again: the browser then neither composites nor reads back the canvas (frame below).
+//   NOTE(closure): the release link runs Closure Compiler in ADVANCED mode over the glue, EM_ASM blocks included,
+//         and it renames every property it reaches with a dot: the names this file shares with web/app.js are
+//         quoted (window['trainfitBooted'], Module['canvas']) so that they survive.
 #include <GLES3/gl3.h>
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
@@ -158,7 +161,7 @@ void warm_up_gpu(trainfit::app::App& app) {
   app.rebuild_fonts();
   const char* why = nullptr;
   if (!trainfit::web::renderer_init(&why)) {  // shaders + the atlas's texture, uploaded once
-    EM_ASM({ if (window.trainfitFatal) window.trainfitFatal(UTF8ToString($0)); }, why);
+    EM_ASM({ if (window['trainfitFatal']) window['trainfitFatal'](UTF8ToString($0)); }, why);
     return;
   }
   ImGui_ImplGlfw_NewFrame();
@@ -251,7 +254,7 @@ void frame() {
   if (!g_booted) {
     // Draw anyway after 20 s, so a page script failure can never leave the splash up for good.
     static const double t0 = emscripten_get_now();
-    g_booted = EM_ASM_INT({ return window.trainfitBooted ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
+    g_booted = EM_ASM_INT({ return window['trainfitBooted'] ? 1 : 0; }) != 0 || emscripten_get_now() - t0 > 20000;
     if (!g_booted) return;
     // The one place the page is revealed (booted or not): the canvas, hidden until now (style.css), shows
     // this frame, and the splash goes.
@@ -297,17 +300,17 @@ void frame() {
   if (app.query_version() != g_synced_version && g_frames > 2) {
     g_synced_version = app.query_version();
     const std::string hash = app.query_hash();
-    EM_ASM({ if (window.trainfitQueryChanged) window.trainfitQueryChanged(UTF8ToString($0)); }, hash.c_str());
+    EM_ASM({ if (window['trainfitQueryChanged']) window['trainfitQueryChanged'](UTF8ToString($0)); }, hash.c_str());
   }
   // A text field became active (or stopped being) after a touch: the page shows or hides the phone's keyboard.
   static bool keyboard_shown = false;
   const bool want_keyboard = ImGui::GetIO().WantTextInput && g_touch_input;
   if (want_keyboard != keyboard_shown) {
     keyboard_shown = want_keyboard;
-    EM_ASM({ if (window.trainfitTextInput) window.trainfitTextInput(!!$0); }, want_keyboard ? 1 : 0);
+    EM_ASM({ if (window['trainfitTextInput']) window['trainfitTextInput'](!!$0); }, want_keyboard ? 1 : 0);
   }
   const std::string clip = app.take_clipboard_request();
-  if (!clip.empty()) EM_ASM({ if (window.trainfitCopy) window.trainfitCopy(UTF8ToString($0)); }, clip.c_str());
+  if (!clip.empty()) EM_ASM({ if (window['trainfitCopy']) window['trainfitCopy'](UTF8ToString($0)); }, clip.c_str());
   const ImGuiMouseCursor cursor = ImGui::GetMouseCursor();
   static ImGuiMouseCursor last_cursor = -2;
   if (cursor != last_cursor) {
@@ -317,7 +320,7 @@ void frame() {
                       : cursor == ImGuiMouseCursor_ResizeEW ? "ew-resize"
                       : cursor == ImGuiMouseCursor_ResizeNS ? "ns-resize"
                                                             : "default";
-    EM_ASM({ Module.canvas.style.cursor = UTF8ToString($0); }, css);
+    EM_ASM({ Module['canvas'].style.cursor = UTF8ToString($0); }, css);
   }
 }
 
@@ -350,7 +353,7 @@ uint64_t trainfit::web::drawn_frames() { return g_drawn; }
 
 int main() {
   if (!glfwInit()) {
-    EM_ASM({ if (window.trainfitFatal) window.trainfitFatal("GLFW could not start"); });
+    EM_ASM({ if (window['trainfitFatal']) window['trainfitFatal']("GLFW could not start"); });
     return 1;
   }
   // No depth or stencil buffer (ImGui draws neither) and an opaque canvas (the UI clears to an opaque colour):
@@ -361,10 +364,13 @@ int main() {
   glfwWindowHint(GLFW_ALPHA_BITS, 0);
   g_window = glfwCreateWindow(1280, 800, "trainfit", nullptr, nullptr);
   if (!g_window) {
-    EM_ASM({ if (window.trainfitFatal) window.trainfitFatal("This browser could not create a WebGL2 context."); });
+    EM_ASM({ if (window['trainfitFatal']) window['trainfitFatal']("This browser could not create a WebGL2 context."); });
     return 1;
   }
   glfwMakeContextCurrent(g_window);
+  // The context the module draws with, under a quoted name (Closure renames emscripten's own Module.ctx): the
+  // browser test checks that it is the one web/app.js created while the wasm compiled, with GLFW's attributes.
+  EM_ASM({ Module['ctx'] = GLctx; });
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -377,7 +383,7 @@ int main() {
   trainfit::app::glfw_mouse::install(g_window);  // the mouse paced for imgui 1.86 (mouse_taps.h)
   // NOTE(touch): GLFW's touch listeners would press at a stale position; ours map touches (on_touch).
   EM_ASM({
-    var c = Module.canvas;
+    var c = Module['canvas'];
     c.removeEventListener('touchstart', GLFW.onMouseButtonDown, true);
     c.removeEventListener('touchend', GLFW.onMouseButtonUp, true);
     c.removeEventListener('touchcancel', GLFW.onMouseButtonUp, true);
@@ -392,7 +398,7 @@ int main() {
   emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_key_seen);
   emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, nullptr, EM_FALSE, on_key_seen);
   warm_up_gpu(trainfit::web::app());  // also constructs the app before the first frame
-  EM_ASM({ if (window.trainfitStarted) window.trainfitStarted(); });
+  EM_ASM({ if (window['trainfitStarted']) window['trainfitStarted'](); });
   emscripten_set_main_loop(frame, 0, 1);
   return 0;
 }
