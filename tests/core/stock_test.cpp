@@ -73,7 +73,9 @@ TEST(Stock, AppliedToTheSnapshotFlagsOffersWithoutCapacity) {
   EXPECT_NE(flags("lambda/gpu_8x_v100/us-east-1") & kFlagNoLiveStock, 0u);
   // Other providers' offers are untouched.
   for (const Offer& o : s.offers) {
-    if (s.providers[static_cast<size_t>(o.provider)].id != "lambda") EXPECT_EQ(o.flags & kFlagNoLiveStock, 0u) << o.id;
+    if (s.providers[static_cast<size_t>(o.provider)].id != "lambda") {
+      EXPECT_EQ(o.flags & kFlagNoLiveStock, 0u) << o.id;
+    }
   }
 
   // The ranking shows the flag on every marked row; "launchable" leaves those rows out with the reason.

@@ -183,7 +183,8 @@ void add_moe_cases(std::vector<Case>& c) {
   // torchtitan's DeepEP scaling table for Qwen3-30B-A3B on B200 (pytorch/torchtitan torchtitan/distributed/deepep/
   // README.md @022f885, "Scaling Results: Qwen3-30B"; config qwen3_30b_a3b_with_deepep.toml: FSDP over every GPU,
   // EP 8 inside a node, seq 4096, full activation checkpointing): weak scaling on 16 nodes ran local batch 10
-  // (142.21 GiB reserved) and ran out of memory at local batch 16.
+  // (142.21 GiB reserved) and ran out of memory at local batch 16. The run that fits is judged; the OOM is not: the
+  // fork that published the table held every MoE layer's routing graph across checkpointing (the note below).
   {
     const TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 4096);
     MemoryLayout l = layout(10, 1, Recompute::full, 128, 3, {.ep = 8});
@@ -194,9 +195,13 @@ void add_moe_cases(std::vector<Case>& c) {
     l.micro_batch = 16;
     c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 16, seq 4096, FSDP 128 x EP 8, 128x B200: out of memory",
                  src, note, false, preset("qwen3-30b-a3b"), t, l, cap.b200,
-                 "answered fits, not no_fit: about 159 GiB expected of 179; the table's peaks run 25-30% above the "
-                 "estimate at every scale (167.9 GiB on 8 GPUs at local batch 8 against 128), by about 1.1 MB per "
-                 "token that the MoE model here does not attribute"});
+                 "answered fits, not no_fit: about 159 GiB expected of 179. The table's peaks run 25-30% above the "
+                 "estimate at every scale (167.9 GiB on 8 GPUs at local batch 8 against 128), about 1.1 MB per "
+                 "token, and the code that produced it leaked memory: its DeepEP manager keeps each MoE layer's "
+                 "routing scores after combine (torchtitan/distributed/deepep/utils.py @022f885, setup_metadata: "
+                 "self.token_probs, never cleared), which under full checkpointing holds the layer's recomputed "
+                 "attention and router graph (~58 KiB per token per layer by our reading) until the next forward; "
+                 "the same file puts local batch 8 at ~163 GB before its clean-ups and ~112 GB after"});
   }
 }
 
