@@ -301,6 +301,10 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
   expect_rejected(R"({"framework":"torchtitan","cp_scheme":"ulysses"})", "cp_scheme", "not run by torchtitan");
   expect_rejected(R"({"model":"llama-3.1-8b","seq_len":65536,"cp_scheme":"ulysses","parallel":{"gpus":6,"cp":6}})",
                   "parallel.cp", "attention heads");
+  // Loss chunks: a count of chunks, 0 for the framework's default.
+  expect_rejected(R"({"loss_chunks":-1})", "loss_chunks", "too small");
+  expect_rejected(R"({"loss_chunks":5000})", "loss_chunks", "too large");
+  expect_rejected(R"({"loss_chunks":2.5})", "loss_chunks", "whole number");
   expect_rejected(R"({"parallel":{"zero":2,"offload_params":true}})", "parallel.offload_params", "ZeRO stage 3");
   expect_rejected(R"({"parallel":{"gpus":6,"tp":4}})", "parallel.gpus", "must equal");
   expect_rejected(R"({"global_batch":2,"micro_batch":4})", "global_batch", "at least micro_batch");

@@ -227,7 +227,15 @@ TEST(MemoryEstimator, LossBuffersFollowTheFrameworkProfile) {
   t.framework = Framework::megatron_core;
   EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * (2 + 4));
   t.framework = Framework::torchtitan;
+  t.loss_chunks = 1;  // one cross-entropy over the batch (torchtitan before ChunkedLossWrapper)
   EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * 12);
+  // torchtitan's default, ChunkedLossWrapper with 8 chunks: one chunk's logits (2 B) and fp32 loss buffers (12 B),
+  // plus the fp32 gradient of the hidden states for every token.
+  t.loss_chunks = 0;
+  EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits / 8 * (2 + 12) + 2048.0 * 4 * double(m.hidden_size));
+  t.loss_chunks = 4;
+  EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits / 4 * (2 + 12) + 2048.0 * 4 * double(m.hidden_size));
+  t.loss_chunks = 0;
   t.framework = Framework::generic;
   t.hf_fp32_logits = true;  // transformers < 4.46 LlamaForCausalLM: fp32 logits + shifted fp32 copy
   EXPECT_DOUBLE_EQ(est(m, t, l).logits, logits * (2 + 12 + 8));

@@ -77,6 +77,33 @@ TEST(Moe, ExpertParallelShardsExpertsAndTheirStatesByTheirOwnGroups) {
   EXPECT_NEAR(sum, ep8.total, 1e-6 * ep8.total);
 }
 
+// torchtitan's op-level selective checkpointing on an MoE layer (activation_checkpoint.py: the experts' grouped
+// GEMMs are not in the save list, the router's gate is forced to recompute, topk is saved): per token, the layer
+// input (2 x 2048), q (2 x 4096, the 1st matmul), v (2 x 512, the 3rd), the attention output (2 x 4096) with its
+// fp32 logsumexp (4 x 32 heads) and the top-8 scores (fp32) and indices (int64): 21,728 bytes. With expert
+// parallelism the all-to-all results are saved too: 8 dispatched copies and 8 returned outputs of 2 x 2048.
+TEST(Moe, OpSelectiveCheckpointingRecomputesTheExpertsAndSavesTheAllToAlls) {
+  TrainConfig t = full_training(Framework::torchtitan);
+  t.seq_len = 8192;
+  MemoryLayout l;
+  l.dp = 8;
+  l.zero = 3;
+  l.recompute = Recompute::selective;
+  auto fsdp = estimate_memory(qwen3_moe(), t, l);
+  ASSERT_TRUE(fsdp.ok()) << fsdp.error().to_string();
+  EXPECT_DOUBLE_EQ(fsdp->activations_per_layer, 8192.0 * 21728.0);
+  l.ep = 8;
+  auto ep = estimate_memory(qwen3_moe(), t, l);
+  ASSERT_TRUE(ep.ok()) << ep.error().to_string();
+  EXPECT_DOUBLE_EQ(ep->activations_per_layer, 8192.0 * (21728.0 + 2.0 * 8 * 2 * 2048));
+  // Korthikanti's selective recompute (any other framework) keeps the whole MoE block: far more.
+  t.framework = Framework::generic;
+  l.ep = 1;
+  auto generic = estimate_memory(qwen3_moe(), t, l);
+  ASSERT_TRUE(generic.ok());
+  EXPECT_GT(generic->activations_per_layer, 4 * fsdp->activations_per_layer);
+}
+
 TEST(Moe, ExpertLayoutErrorsNameTheKey) {
   const ModelSpec& m = qwen3_moe();
   EXPECT_TRUE(expert_layout_error(m, 1, 1, 8, 8, 0).message.empty());

@@ -181,6 +181,13 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .logits_freed_before_backward = true,  // train.py: "del pred" before loss.backward()
         .loss_source = TRAINFIT_SOURCE("torchtitan train.py: loss_fn = F.cross_entropy(pred.flatten(0, 1).float(), labels); `del pred` "
                        "(\"need to free to before bwd to avoid peaking memory\") before loss.backward()"),
+        // The model configs' loss is ChunkedLossWrapper (8 chunks) since 2026 (models/*/config_registry.py);
+        // the "del pred" path above is the unchunked loss (loss_chunks 1), as the 2024-2025 benchmarks ran it.
+        .loss_chunks = 8,
+        .loss_chunk_backward = true,
+        .loss_chunks_source = TRAINFIT_SOURCE("torchtitan components/loss.py ChunkedLossWrapper (num_chunks = 8: per "
+                              "chunk lm_head, loss and backward, hidden-state gradients in an fp32 GradAccumulator); "
+                              "models/llama3 and qwen3 config_registry.py loss=ChunkedLossWrapper.Config"),
         .fsdp2_root_unit = true,
         .fsdp_source = TRAINFIT_SOURCE("torchtitan parallelisms/parallelize_llama.py apply_fsdp: fully_shard per TransformerBlock "
                        "(reshard_after_forward = layer_id < n_layers - 1), then fully_shard(model) (root: embedding, "
@@ -205,6 +212,10 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
 }});
 
 }  // namespace
+
+int resolved_loss_chunks(const TrainConfig& train) {
+  return train.loss_chunks > 0 ? train.loss_chunks : framework_profile(train.framework).loss_chunks;
+}
 
 double grad_element_bytes(const TrainConfig& train, double dtype_bytes) {
   switch (train.grad_reduce) {

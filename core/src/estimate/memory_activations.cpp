@@ -176,30 +176,53 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
 
 // ---- op-level recompute ----
 
-// Op-level selective checkpointing (framework.h selective_op_sac; torchtitan's "op" policy): a layer keeps its
-// input, the outputs of the odd-numbered matmuls in forward order (q 1, k 2, v 3, o 4, then gate 5, up 6, down 7
-// for a gated MLP, or fc1 5, fc2 6) and the attention kernel's output with its fp32 logsumexp. Outputs of hidden
-// width (o, down / fc2) are reduced over TP ranks (replicated); the others are split by TP. Only for dense
-// full fine-tuning with standard attention; otherwise Korthikanti's selective recompute stands.
+// Op-level selective checkpointing (framework.h selective_op_sac; torchtitan's "op" policy,
+// distributed/activation_checkpoint.py): a layer keeps its input, the outputs of the odd-numbered matmuls in
+// forward order (q 1, k 2, v 3, o 4, then gate 5, up 6, down 7 for a gated MLP, or fc1 5, fc2 6) and the
+// attention kernel's output with its fp32 logsumexp. Outputs of hidden width (o, down / fc2) are reduced over TP
+// ranks (replicated); the others are split by TP. An MoE layer's routed experts run as grouped GEMMs, which the
+// save list leaves out, and its router's gate is forced to recompute (force_recompute_mm_shapes_by_fqns
+// "moe.router.gate"): the layer keeps the top-k scores (fp32) and expert indices (int64), and a shared expert's
+// linears continue the count after o (assumption: the router's recomputed matmul does not count). With expert
+// parallelism the all-to-all results are saved (communication ops are MUST_SAVE): the k dispatched copies of
+// each token and the k expert outputs returned. Full fine-tuning with standard attention only; otherwise
+// Korthikanti's selective recompute stands.
 void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   const ModelSpec& m = c.m;
-  if (!framework_profile(c.t.framework).selective_op_sac || !c.fl.full || moe_layer_count(m) > 0 ||
-      m.kv_lora_rank > 0)
-    return;
+  if (!framework_profile(c.t.framework).selective_op_sac || !c.fl.full || m.kv_lora_rank > 0) return;
   const double h = double(m.hidden_size), hd = double(effective_head_dim(m));
-  const double q = double(m.num_heads) * hd, kv = double(m.num_kv_heads) * hd, f = double(m.intermediate_size);
+  const double q = double(m.num_heads) * hd, kv = double(m.num_kv_heads) * hd;
   struct Out { double width; bool hidden; };
-  Out gated[] = {{q, false}, {kv, false}, {kv, false}, {h, true}, {f, false}, {f, false}, {h, true}};
-  Out plain[] = {{q, false}, {kv, false}, {kv, false}, {h, true}, {f, false}, {h, true}};
-  const bool g = gated_mlp(m);
-  const int n = g ? 7 : 6;
-  double rep = c.e * h, split = c.e * q + 4.0 * double(m.num_heads);  // layer input; attention output + logsumexp
-  for (int i = 0; i < n; i += 2) {  // 1st, 3rd, 5th, ... matmul
-    const Out& o = g ? gated[i] : plain[i];
-    (o.hidden ? rep : split) += c.e * o.width;
+  // The saved outputs of a run of matmuls: the 1st, 3rd, 5th, ... of `outs` (the count starts at q).
+  auto odd = [&](const Out* outs, int n, double& rep, double& split) {
+    for (int i = 0; i < n; i += 2) (outs[i].hidden ? rep : split) += c.e * outs[i].width;
+  };
+  auto mlp = [&](double f, double& rep, double& split) {  // matmuls 5, 6 (, 7)
+    const Out gated[] = {{f, false}, {f, false}, {h, true}};
+    const Out plain[] = {{f, false}, {h, true}};
+    if (gated_mlp(m)) odd(gated, 3, rep, split);
+    else odd(plain, 2, rep, split);
+  };
+  // Attention (matmuls 1-4), the layer input, the kernel's output and logsumexp.
+  const Out attn[] = {{q, false}, {kv, false}, {kv, false}, {h, true}};
+  double rep = c.e * h, split = c.e * q + 4.0 * double(m.num_heads);
+  odd(attn, 4, rep, split);
+  const double L = double(m.num_layers), moe = double(moe_layer_count(m));
+  double dense_rep = 0, dense_split = 0, moe_rep = 0, moe_split = 0;
+  if (moe < L) mlp(double(m.intermediate_size), dense_rep, dense_split);
+  if (moe > 0) {
+    const double k = double(m.experts_per_token);
+    moe_rep += k * (4.0 + 8.0);  // aten.topk values (fp32 router scores) and indices (int64)
+    if (m.shared_expert_intermediate_size > 0) mlp(double(m.shared_expert_intermediate_size), moe_rep, moe_split);
+    terms.op_sac_ep = 2.0 * k * c.e * h * moe / L;
   }
-  terms.op_sac_rep = rep;
-  terms.op_sac_split = split;
+  if (moe == 0) {
+    terms.op_sac_rep = rep + dense_rep;
+    terms.op_sac_split = split + dense_split;
+  } else {  // dense and MoE layers mixed (DeepSeek first_k_dense, Llama 4 interleaving): the average layer
+    terms.op_sac_rep = rep + (dense_rep * (L - moe) + moe_rep * moe) / L;
+    terms.op_sac_split = split + (dense_split * (L - moe) + moe_split * moe) / L;
+  }
 }
 
 }  // namespace
@@ -259,7 +282,8 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
       out.stored = out.replicated / rep_div + out.split / tp;
       // An op-level policy (op_sac_terms) keeps less: its saved set, never more than the layer without recompute.
       if (terms.op_sac_rep + terms.op_sac_split > 0)
-        out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp));
+        out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp +
+                                                          (l.ep > 1 ? terms.op_sac_ep : 0.0)));
       break;
     case Recompute::full:        // Table 2 "full": only the layer input, 2sbh (SP: / t); under autocast the
       // residual stream stays fp32 (fp32 embeddings + 16-bit branch outputs, or fp32 LayerNorm outputs)

@@ -338,12 +338,20 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
 double logits_bytes(const StageJob& j, const StageShare& s, const TokenDims& d) {
   const FrameworkProfile& fw = j.fw;
   const double e = d.e, tokens = d.tokens, tp = s.tp;
-  const double fp32_buffers =
-      1.0 + double(fw.loss_fp32_buffers - 1) / double(std::max(1, fw.loss_chunks));
+  const int chunks = resolved_loss_chunks(j.train);
+  if (d.encoder) return 0.0;
+  if (fw.loss_chunk_backward && chunks > 1) {
+    // torchtitan components/loss.py ChunkedLossWrapper: per chunk lm_head, loss and backward at once; the chunk's
+    // `logits` stay referenced through its backward (e B plus the fp32 loss buffers per logit), and the hidden
+    // states' gradient is gathered for every token in an fp32 GradAccumulator.
+    const double per_logit = e + 4.0 * double(fw.loss_fp32_buffers);
+    return tokens / double(chunks) * double(j.model.vocab_size) * per_logit / tp + tokens * 4.0 * d.h;
+  }
+  const double fp32_buffers = 1.0 + double(fw.loss_fp32_buffers - 1) / double(std::max(1, chunks));
   const double fp32_loss = 4.0 * fp32_buffers;
   double per_logit = fw.logits_freed_before_backward ? std::max(e + 8.0, fp32_loss) : e + fp32_loss;
   if (j.train.hf_fp32_logits) per_logit += 8.0;  // job.h: fp32 logits in the output + the shifted fp32 copy
-  return d.encoder ? 0.0 : tokens * double(j.model.vocab_size) * per_logit / tp;
+  return tokens * double(j.model.vocab_size) * per_logit / tp;
 }
 
 // ---- placement ----
@@ -452,7 +460,7 @@ void peak_and_totals(const StageJob& j, const StageShare& s, const ModelStates& 
   // block: the fp32 upcast's freed block hosts the first backward buffer, the logits' block is too small for the
   // second, and PyTorch's caching allocator never merges blocks of different segments
   // (c10/cuda/CUDACachingAllocator.cpp), so the reserved peak holds the logits' segment beside the loss buffers.
-  if (fw.logits_freed_before_backward && logits_gpu > 0)
+  if (fw.logits_freed_before_backward && logits_gpu > 0 && !(fw.loss_chunk_backward && resolved_loss_chunks(train) > 1))
     r.fragmentation += tokens * double(model.vocab_size) * e / tp;
   set_band(r, r.allocated_peak + r.overhead + r.fragmentation);
 }

@@ -205,6 +205,7 @@ void add_training_keys(std::vector<Key>& t) {
   t.push_back(enum_key("attention", kAttentions, [](Query& q) -> Attention& { return q.train.attention; }));
   t.push_back(enum_key("grad_reduce", kGradReduces, [](Query& q) -> GradReduce& { return q.train.grad_reduce; }));
   t.push_back(enum_key("cp_scheme", kCpSchemes, [](Query& q) -> CpScheme& { return q.train.cp_scheme; }));
+  t.push_back(num_key<int>("loss_chunks", Kind::integer, 0, 4096, [](Query& q) -> int& { return q.train.loss_chunks; }));
   t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
 }
 

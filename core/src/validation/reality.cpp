@@ -186,7 +186,8 @@ void add_moe_cases(std::vector<Case>& c) {
   // (142.21 GiB reserved) and ran out of memory at local batch 16. The run that fits is judged; the OOM is not: the
   // fork that published the table held every MoE layer's routing graph across checkpointing (the note below).
   {
-    const TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 4096);
+    TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 4096);
+    t.loss_chunks = 1;  // that fork's train.py: one (compiled) cross-entropy over the batch, no ChunkedLossWrapper
     MemoryLayout l = layout(10, 1, Recompute::full, 128, 3, {.ep = 8});
     const char* src = "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B, 16 nodes x 8 B200)";
     const char* note = "torchtitan profile, FSDP 128 with EP 8, full activation checkpointing, seq 4096";
@@ -202,6 +203,17 @@ void add_moe_cases(std::vector<Case>& c) {
                  "self.token_probs, never cleared), which under full checkpointing holds the layer's recomputed "
                  "attention and router graph (~58 KiB per token per layer by our reading) until the next forward; "
                  "the same file puts local batch 8 at ~163 GB before its clean-ups and ~112 GB after"});
+  }
+  // Lambda's torchtitan sweep (LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425): on one
+  // 8x B200 node, seq 8192, op-level selective checkpointing, compiled, standard expert parallelism 8 "OOMed at
+  // bs=6 (jobs 1186, 1207)", where FSDP alone ran at 120.77 GiB: the policy saves the all-to-all results.
+  {
+    const TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 8192);
+    MemoryLayout l = layout(6, 1, Recompute::selective, 8, 3, {.ep = 8});
+    c.push_back({"torchtitan Qwen3-30B-A3B, local batch 6, seq 8192, FSDP 8 x EP 8, op SAC, 8x B200: out of memory",
+                 "LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (jobs 1186, 1207)",
+                 "torchtitan profile, FSDP 8 with EP 8 (all-to-all dispatch), selective op checkpointing, 8 loss chunks",
+                 false, preset("qwen3-30b-a3b"), t, l, cap.b200});
   }
 }
 

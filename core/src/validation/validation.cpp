@@ -340,20 +340,9 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
       {1, 8, 1, 32768, Recompute::full, "Table 2", 84.5},
   };
   for (const auto& c : cases) {
-    TrainConfig t;
-    t.method = Method::full;
-    t.precision = Precision::bf16_mixed;
-    t.framework = Framework::torchtitan;
-    t.attention = Attention::flash;
-    t.seq_len = c.seq_per_gpu * c.cp;
-    MemoryLayout l;
-    l.dp = c.dp_shard;
-    l.cp = c.cp;
-    l.zero = 3;
-    l.micro_batch = c.micro_batch;
-    l.recompute = c.recompute;
-    l.gpus_per_node = 8;
-    auto e = estimate_memory(*m, t, l);
+    TrainConfig t = validation_detail::torchtitan_full(c.seq_per_gpu * c.cp);
+    t.loss_chunks = 1;  // torchtitan 9dec370: one cross-entropy over the whole batch (train.py), before ChunkedLossWrapper
+    auto e = estimate_memory(*m, t, validation_detail::fsdp_layout(c.dp_shard, c.cp, c.micro_batch, c.recompute));
     if (!e) return e.error();
     const bool full = c.recompute == Recompute::full;
     char name[200];
@@ -582,8 +571,9 @@ void add_param_counts(std::vector<ValidationRow>& out) {
 Result<std::vector<ValidationRow>> validation_report() {
   std::vector<ValidationRow> out;
   using validation_detail::add_litgpt_load_peaks;
+  using validation_detail::add_torchtitan_moe;
   for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu, add_megatron,
-                    add_torchtitan, add_answerai, add_h200_measured, add_litgpt_load_peaks}) {
+                    add_torchtitan, add_answerai, add_h200_measured, add_litgpt_load_peaks, add_torchtitan_moe}) {
     auto r = step(out);
     if (!r) return r.error();
   }

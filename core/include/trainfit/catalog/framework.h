@@ -57,6 +57,10 @@ struct FrameworkProfile {
   // The loss runs over the sequence in this many chunks, each upcast and its cross-entropy computed alone: the fp32
   // log-softmax of every chunk is kept for backward (1 buffer), the other fp32 buffers exist for one chunk at a time.
   int loss_chunks = 1;
+  // Each chunk's loss runs forward and backward at once on the detached hidden states (torchtitan's
+  // ChunkedLossWrapper): one chunk's logits and loss buffers exist at a time, beside the fp32 gradient of the
+  // hidden states, accumulated for every token; no chunk's log-softmax is kept.
+  bool loss_chunk_backward = false;
   const char* loss_chunks_source = "";
   // FSDP2 (torch.distributed fully_shard): the root unit (the model itself: embedding, final norm and output head)
   // keeps its all-gathered 16-bit parameters from forward into backward (torch _fsdp_state.py _lazy_init: "For the
@@ -147,6 +151,8 @@ inline bool runs_cp_scheme(const FrameworkProfile& f, CpScheme s) { return (f.cp
 // Bytes per gradient element of the data-parallel buffer (what is kept and reduced) for a job whose gradients are
 // otherwise `dtype_bytes` wide: 4 where the job reduces in fp32 (TrainConfig::grad_reduce, or the framework's
 // fp32_grad_buffer by default), 2 where it asks for bf16 and its gradients are 16-bit, else dtype_bytes.
+// The chunks the logits and loss run in: the query's loss_chunks, or the framework's default when it is 0.
+int resolved_loss_chunks(const TrainConfig& train);
 double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
 // The context-parallel scheme the job runs: the query's, or its framework's when the query says auto.
 CpScheme resolved_cp_scheme(const TrainConfig& train);

@@ -147,6 +147,9 @@ struct TrainConfig {
   Attention attention = Attention::flash;
   GradReduce grad_reduce = GradReduce::automatic;
   CpScheme cp_scheme = CpScheme::automatic;
+  // Chunks the logits and the loss are computed in (torchtune CEWithChunkedOutputLoss, torchtitan
+  // ChunkedLossWrapper num_chunks); 0: the framework's default (framework.h loss_chunks), 1: the whole sequence.
+  int loss_chunks = 0;
   Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.

@@ -124,6 +124,8 @@ struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP
   double rep = 0, split = 0, score_coef = 0, e = 0, h = 0, heads = 0;
   // Selective recompute by op policy (framework.h selective_op_sac): what the policy saves, per token.
   double op_sac_rep = 0, op_sac_split = 0;
+  // ...and, with expert parallelism, the all-to-all outputs it saves (the policy keeps communication results).
+  double op_sac_ep = 0;
   bool amp = false;
 };
 }  // namespace memory_detail
