@@ -148,11 +148,11 @@ struct FrameworkProfile {
 const FrameworkProfile& framework_profile(Framework f);
 inline bool runs_cp_scheme(const FrameworkProfile& f, CpScheme s) { return (f.cp_schemes & cp_scheme_bit(s)) != 0; }
 
+// The chunks the logits and loss run in: the query's loss_chunks, or the framework's default when it is 0.
+int resolved_loss_chunks(const TrainConfig& train);
 // Bytes per gradient element of the data-parallel buffer (what is kept and reduced) for a job whose gradients are
 // otherwise `dtype_bytes` wide: 4 where the job reduces in fp32 (TrainConfig::grad_reduce, or the framework's
 // fp32_grad_buffer by default), 2 where it asks for bf16 and its gradients are 16-bit, else dtype_bytes.
-// The chunks the logits and loss run in: the query's loss_chunks, or the framework's default when it is 0.
-int resolved_loss_chunks(const TrainConfig& train);
 double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
 // The context-parallel scheme the job runs: the query's, or its framework's when the query says auto.
 CpScheme resolved_cp_scheme(const TrainConfig& train);
