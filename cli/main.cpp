@@ -31,6 +31,7 @@ struct Inputs {
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework, cp_scheme;
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
+  long long loss_chunks = -1;
   double tokens = -1;
   std::vector<std::string> providers;
   bool spot_only = false, on_demand_only = false, reserved_only = false, show_doubtful = false, launchable = false;
@@ -125,6 +126,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.micro_batch >= 0) set("micro_batch", in.micro_batch);
   if (in.global_batch >= 0) set("global_batch", in.global_batch);
   if (in.lora_rank >= 0) set("lora_rank", in.lora_rank);
+  if (in.loss_chunks >= 0) set("loss_chunks", in.loss_chunks);
   if (in.top >= 0) set("top", in.top);
   if (in.tokens >= 0) doc["dataset"]["tokens"] = in.tokens;
   if (!in.providers.empty()) doc["filters"]["providers"] = in.providers;
@@ -208,6 +210,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   sub->add_option("--micro-batch", in.micro_batch, "sequences per GPU per micro-step");
   sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");
   sub->add_option("--lora-rank", in.lora_rank, "LoRA rank");
+  sub->add_option("--loss-chunks", in.loss_chunks,
+                  "chunks the logits and the loss run in: 0 = the framework's (8 under torchtune and torchtitan), "
+                  "1 = the whole batch");
   sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
   sub->add_flag("--must-fit", in.must_fit,
                 "plan only layouts whose verdict is 'fits' (the memory band's top under the GPU's memory), no 'tight' ones");
