@@ -350,8 +350,6 @@ bool training_widgets(Query& d) {
   changed |= input_int("Loss chunks", &d.train.loss_chunks,
                        "Chunks the logits and the loss are computed in; 0: the framework's (8 under torchtune and "
                        "torchtitan, whose ChunkedLossWrapper runs each chunk's backward at once), 1: the whole batch.");
-  if (d.train.loss_chunks < 0) d.train.loss_chunks = 0;
-  if (d.train.loss_chunks > 4096) d.train.loss_chunks = 4096;
 
   const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};
   changed |= enum_combo("CP scheme", &d.train.cp_scheme, schemes,
