@@ -7,6 +7,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -93,13 +94,8 @@ std::string arch_choices() {
 void apply_family(ModelSpec& m, Arch a) {
   const Family& f = family(a);
   m.arch = a;
-  m.mlp = f.mlp;
-  m.norm = f.norm;
-  m.positional = f.positional;
-  m.bias = f.bias;
-  m.block = f.block;
-  m.qk_norm = f.qk_norm;
-  m.dropout = f.dropout;
+  std::tie(m.mlp, m.norm, m.positional, m.bias, m.block, m.qk_norm, m.dropout) =
+      std::tie(f.mlp, f.norm, f.positional, f.bias, f.block, f.qk_norm, f.dropout);
   m.attention_sinks = a == Arch::gpt_oss;
 }
 

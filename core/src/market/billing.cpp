@@ -36,20 +36,13 @@ namespace {
 // crosses a whole increment); the nodes final segments are billed exactly, so a run without interruptions is
 // billed exactly as billed_seconds says.
 struct Billed {
-  double wall_s = 0;
-  double segments = 0;
-  double billable_node_s = 0;
-  double billed_node_s = 0;
-  double compute_usd = 0;
-  double waste_usd = 0;
-  double free_node_s = 0;      // early preemptions not billed
-  double free_usd = 0;
-  double storage_usd = 0;
-  double egress_usd = 0;
-  double total_usd = 0;
-  double booked_s = 0;         // reserved: per instance, in `bookings` consecutive bookings
-  double bookings = 0;
-  double booked_instances = 0; // reserved: the job's nodes or the product's minimum
+  double wall_s = 0, segments = 0;
+  double billable_node_s = 0, billed_node_s = 0;  // node-seconds run, node-seconds billed
+  double compute_usd = 0, waste_usd = 0;          // at the price; the rounding's share
+  double free_node_s = 0, free_usd = 0;           // early preemptions not billed
+  double storage_usd = 0, egress_usd = 0, total_usd = 0;
+  double booked_s = 0, bookings = 0;  // reserved: per instance, in `bookings` consecutive bookings
+  double booked_instances = 0;        // reserved: the job's nodes or the product's minimum
 };
 
 Billed bill(const JobCostInput& in, const BillingRule& rule, const Timeline& t, double k, double price_usd_per_h) {
