@@ -274,6 +274,31 @@ TEST(Planner, SeventyBillionFullFineTuneNeedsShardingAcrossAnNvSwitchNode) {
               1e-9 * s.total_s);
 }
 
+// target.nodes (PlanOptions::nodes) plans exactly that node count, one the power-of-two search would skip (3) included;
+// more nodes than the offer allows is no plan, saying both numbers.
+TEST(Planner, AnExactNodeCountIsPlannedEvenWhenThePowerOfTwoSearchSkipsIt) {
+  TrainConfig t;
+  t.seq_len = 4096;
+  t.global_batch = 96;
+  PlanOptions three;
+  three.nodes = 3;
+  auto r = plan_job(llama2_70b(), t, tokens(1e9), h100(), p5(16), 16, three);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->fits) << r->why_not;
+  EXPECT_EQ(r->best.nodes, 3) << plan_summary(r->best);
+  ASSERT_EQ(r->by_nodes.size(), 1u);
+  for (const Plan& p : r->runners_up) EXPECT_EQ(p.nodes, 3) << plan_summary(p);
+  auto free = plan_job(llama2_70b(), t, tokens(1e9), h100(), p5(16), 16);
+  ASSERT_TRUE(free.ok() && free->fits);
+  for (const Plan& p : free->by_nodes) EXPECT_NE(p.nodes, 3);  // 1, 2, 4, 8, 16
+  PlanOptions many;
+  many.nodes = 17;
+  auto over = plan_job(llama2_70b(), t, tokens(1e9), h100(), p5(16), 16, many);
+  ASSERT_TRUE(over.ok());
+  EXPECT_FALSE(over->fits);
+  EXPECT_EQ(over->why_not, "17 nodes asked for; this offer allows 16");
+}
+
 // Answer.AI's FSDP-QLoRA headline (answer.ai/posts/2024-03-06-fsdp-qlora; PEFT docs accelerate/fsdp: Llama 2 70B
 // QLoRA on 2x 24 GB GPUs with fsdp_offload_params, AnswerDotAI/fsdp_qlora benchmarks_03_2024.md: 14.92 GiB reserved
 // on 2x RTX 3090 at batch 2, seq 2048, in `trainfit validate`). Under hf-trainer (QLoRA: DDP or FSDP) the planner

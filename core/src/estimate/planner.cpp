@@ -220,6 +220,15 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   if (!train.parallel.automatic) {
     const int gpus = std::max(1, train.parallel.gpus);
     nc.n[nc.count++] = (gpus + g - 1) / g;
+  } else if (opt.nodes > 0) {
+    if (opt.nodes > cap) {
+      res.fits = false;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%d nodes asked for; this offer allows %d", opt.nodes, cap);
+      res.why_not = buf;
+      return res;
+    }
+    nc.n[nc.count++] = opt.nodes;
   } else {
     for (int n = 1; n <= cap && nc.count < 38; n = opt.power_of_two_nodes ? n * 2 : n + 1) nc.n[nc.count++] = n;
     if (nc.n[nc.count - 1] != cap) nc.n[nc.count++] = cap;

@@ -32,7 +32,7 @@ std::string offer_filter(const Filters& f, const Snapshot& s, const Offer& o);
 Query plan_job_query(const Query& q);
 std::string gpu_table_key(const Snapshot& s);
 // What the planner is asked for an offer sold by `p`, the node counts it is planned for, the training setup.
-PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives);
+PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives, int nodes);
 int shape_max_nodes(const Offer& o, const Filters& f);
 TrainConfig ranking_train(const Query& q);
 

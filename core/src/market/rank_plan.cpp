@@ -37,8 +37,8 @@ void key_string(std::string& key, const std::string& v) {
 namespace rank_detail {
 
 // What a plan depends on besides the shape: the job (model, setup, the dataset's bytes per token, efficiency
-// override), i.e. the query less what never reaches the planner's search (filters, cost options, target, sort, top,
-// the dataset's size; filters.max_nodes does, through the shape's max_nodes), compared member-wise
+// override), i.e. the query less what never reaches the planner's search (filters, cost options, the target but its
+// node count, sort, top, the dataset's size; filters.max_nodes does, through the shape's max_nodes), compared member-wise
 // (Query::operator==: every field, by construction); and
 // the GPU table (shapes name GPUs by index), whose architecture and name the planner reads too (the
 // compute-efficiency ceiling, an error's text). Not query_to_json: serialising the query was ~40% of the
@@ -53,6 +53,7 @@ Query plan_job_query(const Query& q) {
   k.filters.must_fit = q.filters.must_fit;  // the planner's fit level (PlanOptions::require_fits)
   k.cost = CostOptions{};
   k.target = Target{};
+  k.target.nodes = q.target.nodes;  // the planner plans only that node count (PlanOptions::nodes)
   k.sort = SortKey::total_cost;
   k.top = 0;
   return k;
@@ -75,8 +76,9 @@ std::string gpu_table_key(const Snapshot& s) {
 
 // What the planner is asked for an offer sold by `p` (billing.h seller_of): one source for the ranking and for
 // plan_offer_row, so a row's detail shows the plan the ranking made.
-PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives) {
+PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives, int nodes) {
   PlanOptions popt;
+  popt.nodes = nodes;  // target.nodes
   popt.storage_read_MBps = p.storage_read_MBps;
   popt.max_runners_up = 3;
   popt.require_fits = f.must_fit;
@@ -140,7 +142,7 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
     ++r.shapes_shared;
   } else {
     if (!job) job.emplace(q.model, train, q.dataset);
-    Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, shape_plan_options(p, f, alternatives));
+    Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, shape_plan_options(p, f, alternatives, q.target.nodes));
     if (plan) {
       shape.ok = true;
       shape.plan = std::move(plan).value();
@@ -170,7 +172,7 @@ Result<PlanResult> plan_offer_row(const Query& q, const Snapshot& s, int offer) 
   const Offer& o = s.offers[offer];
   if (o.gpu < 0 || o.gpu >= static_cast<int>(s.gpus.size())) return Error{"target.offer", "the offer names no GPU"};
   return plan_job(q.model, ranking_train(q), q.dataset, s.gpus[o.gpu], o, shape_max_nodes(o, q.filters),
-                  shape_plan_options(seller_of(s, o), q.filters, kRowAlternatives));
+                  shape_plan_options(seller_of(s, o), q.filters, kRowAlternatives, q.target.nodes));
 }
 
 }  // namespace trainfit

@@ -148,6 +148,9 @@ struct PlanOptions {
   // runners-up are ever shown (the detail view, the plan verb), and searching them for every shape was ~40% of
   // a ranking; those views plan that row again with them (plan_offer_row in rank.h).
   int alternatives = 2;
+  // The query's target.nodes: plan exactly this node count (> max_nodes: no plan, saying so); 0 = every count.
+  // Node counts are otherwise 1, 2, 4, ... and max_nodes, so a count such as 3 exists only when asked for.
+  int nodes = 0;
 };
 
 
