@@ -74,8 +74,6 @@ Result<bool> add_litgpt_load_peaks(std::vector<ValidationRow>& out) {
 // Metric: torchtitan's "memory" = max_memory_reserved GiB (components/metrics.py), compared with allocated_peak +
 // fragmentation as for the dense torchtitan rows.
 Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
-  const ModelSpec* m = find_model("qwen3-30b-a3b");
-  if (!m) return Error{"model", "validation preset missing: qwen3-30b-a3b"};
   struct Case {
     int64_t micro_batch, seq;
     const char* source;
@@ -86,6 +84,8 @@ Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
       {10, 8192, "LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (jobs 1206, 1336)", 161.77},
       {8, 8192, "mlc-ai/pith-train issue #79 (torchtitan, 2026-07-22)", 141.79},
   };
+  const ModelSpec* m = find_model("qwen3-30b-a3b");
+  if (!m) return Error{"model", "validation preset missing: qwen3-30b-a3b"};
   // Not here: the fork's two full-checkpointing runs (jobs 1152, 1156: 69.16 and 83.92 GiB, 14-19% above the
   // estimate), whose stock config runs with CUDA graphs on; their static memory pools are not modelled.
   for (const auto& c : cases) {
