@@ -29,6 +29,14 @@ const QUERIES = [
     filters: { max_nodes: 2 }, top: 20 },
   { model: 'qwen3-30b-a3b', method: 'full', parallel: { dp: 8, ep: 8, etp: 1, zero: 1 }, micro_batch: 1,
     global_batch: 64, grad_reduce: 'bf16', top: 10 },
+  // Long context under both context-parallel schemes: hf-trainer's Ulysses (all-to-all) at 128k, megatron-core's ring
+  // at 256k on a fixed CP 8 layout, and the planner's own choice at 64k
+  { model: 'qwen3-4b', method: 'full', framework: 'hf-trainer', seq_len: 131072, cp_scheme: 'ulysses',
+    parallel: { dp: 1, cp: 4, zero: 3 }, micro_batch: 1, global_batch: 4, recompute: 'full', top: 10 },
+  { model: 'llama-3-8b', method: 'full', framework: 'megatron-core', precision: 'fp8-mixed', seq_len: 262144,
+    cp_scheme: 'ring', parallel: { tp: 4, cp: 8, dp: 2, zero: 1, sequence_parallel: true }, micro_batch: 1,
+    global_batch: 16, dataset: { tokens: 1e10 }, filters: { max_nodes: 8 }, top: 10 },
+  { model: 'llama-3.1-8b', method: 'full', seq_len: 65536, dataset: { tokens: 5e9 }, filters: { max_nodes: 4 }, top: 20 },
   // Reserved capacity (Capacity Blocks, committed use: whole booked terms) and the "launches now" filter (access facts)
   { model: 'llama-3.1-70b', method: 'full', dataset: { tokens: 2e10 }, filters: { pricing: 'reserved' }, top: 20 },
   { model: 'llama-3.1-8b', method: 'lora', filters: { launchable: true, show_all: true }, top: 30 },

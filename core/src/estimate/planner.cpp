@@ -285,6 +285,14 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     report_plans(s, nc, o, job.data, opt, res);
   } else {
     report_no_fit(s, nc, res);
+    // The query's node cap (filters.max_nodes) stopped the search below what the offer can cluster: more nodes
+    // shard the model further (ZeRO, TP, PP, EP), so say how to ask for them.
+    const int offer_cap = std::max(1, offer.max_nodes);
+    const bool networked = offer.inter_net != NetKind::none && offer.inter_net_Gbps > 0;
+    if (!fixed && opt.nodes == 0 && networked && cap == max_nodes && cap < offer_cap && s.min_fail_need < 1e29)
+      res.why_not += "; planned on up to " + std::to_string(cap) + (cap == 1 ? " node" : " nodes") +
+                     " (filters.max_nodes): this offer clusters up to " + std::to_string(offer_cap) +
+                     ", and more nodes shard the model further";
   }
   res.memory_checks = s.memory_checks;
   return res;
