@@ -145,7 +145,7 @@ struct FrameworkRun {
   const char* name;
   const char* model;     // preset id (trainfit models)
   Framework framework;
-  int gpu;               // 0 H100 SXM, 1 H200 SXM, 2 B200, 3 torchtitan's 500 W H100 96GB HBM2e
+  int gpu;               // 0 H100 SXM, 1 H200 SXM, 2 B200, 3 torchtitan's 500 W H100 96GB HBM2e, 4 A100 80GB SXM
   int gpus, tp, pp, vp, cp, zero;
   int64_t mb, gb, seq;
   Recompute rc;
@@ -158,6 +158,7 @@ struct FrameworkRun {
   bool fully_specified = true;
   ModelSpec (*custom_model)() = nullptr;  // a model that is not a preset (`model` then only names it)
   int ep = 1;            // expert parallel (MoE), experts whole on each rank (expert tensor parallel 1)
+  CpScheme cp_scheme = CpScheme::automatic;  // how CP splits attention (automatic: the framework's)
 };
 
 // GPT-3 175B as NeMo trains it: Brown et al. 2020 Table 2.1 shape (96 layers, d_model 12288, 96 heads, 4h GELU
@@ -169,7 +170,7 @@ TimeReference framework_row(const FrameworkRun& r) {
   ModelSpec custom;
   if (r.custom_model) custom = r.custom_model();
   const ModelSpec* base = r.custom_model ? &custom : find_model(r.model);
-  GpuSpec g = r.gpu == 1 ? h200_sxm() : r.gpu == 2 ? b200() : h100_sxm();
+  GpuSpec g = r.gpu == 1 ? h200_sxm() : r.gpu == 2 ? b200() : r.gpu == 4 ? a100_80gb() : h100_sxm();
   if (r.gpu == 3) {  // torchtitan's Grand Teton H100: "96GB HBM2e with 2.4 TB/sec", "the default 500W power limit"
     g.id = "h100-hbm2e-96gb-500w";
     g.name = "H100 96GB HBM2e (500 W)";
@@ -181,6 +182,7 @@ TimeReference framework_row(const FrameworkRun& r) {
   TrainConfig t = fixed_layout(r.gpus, r.tp, r.pp, r.zero, r.rc, r.mb, r.gb, r.seq, r.prec);
   t.framework = r.framework;
   t.parallel.cp = r.cp;
+  t.cp_scheme = r.cp_scheme;
   t.parallel.vp = r.vp;
   t.parallel.dp = r.gpus / (r.tp * r.pp * r.cp);
   t.parallel.ep = r.ep;
@@ -204,6 +206,7 @@ TimeReference framework_row(const FrameworkRun& r) {
     a.precision = r.prec;
     a.seq_len = r.seq;
     a.global_batch = r.gb;
+    a.cp_scheme = r.cp_scheme;
     Dataset d;
     d.tokens = 1e9;
     const int nodes = r.gpus / o.gpu_count;
@@ -559,6 +562,31 @@ void add_nemo_long_sequence_rows(std::vector<TimeReference>& rows) {
   }
 }
 
+// --- XTuner's sequence-parallel benchmark (InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91; configs
+// xtuner/configs/llama_speed_benchmark/llama2_7b/*_sp8.py at the same commit): DeepSpeed-Ulysses-style all-to-all
+// sequence parallelism (xtuner/parallel/sequence/attention.py: q, k, v before attention, the output after), Llama 2
+// 7B on one node of 8 A100-SXM4-80GB, SP 8 (DP 1), one packed sequence per SP group, gradient accumulation 8 (8
+// sequences per step), dense causal attention over the packed sequence (use_varlen_attn False), full activation
+// checkpointing (SupervisedFinetune's default; the published TFLOPs, recomputed from the tokens/s with XTuner's
+// throughput_hook.py and its recompute factor, agree within 0.1%), bf16 with fp32 AdamW on the GPU. The ZeRO stage is
+// not published: stage 3 (deepspeed_zero3.json, "SP + ZeRO-3" on the page; stage 2 moves these rows by ~1%).
+// Published: tokens per GPU per second (TGS). The hf-trainer profile (XTuner runs Hugging Face transformers models
+// with flash_attn 2 under DeepSpeed, the stack accelerate's Ulysses launches): the 128k row calibrates its attention
+// rate (framework.cpp attention_end_to_end), the 256k row is held out.
+void add_xtuner_ulysses_rows(std::vector<TimeReference>& rows) {
+  constexpr const char* kXtuner = "InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91 (Llama 2 7B, "
+                                  "8x A100-SXM4-80GB, sequence parallel 8, TGS)";
+  const FrameworkRun runs[] = {
+      {"XTuner Llama 2 7B, 8x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
+       Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 131072, Recompute::full, Precision::bf16_mixed, 948.6, true,
+       kXtuner, true, nullptr, 1, CpScheme::ulysses},
+      {"XTuner Llama 2 7B, 8x A100 80GB, seq 262144, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
+       Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 262144, Recompute::full, Precision::bf16_mixed, 540.1, false,
+       kXtuner, true, nullptr, 1, CpScheme::ulysses},
+  };
+  for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+}
+
 // --- trainfit's own runs on a lent H200 (bench/device/measure_moe_longctx.py; results in
 // bench/device/h200-2026-12-04): transformers 5.17 / PyTorch 2.11, pure bf16 with fused AdamW, SDPA, one GPU,
 // median step time over four steps. The three Qwen3-MoE rows (Qwen3-30B-A3B's shape, 6 or 12 layers, grouped_mm
@@ -633,7 +661,7 @@ void add_nanotron_row(std::vector<TimeReference>& rows) {
 std::vector<TimeReference> time_validation_rows() {
   std::vector<TimeReference> rows;
   for (auto add : {add_llama2_rows, add_llama65b_row, add_megatron_lm_rows, add_llm_foundry_rows,
-                   add_framework_table_rows, add_nemo_long_sequence_rows, add_own_h200_rows, add_nanotron_row})
+                   add_framework_table_rows, add_nemo_long_sequence_rows, add_xtuner_ulysses_rows, add_own_h200_rows, add_nanotron_row})
     add(rows);
   return rows;
 }
