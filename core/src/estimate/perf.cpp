@@ -266,7 +266,7 @@ double fp8_attention_rate_ratio(const GpuSpec& g, const TrainConfig& t) {
   return bf16 / fp8;
 }
 
-double attention_efficiency(const GpuSpec& g, double seq_len) {
+double attention_efficiency(const GpuSpec& g, double seq_len, bool fa2) {
   // Kernel fraction of the BF16 dense peak, causal, head dim 128, long sequences, forward + backward:
   // - Ampere: FlashAttention-2 on A100 (Dao 2023, arXiv:2307.08691, §4.1 and Fig. 4): up to 73% of peak in the
   //   forward pass and 63% in the backward; weighted 1 : 2.5 by FLOPs, 0.65 (~200 TFLOP/s of 312).
@@ -275,11 +275,13 @@ double attention_efficiency(const GpuSpec& g, double seq_len) {
   //   Transformer Engine's cuDNN fused attention and torch SDPA's FA3 path are of this class.
   // - Blackwell: fitted to NeMo 25.04's Llama 3 8B FP8 rows on DGX-B200 at 32k and 64k tokens (cuDNN fused
   //   attention; perf_validation.cpp, calibration), with Megatron-Core's end-to-end factor: 0.58 of the BF16 peak.
-  //   Its 128k-1M rows are held out.
+  //   Its 128k-1M rows are held out. Applied to every Blackwell part (RTX 5090, RTX PRO) for want of their figures.
   // - Others: the generation's GEMM ceiling scaled by Ampere's attention / GEMM ratio (assumption).
   double kernel = 0;
   if (contains_ci(g.arch, "ampere"))
     kernel = 0.65;
+  else if (fa2 && (contains_ci(g.arch, "hopper") || contains_ci(g.arch, "blackwell")))
+    kernel = 0.35;  // FlashAttention-2 on H100: ~35% of the BF16 peak (Shah et al. 2024 Fig. 5-6, its FA2 baseline)
   else if (contains_ci(g.arch, "hopper"))
     kernel = 0.51;
   else if (contains_ci(g.arch, "blackwell"))

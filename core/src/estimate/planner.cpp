@@ -224,8 +224,9 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     if (opt.nodes > cap) {
       res.fits = false;
       char buf[160];
-      std::snprintf(buf, sizeof buf, "%d nodes asked for; this offer allows %d", opt.nodes, cap);
+      std::snprintf(buf, sizeof buf, "no plan on %d nodes: this offer clusters at most %d", opt.nodes, cap);
       res.why_not = buf;
+      res.nodes_unavailable = true;
       return res;
     }
     nc.n[nc.count++] = opt.nodes;
@@ -291,7 +292,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     const bool networked = offer.inter_net != NetKind::none && offer.inter_net_Gbps > 0;
     if (!fixed && opt.nodes == 0 && networked && cap == max_nodes && cap < offer_cap && s.min_fail_need < 1e29)
       res.why_not += "; planned on up to " + std::to_string(cap) + (cap == 1 ? " node" : " nodes") +
-                     " (filters.max_nodes): this offer clusters up to " + std::to_string(offer_cap) +
+                     " (the query's max_nodes): this offer clusters up to " + std::to_string(offer_cap) +
                      ", and more nodes shard the model further";
   }
   res.memory_checks = s.memory_checks;

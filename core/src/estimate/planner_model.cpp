@@ -167,7 +167,8 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   for (int i = 0; i < 3; ++i) c.attn_factor[i] = 1.0 + j.attn_share[i] * (1.0 / attn_ratio - 1.0);
   if (!c.base_eff.overridden && train.attention == Attention::flash &&
       framework_profile(train.framework).attention_end_to_end > 0) {
-    c.attn_rate = dense_peak_flops(gpu, Precision::bf16_mixed) * attention_efficiency(gpu, j.seq) *
+    c.attn_rate = dense_peak_flops(gpu, Precision::bf16_mixed) *
+                  attention_efficiency(gpu, j.seq, framework_profile(train.framework).attention_fa2) *
                   framework_profile(train.framework).attention_end_to_end;
     for (int i = 0; i < 3; ++i) c.attn_share[i] = j.attn_share[i];
   }

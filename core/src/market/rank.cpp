@@ -34,14 +34,14 @@ void Ranker::offer(int i) {
     row.price_usd_per_h = price;
     if (pre_filter(row, o, offer_reason)) continue;  // filtered rows are not planned: the filter is their reason
 
-    const int sh = shape_for(o, p, shape_max_nodes(o, f));
+    const int sh = shape_for(o, p, shape_max_nodes(o, f, q.target.nodes));
     row.shape = sh;
     const ShapePlan& shape = r.shapes[sh];
     if (!shape.ok) {
       row.state = RowState::unsupported;
       row.why_not = shape.error;
     } else if (!shape.plan.fits) {
-      row.state = RowState::does_not_fit;
+      row.state = shape.plan.nodes_unavailable ? RowState::error : RowState::does_not_fit;
       row.why_not = shape.plan.why_not;
     } else {
       place(row, shape, p, o);

@@ -33,7 +33,7 @@ Query plan_job_query(const Query& q);
 std::string gpu_table_key(const Snapshot& s);
 // What the planner is asked for an offer sold by `p`, the node counts it is planned for, the training setup.
 PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternatives, int nodes);
-int shape_max_nodes(const Offer& o, const Filters& f);
+int shape_max_nodes(const Offer& o, const Filters& f, int target_nodes);
 TrainConfig ranking_train(const Query& q);
 
 // ---- node-count choice ----

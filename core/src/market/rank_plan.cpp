@@ -17,7 +17,7 @@ namespace {
 bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps, bool with_host = true) {
   return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
          a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
-         a.max_nodes == max_nodes && a.storage_read_MBps == read_MBps &&
+         a.max_nodes == max_nodes && a.offer_max_nodes == o.max_nodes && a.storage_read_MBps == read_MBps &&
          (!with_host || (a.vcpus == o.vcpus && a.host_ram_bytes == o.host_ram_bytes));
 }
 
@@ -86,8 +86,11 @@ PlanOptions shape_plan_options(const Provider& p, const Filters& f, int alternat
   return popt;
 }
 
-// The node counts an offer is planned for: its own limit and the query's.
-int shape_max_nodes(const Offer& o, const Filters& f) { return std::max(1, std::min(o.max_nodes, f.max_nodes)); }
+// The node counts an offer is planned for: its own limit and the query's (filters.max_nodes, raised to target.nodes
+// when the query names a node count: an explicit count outranks the filter's default).
+int shape_max_nodes(const Offer& o, const Filters& f, int target_nodes) {
+  return std::max(1, std::min(o.max_nodes, std::max(f.max_nodes, target_nodes)));
+}
 
 // The training setup every shape is planned with: the query's, with its efficiency override and calibration.
 TrainConfig ranking_train(const Query& q) {
@@ -125,6 +128,7 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
                   .inter_net = o.inter_net,
                   .inter_net_Gbps = o.inter_net_Gbps,
                   .max_nodes = max_nodes,
+                  .offer_max_nodes = o.max_nodes,
                   .storage_read_MBps = p.storage_read_MBps,
                   .vcpus = o.vcpus,
                   .host_ram_bytes = o.host_ram_bytes};
@@ -171,7 +175,7 @@ Result<PlanResult> plan_offer_row(const Query& q, const Snapshot& s, int offer) 
   if (offer < 0 || offer >= static_cast<int>(s.offers.size())) return Error{"target.offer", "no such offer"};
   const Offer& o = s.offers[offer];
   if (o.gpu < 0 || o.gpu >= static_cast<int>(s.gpus.size())) return Error{"target.offer", "the offer names no GPU"};
-  return plan_job(q.model, ranking_train(q), q.dataset, s.gpus[o.gpu], o, shape_max_nodes(o, q.filters),
+  return plan_job(q.model, ranking_train(q), q.dataset, s.gpus[o.gpu], o, shape_max_nodes(o, q.filters, q.target.nodes),
                   shape_plan_options(seller_of(s, o), q.filters, kRowAlternatives, q.target.nodes));
 }
 

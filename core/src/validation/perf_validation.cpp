@@ -509,10 +509,10 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
   }
 }
 
-// NeMo's model FLOPs per token for Llama (nemo/utils/flops_formulas.py `llama2` / `llama3` @e1335c8, what its
-// performance tables divide by): l h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(l h)), g / a the KV / query heads, f the
-// MLP width. It counts the full s x s attention (twice the causal work): at 4k it reproduces NeMo 24.07's Llama 2
-// 7B row (776 TFLOPS and 16,847 tokens/s per GPU: 46.1 GFLOPs per token).
+// NeMo's model FLOPs per token for Llama (nemo/utils/flops_formulas.py `llama2` / `llama3` @e1335c8): l h^2 (12 +
+// 12 g/a + 18 f/h + 12 s/h + 6 V/(l h)), g / a the KV / query heads, f the MLP width. It counts the full s x s
+// attention (twice the causal work). The file is later than the H100 table; that the tables count this way is shown
+// by NeMo 24.07's Llama 2 7B row, which it reproduces (776 TFLOPS and 16,847 tokens/s per GPU: 46.1 GFLOPs per token).
 double nemo_llama_flops_per_token(double l, double h, double g_over_a, double f, double s, double V) {
   return l * h * h * (12.0 + 12.0 * g_over_a + 18.0 * f / h + 12.0 * s / h + 6.0 * V / (l * h));
 }

@@ -115,6 +115,9 @@ struct FrameworkProfile {
   // calibration rows): the attention time those runs leave after their GEMMs is 0.56 of the kernel figure.
   // 0: the framework's factors were fitted with attention at the GEMM rate (no separate attention rate).
   double attention_end_to_end = 0.56;
+  // The framework's attention is FlashAttention-2 on every GPU (transformers' flash_attn 2 / SDPA path), not a
+  // Hopper-specific kernel: Hopper and Blackwell run at FA2's rate (perf.h attention_efficiency).
+  bool attention_fa2 = false;
   // RMSNorm runs as a fused kernel that keeps its 16-bit input (Transformer Engine's RMSNorm and LayerNormLinear:
   // input, ln_out for the weight gradient (counted with the linear), rsigma); false: the Hugging Face RMSNorm, which
   // upcasts and keeps its fp32 input and the normalised tensor (memory.cpp norm_bytes).

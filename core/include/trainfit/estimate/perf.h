@@ -74,8 +74,9 @@ double fp8_attention_rate_ratio(const GpuSpec& gpu, const TrainConfig& train);
 // Fraction of the BF16 dense peak that fused causal attention (FlashAttention forward + backward) reaches at
 // `seq_len` tokens per sequence: the kernel's published fraction per GPU generation and its drop at short
 // sequences (perf.cpp). The planner times the attention-score FLOPs at this rate times the framework's
-// attention_end_to_end, the GEMMs at compute_efficiency's. 0 when the GPU has no BF16 peak.
-double attention_efficiency(const GpuSpec& gpu, double seq_len);
+// attention_end_to_end, the GEMMs at compute_efficiency's. 0 when the GPU has no BF16 peak. `fa2`: the framework runs
+// FlashAttention-2 on every GPU (framework.h attention_fa2), so Hopper and Blackwell get FA2's rate, not FA3's.
+double attention_efficiency(const GpuSpec& gpu, double seq_len, bool fa2 = false);
 
 // The factors of Efficiency, exposed so the planner evaluates them without re-deriving the ceiling.
 double model_width(const ModelSpec& model);          // hidden size (params_only: estimated from the count)

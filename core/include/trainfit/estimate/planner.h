@@ -105,6 +105,7 @@ struct PlanResult {
   std::vector<Plan> runners_up; // best plan of other node counts / layouts, each with `why` it lost
   std::vector<Plan> by_nodes;   // every node count tried: its fastest fitting plan (why empty) or why none fits
   std::string why_not;          // when !fits: what is short and by how much
+  bool nodes_unavailable = false;  // !fits because the offer cannot cluster PlanOptions::nodes (not for memory)
   double shortfall_bytes = 0;   // when !fits: leanest layout's need minus the usable memory per GPU
   DatasetTokens tokens;
   double steps = 0;             // optimizer steps for the dataset

@@ -24,6 +24,7 @@ struct ShapePlan {
   NetKind inter_net = NetKind::none;
   double inter_net_Gbps = 0;
   int max_nodes = 1;
+  int offer_max_nodes = 1;     // the offer's own cluster limit (a no-fit plan's hint names it)
   double storage_read_MBps = 0;
   double vcpus = 0;            // the planner reads these two for CPU offload (host bandwidth, host RAM)
   double host_ram_bytes = 0;
