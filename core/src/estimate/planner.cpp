@@ -197,8 +197,10 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   res.framework = train.framework;
   res.peak_flops_per_gpu = c.peak;
   const int g = c.g;
-  int cap = std::max(1, std::min(max_nodes, std::max(1, offer.max_nodes)));
-  if (cap > 1 && (offer.inter_net == NetKind::none || !(offer.inter_net_Gbps > 0))) {
+  const int offer_cap = std::max(1, offer.max_nodes);
+  const bool networked = offer.inter_net != NetKind::none && offer.inter_net_Gbps > 0;
+  int cap = std::max(1, std::min(max_nodes, offer_cap));
+  if (cap > 1 && !networked) {
     cap = 1;
     res.warnings.push_back({"offer/inter_net", "no_inter_node_network",
                             "the instance lists no inter-node network; only single-node plans are considered"});
@@ -288,8 +290,6 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
     report_no_fit(s, nc, res);
     // The query's node cap (filters.max_nodes) stopped the search below what the offer can cluster: more nodes
     // shard the model further (ZeRO, TP, PP, EP), so say how to ask for them.
-    const int offer_cap = std::max(1, offer.max_nodes);
-    const bool networked = offer.inter_net != NetKind::none && offer.inter_net_Gbps > 0;
     if (!fixed && opt.nodes == 0 && networked && cap == max_nodes && cap < offer_cap && s.min_fail_need < 1e29)
       res.why_not += "; planned on up to " + std::to_string(cap) + (cap == 1 ? " node" : " nodes") +
                      " (the query's max_nodes): this offer clusters up to " + std::to_string(offer_cap) +
