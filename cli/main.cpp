@@ -3,6 +3,7 @@
 // json prints that document unchanged, the other formats render it.
 // Exit codes: 0 success, 1 the job fits nowhere / nothing matched, 2 bad input, 3 bad snapshot.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -32,6 +33,7 @@ struct Inputs {
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   long long loss_chunks = -1;
+  std::string recompute_modules;  // comma-separated module names; "none" = the empty list
   double tokens = -1;
   std::vector<std::string> providers;
   bool spot_only = false, on_demand_only = false, reserved_only = false, show_doubtful = false, launchable = false;
@@ -127,6 +129,16 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.global_batch >= 0) set("global_batch", in.global_batch);
   if (in.lora_rank >= 0) set("lora_rank", in.lora_rank);
   if (in.loss_chunks >= 0) set("loss_chunks", in.loss_chunks);
+  if (!in.recompute_modules.empty()) {
+    json mods = json::array();
+    if (in.recompute_modules != "none")
+      for (size_t b = 0; b <= in.recompute_modules.size();) {
+        const size_t e = std::min(in.recompute_modules.find(',', b), in.recompute_modules.size());
+        mods.push_back(in.recompute_modules.substr(b, e - b));
+        b = e + 1;
+      }
+    set("recompute_modules", mods);
+  }
   if (in.top >= 0) set("top", in.top);
   if (in.tokens >= 0) doc["dataset"]["tokens"] = in.tokens;
   if (!in.providers.empty()) doc["filters"]["providers"] = in.providers;
@@ -199,6 +211,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   sub->add_option("--precision", in.precision, "auto (default: bf16-mixed, or fp16-mixed on GPUs without BF16) | fp32 | bf16-mixed | fp16-mixed | bf16 | fp8-mixed");
   sub->add_option("--optimizer", in.optimizer, "adamw | adamw-8bit | sgd | sgd-momentum | adafactor | lion");
   sub->add_option("--recompute", in.recompute, "none | selective | full | auto");
+  sub->add_option("--recompute-modules", in.recompute_modules,
+                  "what selective recompute re-runs under megatron-core (--recompute-modules): comma-separated "
+                  "core_attn, layernorm, moe_act, mla_up_proj, mlp, shared_experts, moe (default core_attn); none = nothing");
   sub->add_option("--attention", in.attention, "flash | eager");
   sub->add_option("--framework", in.framework,
                   "generic | hf-trainer | torchtune | litgpt | megatron-core | nanotron | torchtitan: the trainer you run "

@@ -340,6 +340,28 @@ bool training_widgets(Query& d) {
   const Recompute recomputes[] = {Recompute::automatic, Recompute::none, Recompute::selective, Recompute::full};
   changed |= enum_combo("Recompute", &d.train.recompute, recomputes,
                         "Activation recomputation. auto lets the planner choose per instance.");
+  // Megatron-Core's --recompute-modules: what `selective` re-runs (the query's recompute_modules). Also shown when a
+  // list is set that the job refuses (another framework, recompute none or full), so it can be cleared here.
+  if ((d.train.framework == Framework::megatron_core && d.train.recompute != Recompute::none &&
+       d.train.recompute != Recompute::full) ||
+      d.train.recompute_modules != kRecomputeCoreAttn) {
+    ImGui::TextDisabled("Recompute modules:");
+    help_marker("What selective recompute re-runs under megatron-core (--recompute-modules). core_attn: the "
+                "attention core (the default); layernorm: MoE and MLA layers' norms; moe_act: the experts' "
+                "activation; mla_up_proj: MLA's up-projections; mlp: dense layers' MLPs; shared_experts; moe: the "
+                "whole MoE block, its all-to-alls included.");
+    int n = 0;
+    for (const auto& m : kRecomputeModules) {
+      if (n++ % 4 != 0) ImGui::SameLine();
+      bool on = (d.train.recompute_modules & m.value) != 0;
+      char id[40];
+      std::snprintf(id, sizeof id, "%s##rcm", m.name);
+      if (ImGui::Checkbox(id, &on)) {
+        d.train.recompute_modules = on ? (d.train.recompute_modules | m.value) : (d.train.recompute_modules & ~uint32_t(m.value));
+        changed = true;
+      }
+    }
+  }
   const Attention attentions[] = {Attention::flash, Attention::eager};
   changed |= enum_combo("Attention", &d.train.attention, attentions);
   const GradReduce reduces[] = {GradReduce::automatic, GradReduce::fp32, GradReduce::bf16};

@@ -287,5 +287,128 @@ TEST(Moe, MegatronRecipeCarriesTheExpertParallelArguments) {
     EXPECT_NE(megatron.find(want), std::string::npos) << want << "\n" << megatron;
 }
 
+
+// Megatron-Core's module-level selective recompute (--recompute-modules; megatron/core/transformer/
+// transformer_config.py): moe_act drops the routed experts' activation output (fc2's input, k x f_e elements per
+// token of every MoE layer, split by TP); moe drops the whole block but its input and re-runs its GEMMs and all-to-alls.
+TEST(RecomputeModules, MoeActDropsTheExpertActivationOutputExactly) {
+  const ModelSpec& m = qwen3_moe();
+  TrainConfig t = full_training();
+  MemoryLayout l;
+  l.tp = 2;
+  l.dp = 4;
+  l.ep = 4;
+  l.etp = 1;
+  l.sequence_parallel = true;
+  l.recompute = Recompute::selective;
+  const LayerActivations core = *layer_activations(m, t, l);
+  t.recompute_modules = kRecomputeCoreAttn | kRecomputeMoeAct;
+  const LayerActivations act = *layer_activations(m, t, l);
+  // 4096 tokens x top-8 x width 768 x 2 bytes (bf16 fc2 input), over TP 2: 24 MiB per layer.
+  EXPECT_NEAR(core.stored - act.stored, 4096.0 * 8 * 768 * 2 / 2, 1.0);
+  t.recompute_modules = kRecomputeLayernorm | kRecomputeMoe;
+  const LayerActivations whole = *layer_activations(m, t, l);
+  EXPECT_LT(whole.stored, act.stored);
+  EXPECT_GE(whole.stored, 4096.0 * 2 * 2048 / 2);  // at least the layer's input (SP: / TP)
+  EXPECT_EQ(whole.no_recompute, core.no_recompute);
+}
+
+TEST(RecomputeModules, FlopsCountTheModulesReRunAndNotTheAttentionCore) {
+  const ModelSpec& m = qwen3_moe();
+  const ParamCounts pc = *count_params(m);
+  TrainConfig t = full_training();
+  const FlopsPerToken core = *flops_per_token(m, pc, t, Recompute::selective);
+  EXPECT_TRUE(core.attention_recomputed);
+  EXPECT_DOUBLE_EQ(core.recompute, core.attention_forward);
+  t.recompute_modules = kRecomputeLayernorm | kRecomputeMoeAct;  // element-wise kernels only
+  const FlopsPerToken act = *flops_per_token(m, pc, t, Recompute::selective);
+  EXPECT_FALSE(act.attention_recomputed);
+  EXPECT_DOUBLE_EQ(act.recompute, 0.0);
+  t.recompute_modules = kRecomputeLayernorm | kRecomputeMoe;
+  const FlopsPerToken moe = *flops_per_token(m, pc, t, Recompute::selective);
+  // 48 MoE layers x (router 2 h E + top-8 SwiGLU experts 2 x 3 x k h f_e).
+  EXPECT_DOUBLE_EQ(moe.recompute, 48.0 * (2.0 * 2048 * 128 + 2.0 * 3 * 8 * 2048 * 768));
+  EXPECT_DOUBLE_EQ(moe.recompute_modules, moe.recompute);
+  EXPECT_DOUBLE_EQ(moe.model, core.model);
+}
+
+TEST(RecomputeModules, QueryKeyCheckedOnEverySurface) {
+  const std::string base =
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","recompute":"selective",)";
+  Result<Query> q = parse_query_json(base + R"("recompute_modules":["moe","layernorm"]})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  EXPECT_EQ(q->train.recompute_modules, uint32_t(kRecomputeLayernorm | kRecomputeMoe));
+  // The link form writes Megatron's names in table order and reads them back; an empty value is the empty list.
+  const std::string hash = query_to_hash(*q);
+  EXPECT_NE(hash.find("recompute_modules=layernorm%2Cmoe"), std::string::npos) << hash;
+  Result<Query> back = parse_query_hash(hash);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->train.recompute_modules, q->train.recompute_modules);
+  Result<Query> none = parse_query_hash("model=qwen3-30b-a3b&method=full&framework=megatron-core&recompute_modules=");
+  ASSERT_TRUE(none.ok()) << none.error().to_string();
+  EXPECT_EQ(none->train.recompute_modules, 0u);
+  auto refused = [&](const std::string& text, const char* words) {
+    Result<Query> r = parse_query_json(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().field, "recompute_modules") << r.error().to_string();
+    EXPECT_NE(r.error().message.find(words), std::string::npos) << r.error().to_string();
+  };
+  refused(base + R"("recompute_modules":["attn"]})", "expected some of: core_attn");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"torchtitan","recompute_modules":["moe"]})",
+          "only megatron-core");
+  refused(base.substr(0, base.find("\"recompute\"")) + R"("recompute":"full","recompute_modules":["moe"]})",
+          "recompute is full");
+  refused(R"({"model":"llama-3.1-8b","method":"full","framework":"megatron-core","recompute_modules":["moe_act"]})",
+          "mixture-of-experts");
+  refused(base + R"("recompute_modules":["mla_up_proj"]})", "multi-head latent attention");
+  refused(base + R"("recompute_modules":["shared_experts"]})", "shared experts");
+  refused(base + R"("recompute_modules":["mlp"]})", "every layer of this model is MoE");
+}
+
+TEST(RecomputeModules, MegatronRecipeWritesTheModuleList) {
+  Query q = test::query_of(
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
+      R"("micro_batch":1,"recompute":"selective","recompute_modules":["layernorm","moe_act"],)"
+      R"("parallel":{"dp":8,"ep":8,"etp":1,"zero":1},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})");
+  auto r = make_recipe(q, test::bundled_snapshot());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::string megatron;
+  for (const RecipeFile& f : r->files)
+    if (f.format == "megatron") megatron = f.text;
+  EXPECT_NE(megatron.find("--recompute-granularity selective --recompute-modules layernorm moe_act"), std::string::npos)
+      << megatron;
+}
+
+// A recomputed MoE block dispatches and combines once more: with EP its all-to-all time grows by half.
+TEST(RecomputeModules, TheMoeModuleRepeatsTheAllToAlls) {
+  const ModelSpec& m = qwen3_moe();
+  TrainConfig t = full_training();
+  t.global_batch = 64;
+  const GpuSpec h100 = test::gpu("h100-sxm");
+  const GpuSpec* g = &h100;
+  Offer o;
+  o.id = "test/h100x8";
+  o.gpu_count = 8;
+  o.intra_link = LinkClass::nvswitch;
+  o.intra_link_GBps = g->nvlink_GBps;
+  o.max_nodes = 1;
+  MemoryLayout l;
+  l.dp = 8;
+  l.ep = 8;
+  l.etp = 1;
+  l.zero = 1;
+  l.micro_batch = 1;
+  l.num_microbatches = 8;
+  l.gpus_per_node = 8;
+  l.recompute = Recompute::selective;
+  t.recompute_modules = kRecomputeLayernorm | kRecomputeMoeAct;
+  const LayoutTiming act = *time_layout(m, t, *g, o, 1, l, 64);
+  t.recompute_modules = kRecomputeLayernorm | kRecomputeMoe;
+  const LayoutTiming moe = *time_layout(m, t, *g, o, 1, l, 64);
+  EXPECT_NEAR(moe.step.ep_comm_s, 1.5 * act.step.ep_comm_s, 1e-9 * act.step.ep_comm_s);
+  EXPECT_GT(moe.step.recompute_s, act.step.recompute_s);
+}
+
 }  // namespace
 }  // namespace trainfit

@@ -37,6 +37,13 @@ const QUERIES = [
     cp_scheme: 'ring', parallel: { tp: 4, cp: 8, dp: 2, zero: 1, sequence_parallel: true }, micro_batch: 1,
     global_batch: 16, dataset: { tokens: 1e10 }, filters: { max_nodes: 8 }, top: 10 },
   { model: 'llama-3.1-8b', method: 'full', seq_len: 65536, dataset: { tokens: 5e9 }, filters: { max_nodes: 4 }, top: 20 },
+  // Megatron-Core's module recompute: the MoE block and the norms re-run (a fixed EP layout), and the planner's
+  // selective candidate set by the module list
+  { model: 'qwen3-30b-a3b', method: 'full', framework: 'megatron-core', seq_len: 16384, recompute: 'selective',
+    recompute_modules: ['layernorm', 'moe'], parallel: { tp: 2, dp: 4, ep: 8, etp: 1, zero: 1, sequence_parallel: true },
+    micro_batch: 1, global_batch: 64, dataset: { tokens: 1e10 }, top: 10 },
+  { model: 'qwen3-30b-a3b', method: 'full', framework: 'megatron-core', seq_len: 8192, recompute_modules: ['moe_act'],
+    dataset: { tokens: 1e10 }, filters: { max_nodes: 2 }, top: 10 },
   // Reserved capacity (Capacity Blocks, committed use: whole booked terms) and the "launches now" filter (access facts)
   { model: 'llama-3.1-70b', method: 'full', dataset: { tokens: 2e10 }, filters: { pricing: 'reserved' }, top: 20 },
   { model: 'llama-3.1-8b', method: 'lora', filters: { launchable: true, show_all: true }, top: 30 },

@@ -222,13 +222,35 @@ def check_case(case, query_path):
             check(("--use-distributed-optimizer" in args) == (plan["zero"] >= 1), case, f"{fmt}: distributed optimizer")
             vp = plan.get("vp", 1)
             vflag = flag_value(args, "--num-layers-per-virtual-pipeline-stage")
-            if vp > 1:
-                check(vflag is not None and int(vflag) * plan["pp"] * vp == int(flag_value(args, "--num-layers")), case,
+            vstages = flag_value(args, "--num-virtual-stages-per-pipeline-rank")
+            if vp > 1 and vflag is None:
+                # megatron/training/arguments.py validate_args: with --num-virtual-stages-per-pipeline-rank the layers,
+                # plus the embedding and the loss where they are accounted for, divide into pp x vp chunks.
+                counted = int(flag_value(args, "--num-layers")) + ("--account-for-embedding-in-pipeline-split" in args) + \
+                          ("--account-for-loss-in-pipeline-split" in args)
+                check(vstages == str(vp) and counted % (plan["pp"] * vp) == 0, case,
+                      f"{fmt}: virtual stages {vstages} over {counted} layers")
+            elif vp > 1:
+                check(int(vflag) * plan["pp"] * vp == int(flag_value(args, "--num-layers")), case,
                       f"{fmt}: layers per virtual stage {vflag}")
             else:
-                check(vflag is None, case, f"{fmt}: virtual stages the plan lacks")
+                check(vflag is None and vstages is None, case, f"{fmt}: virtual stages the plan lacks")
             rc = flag_value(args, "--recompute-granularity")
-            check(rc == (None if plan["recompute"] == "none" else plan["recompute"]), case, f"{fmt}: recompute {rc}")
+            modules = query.get("recompute_modules")
+            if plan["recompute"] == "selective" and modules == []:
+                check(rc is None, case, f"{fmt}: an empty module list is Megatron without a recompute flag")
+            else:
+                check(rc == (None if plan["recompute"] == "none" else plan["recompute"]), case, f"{fmt}: recompute {rc}")
+            if "--recompute-modules" in args:
+                # transformer_config.py (TransformerConfig.__post_init__) accepts these names only.
+                at = args.index("--recompute-modules") + 1
+                named = []
+                while at < len(args) and not args[at].startswith("--"):
+                    named.append(args[at])
+                    at += 1
+                allowed = up.MEGATRON.get("recompute_modules", [])
+                check(named and all(n in allowed for n in named), case, f"{fmt}: --recompute-modules {named}")
+                check(sorted(named) == sorted(modules or []), case, f"{fmt}: modules {named} for {modules}")
             check(flag_value(args, "--train-iters") == str(int(doc["steps"])), case, f"{fmt}: --train-iters")
         else:
             check(flag_value(args, "--per_device_train_batch_size") == str(mb), case, f"{fmt}: micro-batch")

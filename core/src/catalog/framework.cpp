@@ -310,6 +310,27 @@ CpScheme resolved_cp_scheme(const TrainConfig& train) {
   return train.cp_scheme == CpScheme::automatic ? framework_profile(train.framework).cp_scheme : train.cp_scheme;
 }
 
+std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {
+  const uint32_t mods = t.recompute_modules;
+  if (mods == kRecomputeCoreAttn) return "";
+  if (t.framework != Framework::megatron_core)
+    return std::string("only megatron-core recomputes by module (--recompute-modules); under ") +
+           framework_profile(t.framework).name + " recompute is none, selective (the attention core) or full";
+  if (t.recompute == Recompute::none || t.recompute == Recompute::full)
+    return std::string("apply to recompute selective (or auto); recompute is ") + to_string(t.recompute);
+  const bool moe = m.num_experts > 1;
+  // transformer_config.py: moe_act needs the grouped-GEMM experts (TEGroupedMLP), mla_up_proj multi-latent attention.
+  if ((mods & kRecomputeMoeAct) && !moe) return "moe_act needs a mixture-of-experts model";
+  if ((mods & kRecomputeMoe) && !moe) return "moe needs a mixture-of-experts model";
+  if ((mods & kRecomputeSharedExperts) && !(moe && m.shared_expert_intermediate_size > 0))
+    return "shared_experts needs a model with shared experts (model.shared_expert_intermediate_size)";
+  if ((mods & kRecomputeMlaUpProj) && m.kv_lora_rank <= 0)
+    return "mla_up_proj needs multi-head latent attention (model.kv_lora_rank)";
+  if ((mods & kRecomputeMlp) && moe && moe_layer_count(m) >= double(m.num_layers))
+    return "mlp recomputes dense layers' MLPs and every layer of this model is MoE (use moe or moe_act)";
+  return "";
+}
+
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
                                    bool offload, int ep, CpScheme cp_scheme) {
   const FrameworkProfile& p = framework_profile(framework);

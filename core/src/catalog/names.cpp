@@ -13,4 +13,14 @@ const char* to_string(Attention a) { return enum_name(kAttentions, a); }
 const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
 const char* to_string(Arch a) { return enum_name(kArchs, a); }
 
+std::string recompute_modules_text(uint32_t modules, const char* sep) {
+  std::string out;
+  for (const auto& m : kRecomputeModules) {
+    if (!(modules & m.value)) continue;
+    if (!out.empty()) out += sep;
+    out += m.name;
+  }
+  return out;
+}
+
 }  // namespace trainfit

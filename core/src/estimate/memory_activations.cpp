@@ -6,6 +6,7 @@
 //   ---- attention ----          attention core, multi-head latent attention, the attention block
 //   ---- mlp ----                dense and MoE MLP blocks
 //   ---- op-level recompute ---- what an op-level selective checkpointing policy saves
+//   ---- module recompute ----   what Megatron-Core's --recompute-modules drop
 //   ---- layer terms ----        activation_terms: one layer's bytes per token
 //   ---- layout ----             finish_activations: micro-batch, TP, SP, CP and recompute applied
 #include "estimate/memory_internal.h"
@@ -225,6 +226,46 @@ void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   }
 }
 
+// ---- module recompute ----
+
+// Megatron-Core's selective recompute by module (TrainConfig::recompute_modules; megatron/core/transformer/
+// transformer_layer.py, attention.py, multi_latent_attention.py, moe/experts.py, moe/moe_layer.py): the bytes per
+// token of the average layer that the named modules no longer keep, counted once where modules overlap (moe holds
+// moe_act and shared_experts). core_attn drops the eager scores (finish_activations). The TE layer specs fuse a dense
+// layer's norms into the next linear, so layernorm acts on the MoE layers' pre-MLP norm and MLA's input norm only
+// (gpt_layer_specs.py): the norm output their router, shared expert or down-projections kept.
+void module_terms(const ActCtx& c, ActTerms& terms) {
+  const uint32_t mods = c.t.recompute_modules;
+  terms.keeps_scores = !(mods & kRecomputeCoreAttn);
+  if ((mods & ~uint32_t(kRecomputeCoreAttn)) == 0 || !c.fl.full) return;
+  const ModelSpec& m = c.m;
+  const double h = double(m.hidden_size), L = double(m.num_layers);
+  const double moe = m.num_experts > 1 ? moe_layer_count(m) / L : 0.0, dense = 1.0 - moe;
+  const double k = double(m.experts_per_token);
+  const double f_e = double(m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size);
+  double rep = 0, split = 0;
+  if (mods & kRecomputeLayernorm) rep += c.le * h * (moe + (m.kv_lora_rank > 0 ? 1.0 : 0.0));
+  if (mods & kRecomputeMoe) {
+    // The checkpoint keeps the block's input only: dispatched copies, expert MLPs, outputs, router probabilities and
+    // the shared expert re-run in backward (mlp_terms' MoE branch without its norm and router input).
+    split += moe * (k * (c.le * h + mlp_bytes(c, f_e) + c.e * h) +
+                    (m.shared_expert_intermediate_size > 0 ? mlp_bytes(c, double(m.shared_expert_intermediate_size)) : 0.0));
+    rep += moe * 4.0 * double(m.num_experts);
+  } else {
+    if (mods & kRecomputeMoeAct) split += moe * k * c.le * f_e;  // the activation's output, fc2's input
+    if ((mods & kRecomputeSharedExperts) && m.shared_expert_intermediate_size > 0)
+      split += moe * mlp_bytes(c, double(m.shared_expert_intermediate_size));
+  }
+  if (mods & kRecomputeMlp) {  // a dense layer's MLP: its input copy and everything inside
+    rep += dense * c.le * h;
+    split += dense * mlp_bytes(c, double(m.intermediate_size));
+  }
+  if ((mods & kRecomputeMlaUpProj) && m.kv_lora_rank > 0)  // q, k, v given to the core (heads x (nope + rope), v)
+    split += c.e * double(m.num_heads) * (2.0 * double(m.qk_nope_head_dim + m.qk_rope_head_dim) + double(m.v_head_dim));
+  terms.module_drop_rep = rep;
+  terms.module_drop_split = split;
+}
+
 }  // namespace
 
 // ---- layer terms ----
@@ -251,6 +292,7 @@ ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags&
   if (!fl.full) a.split += e * double(t.lora_rank) * fl.lora.targeted_linears;  // A outputs
   ActTerms terms;
   op_sac_terms(c, terms);
+  module_terms(c, terms);
   terms.rep = a.rep;
   terms.split = a.split;
   terms.score_coef = a.score_coef;
@@ -280,6 +322,12 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
   switch (l.recompute) {
     case Recompute::selective:   // Korthikanti Sec. 5: recompute the attention core, drop the 5as^2b term
       out.stored = out.replicated / rep_div + out.split / tp;
+      // Megatron-Core's modules (module_terms): the scores stay without core_attn; the others drop their tensors,
+      // down to the layer's input at least.
+      if (terms.keeps_scores) out.stored += out.scores;
+      if (terms.module_drop_rep + terms.module_drop_split > 0)
+        out.stored = std::max(tokens * e * h / rep_div,
+                              out.stored - tokens * (terms.module_drop_rep / rep_div + terms.module_drop_split / tp));
       // An op-level policy (op_sac_terms) keeps less: its saved set, never more than the layer without recompute.
       if (terms.op_sac_rep + terms.op_sac_split > 0)
         out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp +

@@ -97,6 +97,30 @@ LoraParams lora_adapter_params(const ModelSpec& m, const TrainConfig& t) {
   return out;
 }
 
+// FLOPs per token that Megatron-Core's module recompute re-runs in backward besides the attention core
+// (TrainConfig::recompute_modules; 2 FLOPs per weight per token, Kaplan et al. 2020 §2.1, over each module's
+// matrices): a dense layer's MLP (mlp), the shared expert (shared_experts), the whole MoE block's router and top-k
+// experts with it (moe), MLA's q / kv up-projections (mla_up_proj). layernorm and moe_act re-run element-wise kernels
+// only: no FLOPs counted (their memory traffic is below the model's resolution).
+double module_recompute_flops(const ModelSpec& m, uint32_t mods) {
+  if ((mods & ~uint32_t(kRecomputeCoreAttn)) == 0 || m.hidden_size <= 0 || m.num_layers <= 0) return 0;
+  const double h = double(m.hidden_size), L = double(m.num_layers);
+  const double moe = m.num_experts > 1 ? moe_layer_count(m) : 0.0, dense = L - moe;
+  const double mats = gated_mlp(m) ? 3.0 : 2.0;  // gate, up, down (or fc1, fc2)
+  const double shared = 2.0 * mats * h * double(m.shared_expert_intermediate_size);
+  const double f_e = double(m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size);
+  double f = 0;
+  if (mods & kRecomputeMlp) f += dense * 2.0 * mats * h * double(m.intermediate_size);
+  if (mods & kRecomputeMoe)
+    f += moe * (2.0 * h * double(m.num_experts) + 2.0 * mats * double(m.experts_per_token) * h * f_e + shared);
+  else if (mods & kRecomputeSharedExperts) f += moe * shared;
+  if ((mods & kRecomputeMlaUpProj) && m.kv_lora_rank > 0) {
+    const double n = double(m.num_heads), qk = double(m.qk_nope_head_dim + m.qk_rope_head_dim);
+    f += L * 2.0 * n * (double(m.q_lora_rank) * qk + double(m.kv_lora_rank) * double(m.qk_nope_head_dim + m.v_head_dim));
+  }
+  return f;
+}
+
 // ------------------------------------------------------------------------------------------------
 Result<FlopsPerToken> flops_per_token(const ModelSpec& m, const ParamCounts& p, const TrainConfig& t,
                                       Recompute recompute) {
@@ -140,14 +164,20 @@ Result<FlopsPerToken> flops_per_token(const ModelSpec& m, const ParamCounts& p, 
   }
 
   // Recomputation (Korthikanti et al. 2022 §4.2, §5): full recomputes each layer's forward (not the logits);
-  // selective recomputes only the attention-score core.
+  // selective recomputes only the attention-score core, or under Megatron-Core the modules the job names.
   double extra = 0;
   if (recompute == Recompute::full) extra += weights_fwd + f.attention_forward + 2.0 * lora.active;
-  if (recompute == Recompute::selective) extra += f.attention_forward;
+  if (recompute == Recompute::selective) {
+    if (t.recompute_modules & kRecomputeCoreAttn) extra += f.attention_forward;
+    f.recompute_modules = f.attention_known ? module_recompute_flops(m, t.recompute_modules) : 0.0;
+    extra += f.recompute_modules;
+  }
+  f.attention_recomputed = recompute == Recompute::full ||
+                           (recompute == Recompute::selective && (t.recompute_modules & kRecomputeCoreAttn));
   // Eager (non-fused) attention computes the masked half too: one extra causal-size unit per pass
   // (forward, two backward products, and a recomputed forward).
   if (t.attention == Attention::eager && m.arch != Arch::bert && f.attention_known) {
-    const double passes = 3.0 + (recompute == Recompute::none ? 0.0 : 1.0);
+    const double passes = 3.0 + (f.attention_recomputed ? 1.0 : 0.0);
     extra += passes * f.attention_forward;
   }
   f.recompute = extra;

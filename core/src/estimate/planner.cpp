@@ -26,6 +26,7 @@
 #include "trainfit/base/enum_names.h"
 #include "trainfit/base/format.h"
 #include "trainfit/catalog/framework.h"
+#include "trainfit/catalog/names.h"
 
 namespace trainfit {
 
@@ -104,7 +105,7 @@ void set_dataset_totals(PlanResult& res, const DatasetTokens& tokens) {
 }
 
 std::string plan_summary(const Plan& p) {
-  char buf[320];
+  char buf[400];
   const MemoryLayout& l = p.layout;
   if (!(p.tokens_per_s > 0)) {  // a node count where nothing fits: no layout to describe
     std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
@@ -115,9 +116,12 @@ std::string plan_summary(const Plan& p) {
   if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
   const int etp = l.etp > 0 ? l.etp : l.tp;
   if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d)", l.ep, etp);
+  // Megatron-Core's module list where it is not the default: "selective (layernorm, moe) recompute".
+  std::string rc = l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full");
+  if (l.recompute == Recompute::selective && p.recompute_modules != kRecomputeCoreAttn)
+    rc += p.recompute_modules ? " (" + recompute_modules_text(p.recompute_modules, ", ") + ")" : " (no modules)";
   std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d%s, DP %d%s%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
-                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, vp, l.dp, cp, ep, l.zero,
-                l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full"),
+                p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, vp, l.dp, cp, ep, l.zero, rc.c_str(),
                 static_cast<long long>(l.micro_batch), static_cast<long long>(l.num_microbatches),
                 l.offload_optimizer ? ", optimizer offload" : "", l.offload_params ? ", parameter offload" : "");
   return buf;

@@ -100,10 +100,10 @@ JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& tra
     j.flops[i] = *f;
     // Attention-score FLOPs executed: forward and two backward products (flops_per_token: 3x forward for full and
     // LoRA alike), once more when the forward is recomputed, plus eager attention's masked half (its `recompute`).
-    const double passes = 3.0 + (kRcModes[i] == Recompute::none ? 0.0 : 1.0);
+    const double passes = 3.0 + (f->attention_recomputed ? 1.0 : 0.0);
     const double eager = f->recompute - (kRcModes[i] == Recompute::full ? f->forward - f->logits_forward - f->attention_forward
                                                                          : 0.0) -
-                         (kRcModes[i] == Recompute::none ? 0.0 : f->attention_forward);
+                         (f->attention_recomputed ? f->attention_forward : 0.0) - f->recompute_modules;
     const double attn = passes * f->attention_forward + std::max(0.0, eager);
     j.attn_share[i] = f->hardware > 0 ? std::clamp(attn / f->hardware, 0.0, 1.0) : 0.0;
   }

@@ -325,6 +325,7 @@ struct Searcher {
     p.hfu = utilisation(f.hardware, p.tokens_per_s, p.gpus, c.peak);
     p.memory_limit_bytes = limit_bytes;
     p.topology = topology_of(p.nodes, p.gpus);
+    p.recompute_modules = train.recompute_modules;
     return p;
   }
 };

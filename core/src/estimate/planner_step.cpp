@@ -277,7 +277,16 @@ double tp_time(const Ctx& c, const StepLayout& s, const StepShape& sh, const MbT
   const double stage = sh.stage;
   double t_tp = 0;
   if (tp > 1) {
-    const double n_ar = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
+    double n_ar = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
+    // Megatron-Core's module recompute re-runs a dense MLP's or a shared expert's sequence-parallel gather and
+    // scatter (one pair) in the layers that have them.
+    const uint32_t mods = c.train->recompute_modules;
+    if (rc == Recompute::selective && c.layers > 0) {
+      const double moe_frac = std::clamp(c.moe_layers / c.layers, 0.0, 1.0);
+      if (mods & kRecomputeMlp) n_ar += 1.0 - moe_frac;
+      if ((mods & (kRecomputeSharedExperts | kRecomputeMoe)) && c.model && c.model->shared_expert_intermediate_size > 0)
+        n_ar += moe_frac;
+    }
     t_tp = n_ar * (c.layers / pp * stage) * mt.tp_ar;  // all-reduce of tok x width activations over the TP group
   }
   return t_tp;
@@ -322,7 +331,9 @@ double ep_time(const Ctx& c, const StepLayout& s, const StepShape& sh, const MbT
   const double stage = sh.stage;
   double t_ep = 0;
   if (ep > 1 && sh.moe) {
-    const double n_a2a = 4.0 + (rc == Recompute::full ? 2.0 : 0.0);
+    // A recomputed MoE block (full, or Megatron-Core's `moe` module) dispatches and combines once more.
+    const bool again = rc == Recompute::full || (rc == Recompute::selective && (c.train->recompute_modules & kRecomputeMoe));
+    const double n_a2a = 4.0 + (again ? 2.0 : 0.0);
     t_ep = n_a2a * (c.moe_layers / pp * stage) * mt.a2a;
   }
   return t_ep;

@@ -126,6 +126,10 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
            to_string(fw.cp_scheme) + " is)";
   }
+  if (std::string why = recompute_modules_error(q.model, q.train); !why.empty()) {
+    *field = "recompute_modules";
+    return why;
+  }
   if (!p.automatic) {  // a fixed layout the query's framework cannot launch
     const std::string why = framework_layout_error(q.train.framework, q.train.method, p.tp, p.pp, p.cp, p.dp, p.zero,
                                                    p.offload_optimizer || p.offload_params, p.ep,

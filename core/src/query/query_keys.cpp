@@ -204,6 +204,29 @@ void add_training_keys(std::vector<Key>& t) {
   t.push_back(enum_key("recompute", kRecomputes, [](Query& q) -> Recompute& { return q.train.recompute; }));
   t.push_back(enum_key("attention", kAttentions, [](Query& q) -> Attention& { return q.train.attention; }));
   t.push_back(enum_key("grad_reduce", kGradReduces, [](Query& q) -> GradReduce& { return q.train.grad_reduce; }));
+  // Megatron-Core's --recompute-modules: a list of module names (["layernorm", "moe"]; [] = none of them).
+  t.push_back(make(
+      "recompute_modules", Kind::list, 0, 0,
+      [](const Query& q) {
+        json a = json::array();
+        for (const auto& m : kRecomputeModules)
+          if (q.train.recompute_modules & m.value) a.push_back(m.name);
+        return a;
+      },
+      [](Query& q, const json& v) -> std::string {
+        uint32_t mods = 0;
+        if (v.size() > 256) return "too many items (the limit is 256)";
+        for (const auto& it : v) {  // list_key's rules, then the names
+          if (!it.is_string()) return "must be a list of strings";
+          const std::string name = it.get<std::string>();
+          if (name.empty() || name.size() > 64) return "list items must be 1 to 64 characters";
+          const std::optional<RecomputeModule> m = enum_value(kRecomputeModules, name);
+          if (!m) return "unknown module \"" + name + "\"; expected some of: " + enum_choices(kRecomputeModules);
+          mods |= *m;
+        }
+        q.train.recompute_modules = mods;
+        return "";
+      }));
   t.push_back(enum_key("cp_scheme", kCpSchemes, [](Query& q) -> CpScheme& { return q.train.cp_scheme; }));
   t.push_back(num_key<int>("loss_chunks", Kind::integer, 0, 4096, [](Query& q) -> int& { return q.train.loss_chunks; }));
   t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));

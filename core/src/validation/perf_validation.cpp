@@ -13,8 +13,11 @@
 #include "trainfit/estimate/planner.h"
 #include "validation/reference_gpus.h"
 #include "validation/reference_models.h"
+#include "validation/perf_rows.h"
 
 namespace trainfit {
+using perf_detail::FrameworkRun;
+using perf_detail::framework_row;
 namespace {
 
 // The GPUs of the published runs, as data/inputs/gpus.json gives them (reference_gpus.h).
@@ -138,93 +141,12 @@ struct MosaicRow {
 };
 
 
-// A published framework benchmark run with its exact layout: evaluated as a FIXED layout under the
-// matching framework profile. dp = gpus / (tp x pp x cp) (Megatron's order, CP ranks share a sequence);
-// gradient-accumulation steps = global batch / (micro-batch x dp).
-struct FrameworkRun {
-  const char* name;
-  const char* model;     // preset id (trainfit models)
-  Framework framework;
-  int gpu;               // 0 H100 SXM, 1 H200 SXM, 2 B200, 3 torchtitan's 500 W H100 96GB HBM2e, 4 A100 80GB SXM
-  int gpus, tp, pp, vp, cp, zero;
-  int64_t mb, gb, seq;
-  Recompute rc;
-  Precision prec;
-  double tok_s_gpu;      // published tokens/s per GPU
-  bool calibration;      // used to derive a profile's efficiency (the others are held out)
-  const char* source;
-  // false: the GPU ran under a power limit whose clocks are unpublished (torchtitan's 500 W H100 HBM2e):
-  // informative, outside the 20% bar and the time band.
-  bool fully_specified = true;
-  ModelSpec (*custom_model)() = nullptr;  // a model that is not a preset (`model` then only names it)
-  int ep = 1;            // expert parallel (MoE), experts whole on each rank (expert tensor parallel 1)
-  CpScheme cp_scheme = CpScheme::automatic;  // how CP splits attention (automatic: the framework's)
-};
 
 // GPT-3 175B as NeMo trains it: Brown et al. 2020 Table 2.1 shape (96 layers, d_model 12288, 96 heads, 4h GELU
 // MLP, learned positions, LayerNorm, tied embeddings), GPT-2 BPE vocabulary 50,257 padded by Megatron to a multiple
 // of 128 x TP 4 (make_vocab_size_divisible_by: 128): 50,688.
 ModelSpec nemo_gpt3_175b() { return gpt(12288, 96, 96, 50688, 2048); }
 
-TimeReference framework_row(const FrameworkRun& r) {
-  ModelSpec custom;
-  if (r.custom_model) custom = r.custom_model();
-  const ModelSpec* base = r.custom_model ? &custom : find_model(r.model);
-  GpuSpec g = r.gpu == 1 ? h200_sxm() : r.gpu == 2 ? b200() : r.gpu == 4 ? a100_80gb() : h100_sxm();
-  if (r.gpu == 3) {  // torchtitan's Grand Teton H100: "96GB HBM2e with 2.4 TB/sec", "the default 500W power limit"
-    g.id = "h100-hbm2e-96gb-500w";
-    g.name = "H100 96GB HBM2e (500 W)";
-    g.memory_bytes = 96e9;         // quoted by the run's source (this variant is in no price catalog)
-    g.mem_bandwidth_GBps = 2400;  // quoted by the run's source
-  }
-  // DGX H100 / DGX B200 / the torchtitan clusters: 8 GPUs per node, 8 x 400 Gb/s NICs (InfiniBand or RoCE).
-  const Offer o = hgx_node(g, 3200, NetKind::infiniband, 256);
-  TrainConfig t = fixed_layout(r.gpus, r.tp, r.pp, r.zero, r.rc, r.mb, r.gb, r.seq, r.prec);
-  t.framework = r.framework;
-  t.parallel.cp = r.cp;
-  t.cp_scheme = r.cp_scheme;
-  t.parallel.vp = r.vp;
-  t.parallel.dp = r.gpus / (r.tp * r.pp * r.cp);
-  t.parallel.ep = r.ep;
-  t.parallel.etp = r.ep > 1 ? 1 : 0;
-  t.parallel.sequence_parallel = r.tp > 1;  // Megatron recipes and torchtitan TP both shard norms/dropout (SP)
-  double tok_s = 0;
-  if (base) {
-    ModelSpec m = *base;
-    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
-    tok_s = fixed_tokens_per_s(m, t, g, o);
-  }
-  TimeReference row = rate_row(r.name, r.source, r.tok_s_gpu, tok_s, r.gpus, r.calibration);
-  row.fully_specified = r.fully_specified;
-  // The planner's own choice for the same job (framework, precision, sequence, global batch) on the same nodes.
-  if (base) {
-    ModelSpec m = *base;
-    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
-    TrainConfig a;
-    a.method = Method::full;
-    a.framework = r.framework;
-    a.precision = r.prec;
-    a.seq_len = r.seq;
-    a.global_batch = r.gb;
-    a.cp_scheme = r.cp_scheme;
-    Dataset d;
-    d.tokens = 1e9;
-    const int nodes = r.gpus / o.gpu_count;
-    Result<PlanResult> p = plan_job(m, a, d, g, o, nodes);
-    if (p && p->fits) {
-      for (const Plan& b : p->by_nodes)
-        if (b.nodes == nodes && b.why.empty()) {
-          row.planner_plan = plan_summary(b);
-          row.planner_tok_s_gpu = b.tokens_per_s / b.gpus;
-        }
-    } else if (p) {
-      row.planner_plan = "none fits: " + p->why_not;
-    }
-  }
-  row.tolerance = 0.20;  // framework benchmark rows: within 20%
-  row.moe = base && base->num_experts > 1;
-  return row;
-}
 
 constexpr const char* kNemo2407 =
     "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb (NeMo 24.07, DGX-H100, FP8 pre-training)";
@@ -475,22 +397,25 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
         // Mixture of experts with expert parallelism (Megatron-Core: distributed optimizer; FSDP2 stacks: ZeRO-3).
         {"Megatron-Bridge Qwen3-30B-A3B, 16x H100 FP8 (EP 16)", "qwen3-30b-a3b", F::megatron_core, 0, 16, 1, 1, 1, 1,
          1, 1, 1024, 4096, none, fp8, 8960, false, kBridge260401, true, nullptr, 16},
-        // The page's "norm, act" recompute (--recompute-modules layernorm moe_act) re-runs element-wise kernels
-        // only, not core attention (trainfit's selective): its time is modelled as no recompute.
+        // This row's and the EP 32 row's "norm, act" recompute: --recompute-modules layernorm moe_act (run_235b.sh),
+        // element-wise kernels re-run in backward; the TP 4 x EP 8 row ran without recompute.
         {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, all-to-all (TP 2, PP 32, VP 3, EP 8)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, none, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8},
+         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, sel, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8,
+         CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct},
         {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 4, PP 8, VP 4, EP 8)", "qwen3-235b-a22b",
          F::megatron_core, 0, 256, 4, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1130, false, kMoeModelZoo, true, nullptr, 8},
         // Cross-node EP through DeepEP (RDMA between nodes, NVLink forwarding inside them, SM-resident kernels): the
         // alpha-beta all-to-all over the NICs predicts it ~35-40% slow: informative (docs/accuracy.md).
         {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1663, false, kMoeModelZoo, false, nullptr,
-         32},
+         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, sel, bf16, 1663, false, kMoeModelZoo, false, nullptr,
+         32, CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct},
         {"Megatron-Bridge Qwen3-235B-A22B, 256x H100 FP8 (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
          F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 8192, 4096, none, fp8, 1712, false, kBridge260401, true, nullptr,
          32},
+        // Its recipe's recompute_modules ["layernorm", "moe_act"] (perf_recipes gpt_oss h100 @067f987).
         {"Megatron-Bridge GPT-OSS 120B, 64x H100 BF16 (PP 4, EP 8)", "gpt-oss-120b", F::megatron_core, 0, 64, 1, 4, 1,
-         1, 1, 1, 1280, 4096, sel, bf16, 5824, false, kBridge260401, true, nullptr, 8},
+         1, 1, 1, 1280, 4096, sel, bf16, 5824, false, kBridge260401, true, nullptr, 8, CpScheme::automatic,
+         kRecomputeLayernorm | kRecomputeMoeAct},
         // DeepSeek-V3 as Megatron-Bridge runs it: cross-node EP 64 through DeepEP, a multi-token-prediction layer and
         // the pipeline layout "Et|(tt|)*30mL", blockwise FP8 with FP8 parameter gather and bf16 Adam moments: none of
         // these is a layout trainfit expresses; informative.
@@ -507,84 +432,6 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
   }
-}
-
-// NeMo's model FLOPs per token for Llama (nemo/utils/flops_formulas.py `llama2` / `llama3` @e1335c8): l h^2 (12 +
-// 12 g/a + 18 f/h + 12 s/h + 6 V/(l h)), g / a the KV / query heads, f the MLP width. It counts the full s x s
-// attention (twice the causal work). The file is later than the H100 table; that the tables count this way is shown
-// by NeMo 24.07's Llama 2 7B row, which it reproduces (776 TFLOPS and 16,847 tokens/s per GPU: 46.1 GFLOPs per token).
-double nemo_llama_flops_per_token(double l, double h, double g_over_a, double f, double s, double V) {
-  return l * h * h * (12.0 + 12.0 * g_over_a + 18.0 * f / h + 12.0 * s / h + 6.0 * V / (l * h));
-}
-
-// --- NeMo's long-sequence tables (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md): Llama 2 7B FP8
-// on DGX-H100 (NeMo 24.03.01, table unchanged since b39e679) and Llama 3 8B FP8 on DGX-B200 (NeMo 25.04.rc2; its GPU
-// counts as of 14d427f, which equal TP x CP x DP on every row: @19fadb6 copied the H100 table's counts), 32k to 1M
-// tokens, Megatron-Core ring context parallelism (p2p, the only CP of 24.03), a constant 4M tokens per step. The
-// "with CP" column's TFLOPS per GPU are divided by NeMo's formula above. Micro-batch and recompute are not published:
-// micro-batch 1 (the 1M rows hold one sequence per data-parallel rank) and no recompute (the layouts keep sequence /
-// (TP x CP) constant, 8,192 tokens per H100 and 16,384 per B200 up to 256k, the pattern a fixed activation budget
-// without recompute forces; with full recompute no TP would be needed at these sizes). The B200 rows at 32k and 64k
-// calibrate Blackwell's attention rate (perf.cpp attention_efficiency); the others are held out.
-void add_nemo_long_sequence_rows(std::vector<TimeReference>& rows) {
-  using F = Framework;
-  struct Long {
-    int gpu, gpus, tp, cp;
-    int64_t gb, seq;
-    double tflops;
-    bool calibration;
-  };
-  const Long runs[] = {
-      {0, 32, 2, 2, 128, 32768, 610, false},  {0, 64, 4, 2, 64, 65536, 574, false},
-      {0, 128, 4, 4, 32, 131072, 555, false}, {0, 256, 4, 8, 16, 262144, 549, false},
-      {0, 512, 8, 16, 8, 524288, 549, false}, {0, 1024, 8, 32, 4, 1048576, 536, false},
-      {2, 8, 1, 2, 128, 32768, 1624, true},   {2, 16, 1, 4, 64, 65536, 1600, true},
-      {2, 32, 2, 4, 32, 131072, 1588, false}, {2, 64, 4, 4, 16, 262144, 1590, false},
-      {2, 128, 4, 8, 8, 524288, 1619, false}, {2, 256, 4, 16, 4, 1048576, 1608, false},
-  };
-  for (const Long& r : runs) {
-    const bool h100 = r.gpu == 0;
-    // Llama 2 7B: 32 layers, h 4096, 32 heads (MHA), f 11008, V 32,000; Llama 3 8B: GQA 8 of 32, f 14336, V 128,256.
-    const double flops = h100 ? nemo_llama_flops_per_token(32, 4096, 1.0, 11008, double(r.seq), 32000)
-                              : nemo_llama_flops_per_token(32, 4096, 0.25, 14336, double(r.seq), 128256);
-    char name[160];
-    std::snprintf(name, sizeof name, "NeMo %s, %dx %s FP8, seq %lld (TP %d, CP %d, DP %d)",
-                  h100 ? "Llama 2 7B" : "Llama 3 8B", r.gpus, h100 ? "H100" : "B200", (long long)r.seq, r.tp, r.cp,
-                  r.gpus / (r.tp * r.cp));
-    const FrameworkRun run{name, h100 ? "llama-2-7b" : "llama-3-8b", F::megatron_core, r.gpu, r.gpus, r.tp, 1, 1,
-                           r.cp, 1, 1, r.gb, r.seq, Recompute::none, Precision::fp8_mixed, r.tflops * 1e12 / flops,
-                           r.calibration,
-                           h100 ? "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @19fadb6 (NeMo "
-                                  "24.03.01, DGX-H100, FP8; TFLOPS / NeMo's Llama FLOPs per token)"
-                                : "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @14d427f (NeMo "
-                                  "25.04.rc2, DGX-B200, FP8; TFLOPS / NeMo's Llama FLOPs per token)"};
-    rows.push_back(framework_row(run));
-  }
-}
-
-// --- XTuner's sequence-parallel benchmark (InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91; configs
-// xtuner/configs/llama_speed_benchmark/llama2_7b/*_sp8.py at the same commit): DeepSpeed-Ulysses-style all-to-all
-// sequence parallelism (xtuner/parallel/sequence/attention.py: q, k, v before attention, the output after), Llama 2
-// 7B on one node of 8 A100-SXM4-80GB, SP 8 (DP 1), one packed sequence per SP group, gradient accumulation 8 (8
-// sequences per step), dense causal attention over the packed sequence (use_varlen_attn False), full activation
-// checkpointing (SupervisedFinetune's default; the published TFLOPs, recomputed from the tokens/s with XTuner's
-// throughput_hook.py and its recompute factor, agree within 0.1%), bf16 with fp32 AdamW on the GPU. The ZeRO stage is
-// not published: stage 3 (deepspeed_zero3.json, "SP + ZeRO-3" on the page; stage 2 moves these rows by ~1%).
-// Published: tokens per GPU per second (TGS). The hf-trainer profile (XTuner runs Hugging Face transformers models
-// with flash_attn 2 under DeepSpeed, the stack accelerate's Ulysses launches): the 128k row calibrates its attention
-// rate (framework.cpp attention_end_to_end), the 256k row is held out.
-void add_xtuner_ulysses_rows(std::vector<TimeReference>& rows) {
-  constexpr const char* kXtuner = "InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91 (Llama 2 7B, "
-                                  "8x A100-SXM4-80GB, sequence parallel 8, TGS)";
-  const FrameworkRun runs[] = {
-      {"XTuner Llama 2 7B, 8x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
-       Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 131072, Recompute::full, Precision::bf16_mixed, 948.6, true,
-       kXtuner, true, nullptr, 1, CpScheme::ulysses},
-      {"XTuner Llama 2 7B, 8x A100 80GB, seq 262144, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
-       Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 262144, Recompute::full, Precision::bf16_mixed, 540.1, false,
-       kXtuner, true, nullptr, 1, CpScheme::ulysses},
-  };
-  for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
 }
 
 // --- trainfit's own runs on a lent H200 (bench/device/measure_moe_longctx.py; results in
@@ -658,7 +505,72 @@ void add_nanotron_row(std::vector<TimeReference>& rows) {
 
 }  // namespace
 
+namespace perf_detail {
+TimeReference framework_row(const FrameworkRun& r) {
+  ModelSpec custom;
+  if (r.custom_model) custom = r.custom_model();
+  const ModelSpec* base = r.custom_model ? &custom : find_model(r.model);
+  GpuSpec g = r.gpu == 1 ? h200_sxm() : r.gpu == 2 ? b200() : r.gpu == 4 ? a100_80gb() : h100_sxm();
+  if (r.gpu == 3) {  // torchtitan's Grand Teton H100: "96GB HBM2e with 2.4 TB/sec", "the default 500W power limit"
+    g.id = "h100-hbm2e-96gb-500w";
+    g.name = "H100 96GB HBM2e (500 W)";
+    g.memory_bytes = 96e9;         // quoted by the run's source (this variant is in no price catalog)
+    g.mem_bandwidth_GBps = 2400;  // quoted by the run's source
+  }
+  // DGX H100 / DGX B200 / the torchtitan clusters: 8 GPUs per node, 8 x 400 Gb/s NICs (InfiniBand or RoCE).
+  const Offer o = hgx_node(g, 3200, NetKind::infiniband, 256);
+  TrainConfig t = fixed_layout(r.gpus, r.tp, r.pp, r.zero, r.rc, r.mb, r.gb, r.seq, r.prec);
+  t.framework = r.framework;
+  t.parallel.cp = r.cp;
+  t.cp_scheme = r.cp_scheme;
+  t.parallel.vp = r.vp;
+  t.parallel.dp = r.gpus / (r.tp * r.pp * r.cp);
+  t.parallel.ep = r.ep;
+  t.parallel.etp = r.ep > 1 ? 1 : 0;
+  t.parallel.sequence_parallel = r.tp > 1;  // Megatron recipes and torchtitan TP both shard norms/dropout (SP)
+  t.recompute_modules = r.recompute_modules;
+  double tok_s = 0;
+  if (base) {
+    ModelSpec m = *base;
+    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
+    tok_s = fixed_tokens_per_s(m, t, g, o);
+  }
+  TimeReference row = rate_row(r.name, r.source, r.tok_s_gpu, tok_s, r.gpus, r.calibration);
+  row.fully_specified = r.fully_specified;
+  // The planner's own choice for the same job (framework, precision, sequence, global batch) on the same nodes.
+  if (base) {
+    ModelSpec m = *base;
+    m.max_position_embeddings = std::max<int64_t>(m.max_position_embeddings, r.seq);
+    TrainConfig a;
+    a.method = Method::full;
+    a.framework = r.framework;
+    a.precision = r.prec;
+    a.seq_len = r.seq;
+    a.global_batch = r.gb;
+    a.cp_scheme = r.cp_scheme;
+    a.recompute_modules = r.recompute_modules;  // the run's modules are the planner's selective candidate
+    Dataset d;
+    d.tokens = 1e9;
+    const int nodes = r.gpus / o.gpu_count;
+    Result<PlanResult> p = plan_job(m, a, d, g, o, nodes);
+    if (p && p->fits) {
+      for (const Plan& b : p->by_nodes)
+        if (b.nodes == nodes && b.why.empty()) {
+          row.planner_plan = plan_summary(b);
+          row.planner_tok_s_gpu = b.tokens_per_s / b.gpus;
+        }
+    } else if (p) {
+      row.planner_plan = "none fits: " + p->why_not;
+    }
+  }
+  row.tolerance = 0.20;  // framework benchmark rows: within 20%
+  row.moe = base && base->num_experts > 1;
+  return row;
+}
+}  // namespace perf_detail
+
 std::vector<TimeReference> time_validation_rows() {
+  using namespace perf_detail;
   std::vector<TimeReference> rows;
   for (auto add : {add_llama2_rows, add_llama65b_row, add_megatron_lm_rows, add_llm_foundry_rows,
                    add_framework_table_rows, add_nemo_long_sequence_rows, add_xtuner_ulysses_rows, add_own_h200_rows, add_nanotron_row})

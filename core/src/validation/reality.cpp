@@ -217,6 +217,34 @@ void add_moe_cases(std::vector<Case>& c) {
   }
 }
 
+// Megatron-MoE-ModelZoo's long-context Qwen3-235B-A22B runs (yanring/Megatron-MoE-ModelZoo best_practice/qwen3/
+// readme.md @e865051, "Long Context": 32 nodes of 8 H100, BF16, TP 4, PP 8, VPP 4, EP 8, CP 1-8, GBS 256, DeepEP,
+// `--recompute-granularity selective --recompute-modules layernorm moe`, distributed optimizer): each trained.
+// Without the module list (no recompute, or the attention core only) trainfit answers no_fit on every one.
+void add_moe_long_context_cases(std::vector<Case>& c) {
+  const Capacities cap;
+  TrainConfig t = full_on(Framework::megatron_core, Precision::bf16_mixed, 16384);
+  t.recompute_modules = kRecomputeLayernorm | kRecomputeMoe;
+  const struct {
+    int cp;
+    const char* name;
+  } runs[] = {
+      {1, "Megatron-Core Qwen3-235B-A22B, seq 16384, TP 4 x PP 8 (VP 4) x EP 8, recompute layernorm moe, 256x H100"},
+      {2, "Megatron-Core Qwen3-235B-A22B, seq 32768, TP 4 x PP 8 (VP 4) x CP 2 x EP 8, recompute layernorm moe, 256x H100"},
+      {4, "Megatron-Core Qwen3-235B-A22B, seq 65536, TP 4 x PP 8 (VP 4) x CP 4 x EP 8, recompute layernorm moe, 256x H100"},
+      {8, "Megatron-Core Qwen3-235B-A22B, seq 131072, TP 4 x PP 8 (VP 4) x CP 8 x EP 8, recompute layernorm moe, 256x H100"},
+  };
+  for (const auto& r : runs) {
+    t.seq_len = 16384 * int64_t(r.cp);
+    const int dp = 8 / r.cp;
+    const MemoryLayout l = layout(1, 256 / dp, Recompute::selective, dp, 1,
+                                  {.tp = 4, .pp = 8, .cp = r.cp, .vp = 4, .ep = 8, .etp = 1, .sequence_parallel = true});
+    c.push_back({r.name, "yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @e865051 (Long Context, H100)",
+                 "megatron-core profile, distributed optimizer, sequence parallel, micro-batch 1 (not in the command)",
+                 true, preset("qwen3-235b-a22b"), t, l, cap.h100});
+  }
+}
+
 // Long context (NeMo, Hugging Face Ulysses), torchtune, llm-foundry and LitGPT tables (runs and the out-of-memory rows beside them).
 void add_long_context_and_table_cases(std::vector<Case>& c) {
   const Capacities cap;
@@ -359,7 +387,9 @@ void add_oom_reports(std::vector<Case>& c) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  for (auto add : {add_trained_cases, add_long_context_and_table_cases, add_moe_cases, add_oom_reports}) add(c);
+  for (auto add : {add_trained_cases, add_long_context_and_table_cases, add_moe_cases, add_moe_long_context_cases,
+                   add_oom_reports})
+    add(c);
   return c;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "trainfit/catalog/job.h"
+#include "trainfit/catalog/model.h"
 
 namespace trainfit {
 
@@ -159,6 +160,10 @@ int resolved_loss_chunks(const TrainConfig& train);
 double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
 // The context-parallel scheme the job runs: the query's, or its framework's when the query says auto.
 CpScheme resolved_cp_scheme(const TrainConfig& train);
+// Why the job's recompute_modules cannot run ("" = they can, or they are the default): Megatron-Core's own rules
+// (megatron/core/transformer/transformer_config.py, recompute_modules checks), plus trainfit's: only megatron-core
+// recomputes by module, and only a selective (or automatic) recompute uses them.
+std::string recompute_modules_error(const ModelSpec& model, const TrainConfig& train);
 // Every profile, `generic` first (docs, CLI help, UI).
 const FrameworkProfile* framework_profiles(int* count);
 

@@ -108,6 +108,22 @@ enum class GradReduce { automatic, fp32, bf16 };
 // Megatron-Core CP p2p, torchtitan, ring-flash-attn); ulysses = all-to-alls switch the sequence split to a head split
 // around attention (Jacobs et al. 2023, DeepSpeed-Ulysses; ALST, arXiv:2506.13996), so cp must divide the heads.
 enum class CpScheme { automatic, ring, ulysses };
+// Megatron-Core's selective recompute by module (--recompute-granularity selective --recompute-modules ...;
+// megatron/core/transformer/transformer_config.py recompute_modules, default ["core_attn"]): what each re-runs in
+// backward instead of keeping its activations. core_attn: the attention core (Korthikanti et al. 2022 Sec. 5);
+// layernorm: the norms whose output a separate module keeps (MoE layers' pre-MLP norm, MLA's input norm); moe_act:
+// the routed experts' activation function; mla_up_proj: MLA's q/kv up-projections and RoPE; mlp: a dense layer's
+// MLP; shared_experts: the shared expert; moe: the whole MoE block (router, dispatch, experts, combine). A set of
+// these bits; trainfit's `selective` under other frameworks is core_attn.
+enum RecomputeModule : uint32_t {
+  kRecomputeCoreAttn = 1u << 0,
+  kRecomputeLayernorm = 1u << 1,
+  kRecomputeMoeAct = 1u << 2,
+  kRecomputeMlaUpProj = 1u << 3,
+  kRecomputeMlp = 1u << 4,
+  kRecomputeSharedExperts = 1u << 5,
+  kRecomputeMoe = 1u << 6,
+};
 // The trainer the job runs in (framework.h): what it can launch and the buffers it keeps. generic = no framework's
 // restrictions or buffers (the default).
 enum class Framework { generic, hf_trainer, torchtune, litgpt, megatron_core, nanotron, torchtitan };
@@ -147,6 +163,9 @@ struct TrainConfig {
   Attention attention = Attention::flash;
   GradReduce grad_reduce = GradReduce::automatic;
   CpScheme cp_scheme = CpScheme::automatic;
+  // What `selective` recomputes (RecomputeModule bits): Megatron-Core's default, the attention core, unless the
+  // job names its modules (framework megatron-core only; the query checks it).
+  uint32_t recompute_modules = kRecomputeCoreAttn;
   // Chunks the logits and the loss are computed in (torchtune CEWithChunkedOutputLoss, torchtitan
   // ChunkedLossWrapper num_chunks); 0: the framework's default (framework.h loss_chunks), 1: the whole sequence.
   int loss_chunks = 0;

@@ -1,6 +1,8 @@
 // trainfit core — the one spelling of every job enum: what JSON, URL hashes, CLI flags, UI combos, recipes and the
 // framework profiles print and read. (The query's own enums, sort keys and filters, are named in query/.)
 #pragma once
+#include <string>
+
 #include "trainfit/base/enum_names.h"
 #include "trainfit/catalog/job.h"
 
@@ -20,6 +22,11 @@ inline constexpr EnumName<Recompute> kRecomputes[] = {{Recompute::none, "none"},
                                                {Recompute::selective, "selective"},
                                                {Recompute::full, "full"},
                                                {Recompute::automatic, "auto"}};
+// Megatron-Core's module names (--recompute-modules), in the order trainfit writes them.
+inline constexpr EnumName<RecomputeModule> kRecomputeModules[] = {
+    {kRecomputeCoreAttn, "core_attn"}, {kRecomputeLayernorm, "layernorm"},   {kRecomputeMoeAct, "moe_act"},
+    {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMlp, "mlp"}, {kRecomputeSharedExperts, "shared_experts"},
+    {kRecomputeMoe, "moe"}};
 inline constexpr EnumName<Attention> kAttentions[] = {{Attention::flash, "flash"}, {Attention::eager, "eager"}};
 inline constexpr EnumName<CpScheme> kCpSchemes[] = {
     {CpScheme::automatic, "auto"}, {CpScheme::ring, "ring"}, {CpScheme::ulysses, "ulysses"}};
@@ -49,5 +56,7 @@ const char* to_string(Attention a);
 const char* to_string(GradReduce g);
 const char* to_string(Framework f);
 const char* to_string(Arch a);
+// A RecomputeModule set as Megatron spells it, `sep` between names ("layernorm moe"); "" for the empty set.
+std::string recompute_modules_text(uint32_t modules, const char* sep);
 
 }  // namespace trainfit

@@ -126,6 +126,10 @@ struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP
   double op_sac_rep = 0, op_sac_split = 0;
   // ...and, with expert parallelism, the all-to-all outputs it saves (the policy keeps communication results).
   double op_sac_ep = 0;
+  // Selective recompute by module (TrainConfig::recompute_modules, Megatron-Core): what the named modules drop,
+  // per token (replicated and TP-split parts), and whether the attention scores are still kept (no core_attn).
+  double module_drop_rep = 0, module_drop_split = 0;
+  bool keeps_scores = false;
   bool amp = false;
 };
 }  // namespace memory_detail

@@ -21,6 +21,8 @@ struct FlopsPerToken {
   double logits_forward = 0;     // the output projection h x vocab
   double model = 0;              // training FLOPs the method requires per token (MFU numerator)
   double recompute = 0;          // extra FLOPs from activation recomputation (and masked eager attention)
+  double recompute_modules = 0;  // the part of `recompute` that Megatron-Core's module recompute re-runs (GEMMs)
+  bool attention_recomputed = false;  // the attention core runs again in backward (full, or selective core_attn)
   double hardware = 0;           // model + recompute (HFU numerator)
   double lora_params = 0;        // adapter parameters that are trained (LoRA / QLoRA), 0 for full
   bool attention_known = true;   // false for params_only models (no shape: no attention or logits term)

@@ -83,6 +83,9 @@ struct Plan {
   double memory_limit_bytes = 0;// usable: driver-reported GPU memory x (1 - headroom)
   FitVerdict verdict = FitVerdict::fits;  // fits / tight (memory.h fit_verdict) for a plan that runs
   Topology topology = Topology::single_gpu;
+  // What a selective recompute re-runs (the job's TrainConfig::recompute_modules; named in the summary when it is not
+  // Megatron-Core's default, the attention core).
+  uint32_t recompute_modules = kRecomputeCoreAttn;
   std::string why;              // runner-up: why it lost; by_nodes entry that does not fit: why (empty when it runs)
 };
 
