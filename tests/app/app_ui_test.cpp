@@ -293,6 +293,22 @@ TEST_F(Ui, EmbedModeIsCompactAndLinksOutToTheFullApp) {
 
 // "Paste config.json": the pasted Hugging Face config becomes the custom model with every knob
 // derived by the core; a refused one (here: text typed after the JSON) keeps the model.
+// Megatron-Core's --recompute-modules as checkboxes beside Recompute (shown for a megatron-core job whose recompute
+// can be selective): each box one module of the query's recompute_modules, in the link too.
+TEST_F(Ui, RecomputeModuleBoxesEditTheQuerysModuleList) {
+  App& a = make();
+  ASSERT_EQ(a.set_query_json(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core",)"
+                             R"("recompute":"selective","seq_len":8192})"),
+            "");
+  frames(3);
+  ASSERT_TRUE(click("moe"));
+  EXPECT_EQ(json::parse(a.query_json())["recompute_modules"], json::parse(R"(["core_attn","moe"])"));
+  ASSERT_TRUE(click("core_attn"));
+  EXPECT_EQ(json::parse(a.query_json())["recompute_modules"], json::parse(R"(["moe"])"));
+  EXPECT_EQ(state()["errors"]["query"], "");
+  EXPECT_NE(a.query_hash().find("recompute_modules=moe"), std::string::npos) << a.query_hash();
+}
+
 TEST_F(Ui, APastedHfConfigBecomesTheModelAndARefusedOneKeepsIt) {
   make();
   frames(3);
