@@ -350,9 +350,14 @@ bool training_widgets(Query& d) {
                 "attention core (the default); layernorm: MoE and MLA layers' norms; moe_act: the experts' "
                 "activation; mla_up_proj: MLA's up-projections; mlp: dense layers' MLPs; shared_experts; moe: the "
                 "whole MoE block, its all-to-alls included.");
-    int n = 0;
+    // As many boxes per line as the pane's width holds (the job pane is narrow; a phone's is wider).
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    bool first = true;
     for (const auto& m : kRecomputeModules) {
-      if (n++ % 4 != 0) ImGui::SameLine();
+      const float w = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(m.name).x;
+      if (!first && ImGui::GetItemRectMax().x + st.ItemSpacing.x + w <= right) ImGui::SameLine();
+      first = false;
       bool on = (d.train.recompute_modules & m.value) != 0;
       char id[40];
       std::snprintf(id, sizeof id, "%s##rcm", m.name);
