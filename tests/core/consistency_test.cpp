@@ -71,11 +71,23 @@ json random_query(std::mt19937_64& rng) {
   return q;
 }
 
+// Megatron-Core's module recompute for a megatron-core full-training query, from its own generator (so the queries
+// above stay the ones they were): the default list, none, or the lists its recipes use for MoE and dense models.
+void add_recompute_modules(json& q, std::mt19937_64& rng) {
+  if (q["framework"] != "megatron-core" || q["method"] != "full") return;
+  const bool moe = q["model"] == "gpt-oss-20b" || q["model"] == "qwen3-30b-a3b";
+  const char* lists[] = {R"(["core_attn"])", "[]", moe ? R"(["layernorm","moe_act"])" : R"(["mlp"])",
+                         moe ? R"(["layernorm","moe"])" : R"(["core_attn","mlp"])"};
+  q["recompute_modules"] = json::parse(lists[rng() % 4]);
+}
+
 TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 rng(20261202);
-  int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0;
+  std::mt19937_64 module_rng(20261205);
+  int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0, module_lists = 0;
   for (int i = 0; i < 1000; ++i) {
     json q = random_query(rng);
+    add_recompute_modules(q, module_rng);
     const json rank = call("rank", q);
     ASSERT_TRUE(rank.value("ok", false)) << q.dump() << " -> " << rank.dump();
     ++queries;
@@ -98,6 +110,8 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       EXPECT_EQ((*p)["memory_bytes"], row["memory_bytes"]) << where;
       EXPECT_EQ((*p)["verdict"], row["verdict"]) << where;
       tight += row["verdict"] == "tight";
+      module_lists += q.contains("recompute_modules") && q["recompute_modules"] != json::parse(R"(["core_attn"])") &&
+                      row["plan"].get<std::string>().find("selective (") != std::string::npos;
       expert_parallel += (*p)["ep"].get<int>() > 1;
       if ((*p)["cp"].get<int>() > 1) ((*p)["cp_scheme"] == "ulysses" ? cp_ulysses : cp_ring) += 1;
 
@@ -150,6 +164,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   EXPECT_GT(expert_parallel, 0) << "no expert-parallel plan among the random queries: EP went untested";
   EXPECT_GT(cp_ring, 0) << "no ring context-parallel plan among the random queries";
   EXPECT_GT(cp_ulysses, 0) << "no Ulysses context-parallel plan among the random queries";
+  EXPECT_GT(module_lists, 0) << "no plan with Megatron-Core's module recompute among the random queries";
 }
 
 }  // namespace

@@ -316,8 +316,6 @@ std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {
   if (t.framework != Framework::megatron_core)
     return std::string("only megatron-core recomputes by module (--recompute-modules); under ") +
            framework_profile(t.framework).name + " recompute is none, selective (the attention core) or full";
-  if (t.recompute == Recompute::none || t.recompute == Recompute::full)
-    return std::string("apply to recompute selective (or auto); recompute is ") + to_string(t.recompute);
   const bool moe = m.num_experts > 1;
   // transformer_config.py: moe_act needs the grouped-GEMM experts (TEGroupedMLP), mla_up_proj multi-latent attention.
   if ((mods & kRecomputeMoeAct) && !moe) return "moe_act needs a mixture-of-experts model";

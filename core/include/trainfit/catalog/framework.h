@@ -162,7 +162,8 @@ double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
 CpScheme resolved_cp_scheme(const TrainConfig& train);
 // Why the job's recompute_modules cannot run ("" = they can, or they are the default): Megatron-Core's own rules
 // (megatron/core/transformer/transformer_config.py, recompute_modules checks), plus trainfit's: only megatron-core
-// recomputes by module, and only a selective (or automatic) recompute uses them.
+// recomputes by module. Under recompute none or full the list is ignored, as Megatron ignores it outside
+// --recompute-granularity selective (so a layout the planner chose under auto can be fixed with its query).
 std::string recompute_modules_error(const ModelSpec& model, const TrainConfig& train);
 // Every profile, `generic` first (docs, CLI help, UI).
 const FrameworkProfile* framework_profiles(int* count);
