@@ -134,7 +134,10 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
     if (in.recompute_modules != "none")
       for (size_t b = 0; b <= in.recompute_modules.size();) {
         const size_t e = std::min(in.recompute_modules.find(',', b), in.recompute_modules.size());
-        mods.push_back(in.recompute_modules.substr(b, e - b));
+        std::string name = in.recompute_modules.substr(b, e - b);  // "layernorm, moe" as well as "layernorm,moe"
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        mods.push_back(name);
         b = e + 1;
       }
     set("recompute_modules", mods);

@@ -363,6 +363,8 @@ TEST(RecomputeModules, QueryKeyCheckedOnEverySurface) {
   refused(base + R"("recompute_modules":["mla_up_proj"]})", "multi-head latent attention");
   refused(base + R"("recompute_modules":["shared_experts"]})", "shared experts");
   refused(base + R"("recompute_modules":["mlp"]})", "every layer of this model is MoE");
+  refused(R"({"model":"qwen3-30b-a3b","method":"lora","framework":"megatron-core","recompute_modules":["moe"]})",
+          "full training only");
 }
 
 TEST(RecomputeModules, MegatronRecipeWritesTheModuleList) {

@@ -315,7 +315,9 @@ std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {
   if (mods == kRecomputeCoreAttn) return "";
   if (t.framework != Framework::megatron_core)
     return std::string("only megatron-core recomputes by module (--recompute-modules); under ") +
-           framework_profile(t.framework).name + " recompute is none, selective (the attention core) or full";
+           framework_profile(t.framework).name + " recompute is none, selective or full";
+  // trainfit's own rule: the module terms (memory_activations.cpp module_terms) are those of full training.
+  if (t.method != Method::full) return "modelled for full training only (method is " + std::string(to_string(t.method)) + ")";
   const bool moe = m.num_experts > 1;
   // transformer_config.py: moe_act needs the grouped-GEMM experts (TEGroupedMLP), mla_up_proj multi-latent attention.
   if ((mods & kRecomputeMoeAct) && !moe) return "moe_act needs a mixture-of-experts model";

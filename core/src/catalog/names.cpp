@@ -13,13 +13,16 @@ const char* to_string(Attention a) { return enum_name(kAttentions, a); }
 const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
 const char* to_string(Arch a) { return enum_name(kArchs, a); }
 
+std::vector<std::string> recompute_module_names(uint32_t modules) {
+  std::vector<std::string> out;
+  for (const auto& m : kRecomputeModules)
+    if (modules & m.value) out.push_back(m.name);
+  return out;
+}
+
 std::string recompute_modules_text(uint32_t modules, const char* sep) {
   std::string out;
-  for (const auto& m : kRecomputeModules) {
-    if (!(modules & m.value)) continue;
-    if (!out.empty()) out += sep;
-    out += m.name;
-  }
+  for (const std::string& name : recompute_module_names(modules)) out += (out.empty() ? "" : sep) + name;
   return out;
 }
 

@@ -325,9 +325,12 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
       // Megatron-Core's modules (module_terms): the scores stay without core_attn; the others drop their tensors,
       // down to the layer's input at least.
       if (terms.keeps_scores) out.stored += out.scores;
-      if (terms.module_drop_rep + terms.module_drop_split > 0)
-        out.stored = std::max(tokens * e * h / rep_div,
-                              out.stored - tokens * (terms.module_drop_rep / rep_div + terms.module_drop_split / tp));
+      if (terms.module_drop_rep + terms.module_drop_split > 0) {
+        const double kept = std::max(tokens * e * h / rep_div,
+                                     out.stored - tokens * (terms.module_drop_rep / rep_div + terms.module_drop_split / tp));
+        out.module_dropped = out.stored - kept;
+        out.stored = kept;
+      }
       // An op-level policy (op_sac_terms) keeps less: its saved set, never more than the layer without recompute.
       if (terms.op_sac_rep + terms.op_sac_split > 0)
         out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp +

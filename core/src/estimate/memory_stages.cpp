@@ -308,10 +308,13 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   r.activations_per_layer = la.stored;
   StageActivations sa;
   // One layer recomputed in its backward: the whole layer under full recompute, what an op policy did not save
-  // under op-level selective recompute (Korthikanti's selective recompute regenerates only the attention core).
+  // under op-level selective recompute, what Megatron-Core's modules dropped (Korthikanti's selective recompute
+  // regenerates only the attention core).
   const bool op_sac = l.recompute == Recompute::selective && terms.op_sac_rep + terms.op_sac_split > 0;
-  const double working =
-      l.recompute == Recompute::full ? la.no_recompute : (op_sac ? la.no_recompute - la.stored : 0.0);
+  const double working = l.recompute == Recompute::full ? la.no_recompute
+                         : op_sac                       ? la.no_recompute - la.stored
+                         : l.recompute == Recompute::selective ? la.module_dropped
+                                                               : 0.0;
   sa.working = working;
   // Encoder-only models are counted as BertModel plus a task head (model.cpp): no vocabulary logits, no
   // final norm; instead the embeddings' LayerNorm keeps its input, in the weights' dtype (fp32 under

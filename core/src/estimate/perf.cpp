@@ -116,7 +116,9 @@ double module_recompute_flops(const ModelSpec& m, uint32_t mods) {
   else if (mods & kRecomputeSharedExperts) f += moe * shared;
   if ((mods & kRecomputeMlaUpProj) && m.kv_lora_rank > 0) {
     const double n = double(m.num_heads), qk = double(m.qk_nope_head_dim + m.qk_rope_head_dim);
-    f += L * 2.0 * n * (double(m.q_lora_rank) * qk + double(m.kv_lora_rank) * double(m.qk_nope_head_dim + m.v_head_dim));
+    // Without a q latent (q_lora_rank 0) the checkpointed function runs the full query projection from the hidden state.
+    const double q_in = double(m.q_lora_rank > 0 ? m.q_lora_rank : m.hidden_size);
+    f += L * 2.0 * n * (q_in * qk + double(m.kv_lora_rank) * double(m.qk_nope_head_dim + m.v_head_dim));
   }
   return f;
 }

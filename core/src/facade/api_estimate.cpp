@@ -8,6 +8,7 @@
 #include "facade/api_internal.h"
 #include "trainfit/catalog/framework.h"
 #include "trainfit/catalog/model.h"
+#include "trainfit/catalog/names.h"
 #include "trainfit/estimate/memory.h"
 #include "trainfit/estimate/planner.h"
 #include "trainfit/query/query.h"
@@ -172,6 +173,8 @@ json estimate_doc(const Query& q, const Snapshot* snapshot) {
            {"params", params_doc(m->params)},
            {"memory", memory_doc(*m)},
            {"matched", true}};
+  if (layout.recompute == Recompute::selective && q.train.recompute_modules != kRecomputeCoreAttn)
+    doc["recompute_modules"] = recompute_module_names(q.train.recompute_modules);
   if (gpu) {
     doc["fit"] = fit_doc(q, *gpu, layout, *m);
     doc["matched"] = best != FitVerdict::no_fit;
@@ -212,6 +215,9 @@ json plan_doc(const Plan& p) {
               {"verdict", p.tokens_per_s > 0 ? to_string(p.verdict) : to_string(FitVerdict::no_fit)},
               {"why", p.why}};
   if (l.cp > 1) d["cp_scheme"] = l.cp_ulysses ? "ulysses" : "ring";  // how the context-parallel ranks share attention
+  // Megatron-Core's module list where a selective recompute re-runs other modules than the attention core.
+  if (l.recompute == Recompute::selective && p.recompute_modules != kRecomputeCoreAttn)
+    d["recompute_modules"] = recompute_module_names(p.recompute_modules);
   return d;
 }
 

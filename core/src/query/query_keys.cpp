@@ -207,12 +207,7 @@ void add_training_keys(std::vector<Key>& t) {
   // Megatron-Core's --recompute-modules: a list of module names (["layernorm", "moe"]; [] = none of them).
   t.push_back(make(
       "recompute_modules", Kind::list, 0, 0,
-      [](const Query& q) {
-        json a = json::array();
-        for (const auto& m : kRecomputeModules)
-          if (q.train.recompute_modules & m.value) a.push_back(m.name);
-        return a;
-      },
+      [](const Query& q) { return json(recompute_module_names(q.train.recompute_modules)); },
       [](Query& q, const json& v) -> std::string {
         uint32_t mods = 0;
         if (v.size() > 256) return "too many items (the limit is 256)";

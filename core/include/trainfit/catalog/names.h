@@ -2,6 +2,7 @@
 // framework profiles print and read. (The query's own enums, sort keys and filters, are named in query/.)
 #pragma once
 #include <string>
+#include <vector>
 
 #include "trainfit/base/enum_names.h"
 #include "trainfit/catalog/job.h"
@@ -56,7 +57,9 @@ const char* to_string(Attention a);
 const char* to_string(GradReduce g);
 const char* to_string(Framework f);
 const char* to_string(Arch a);
-// A RecomputeModule set as Megatron spells it, `sep` between names ("layernorm moe"); "" for the empty set.
+// A RecomputeModule set as Megatron spells it, in kRecomputeModules' order: the names, or one text with `sep`
+// between them ("layernorm moe"; "" for the empty set).
+std::vector<std::string> recompute_module_names(uint32_t modules);
 std::string recompute_modules_text(uint32_t modules, const char* sep);
 
 }  // namespace trainfit

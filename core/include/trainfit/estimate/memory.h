@@ -159,6 +159,7 @@ struct LayerActivations {
   double scores = 0;         // eager attention s^2 term, divided by TP; 0 with FlashAttention or selective recompute
   double stored = 0;         // what the layer keeps until backward after recompute, TP, SP, CP
   double no_recompute = 0;   // the same layer without recompute (the working set while recomputing)
+  double module_dropped = 0; // what Megatron-Core's module recompute dropped: rebuilt for one layer in its backward
 };
 Result<LayerActivations> layer_activations(const ModelSpec& model, const TrainConfig& train,
                                            const MemoryLayout& layout);
