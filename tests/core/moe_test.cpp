@@ -367,6 +367,27 @@ TEST(RecomputeModules, QueryKeyCheckedOnEverySurface) {
           "full training only");
 }
 
+// The JSON documents name the module list where it is not the default (the plan's text does too), and leave the key
+// out otherwise, so default queries' documents are as they were.
+TEST(RecomputeModules, PlanAndEstimateDocumentsCarryTheList) {
+  const std::string job =
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","recompute":"selective",)"
+      R"("parallel":{"dp":8,"ep":8,"etp":1,"zero":1},"micro_batch":1,"global_batch":64,"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1","gpu":"b200"})";
+  const nlohmann::json plan = test::facade("plan", job + R"(,"recompute_modules":["moe","layernorm"]})");
+  ASSERT_EQ(plan["ok"], true) << plan.dump();
+  EXPECT_EQ(plan["plan"]["best"]["recompute_modules"], nlohmann::json::parse(R"(["layernorm","moe"])"));
+  EXPECT_NE(plan["plan"]["best"]["summary"].get<std::string>().find("selective (layernorm, moe) recompute"),
+            std::string::npos);
+  const nlohmann::json est = test::facade("estimate", job + R"(,"recompute_modules":[]})");
+  ASSERT_EQ(est["ok"], true) << est.dump();
+  EXPECT_EQ(est["recompute_modules"], nlohmann::json::array());
+  const nlohmann::json plain = test::facade("plan", job + "}");
+  ASSERT_EQ(plain["ok"], true) << plain.dump();
+  EXPECT_FALSE(plain["plan"]["best"].contains("recompute_modules"));
+  EXPECT_EQ(plain["plan"]["best"]["summary"].get<std::string>().find("selective ("), std::string::npos);
+}
+
 TEST(RecomputeModules, MegatronRecipeWritesTheModuleList) {
   Query q = test::query_of(
       R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
