@@ -130,7 +130,7 @@ void visit_mlps(const ModelSpec& m, F&& f) {
   const double E = double(m.num_experts), k = double(m.experts_per_token);
   f(Tensor{Part::layer, h, E, moe, moe});
   if (m.bias == Bias::all || m.arch == Arch::deepseek_v3) f(Tensor{Part::layer, E, 1, moe, moe});
-  const double width = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+  const double width = double(expert_intermediate_size(m));
   visit_mlp(m, width, E, k, moe, f);
   if (m.shared_expert_intermediate_size > 0) visit_mlp(m, double(m.shared_expert_intermediate_size), 1, 1, moe, f);
 }
@@ -204,7 +204,7 @@ Result<ParamCounts> count_params(const ModelSpec& m) {
   // The routed experts alone (visit_mlps' expert MLPs): what expert parallelism divides.
   const double moe = moe_layer_count(m);
   if (moe > 0) {
-    const double width = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+    const double width = double(expert_intermediate_size(m));
     visit_mlp(m, width, double(m.num_experts), double(m.experts_per_token), moe,
               [&](const Tensor& t) { c.expert += t.rows * t.cols * t.copies; });
   }
@@ -323,7 +323,7 @@ Result<LoraCounts> lora_counts(const ModelSpec& m, int rank, const std::vector<s
   const double moe = moe_layer_count(m);
   if (L - moe > 0) lora_mlp(m, t, double(m.intermediate_size), 1, adder(L - moe));
   if (moe > 0) {
-    const double width = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+    const double width = double(expert_intermediate_size(m));
     lora_mlp(m, t, double(width), double(m.num_experts), adder(moe));
     if (m.shared_expert_intermediate_size > 0) lora_mlp(m, t, double(m.shared_expert_intermediate_size), 1, adder(moe));
   }

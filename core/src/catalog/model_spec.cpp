@@ -71,6 +71,10 @@ double moe_layer_count(const ModelSpec& m) {
   return double((m.num_layers - m.first_k_dense) / std::max<int64_t>(1, m.moe_layer_step));
 }
 
+int64_t expert_intermediate_size(const ModelSpec& m) {
+  return m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+}
+
 bool is_moe_layer(const ModelSpec& m, int64_t layer) {
   if (m.num_experts <= 1 || layer < m.first_k_dense) return false;
   return (layer - m.first_k_dense + 1) % std::max<int64_t>(1, m.moe_layer_step) == 0;

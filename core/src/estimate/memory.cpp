@@ -101,7 +101,7 @@ Result<Flags> method_flags(const ModelSpec& m, const TrainConfig& t) {
 Error expert_layout_error(const ModelSpec& m, int tp, int cp, int dp, int ep, int etp) {
   if (ep < 1 || etp < 0) return Error{"parallel.ep", "ep must be >= 1 and etp >= 0 (0: etp = tp)"};
   const int64_t experts = m.num_experts;
-  const int64_t width = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size;
+  const int64_t width = expert_intermediate_size(m);
   const int64_t et = etp > 0 ? etp : tp;
   if (ep > 1 && experts <= 1) return Error{"parallel.ep", "expert parallelism needs a mixture-of-experts model"};
   if (ep > 1 && experts % ep != 0)

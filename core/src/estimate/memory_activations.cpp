@@ -163,7 +163,7 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
     // when they need it), the expert MLP, and the expert output kept by the routing-weight multiply. A shared
     // expert (DeepSeekMoE, Llama 4) runs on every token on the router's input.
     const double k = double(m.experts_per_token);
-    const double width = double(m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size);
+    const double width = double(expert_intermediate_size(m));
     a.split += k * ((mlp_in ? c.le * h : 0.0) + mlp_bytes(c, width) + c.e * h);
     a.rep += (fl.full ? c.le * h : 0.0) + 4.0 * double(m.num_experts);  // router input (if trained), fp32 router probs
     if (m.shared_expert_intermediate_size > 0) a.split += mlp_bytes(c, double(m.shared_expert_intermediate_size));
@@ -240,9 +240,9 @@ void module_terms(const ActCtx& c, ActTerms& terms) {
   if ((mods & ~uint32_t(kRecomputeCoreAttn)) == 0 || !c.fl.full) return;
   const ModelSpec& m = c.m;
   const double h = double(m.hidden_size), L = double(m.num_layers);
-  const double moe = m.num_experts > 1 ? moe_layer_count(m) / L : 0.0, dense = 1.0 - moe;
+  const double moe = moe_layer_count(m) / L, dense = 1.0 - moe;
   const double k = double(m.experts_per_token);
-  const double f_e = double(m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size);
+  const double f_e = double(expert_intermediate_size(m));
   double rep = 0, split = 0;
   if (mods & kRecomputeLayernorm) rep += c.le * h * (moe + (m.kv_lora_rank > 0 ? 1.0 : 0.0));
   if (mods & kRecomputeMoe) {

@@ -105,10 +105,10 @@ LoraParams lora_adapter_params(const ModelSpec& m, const TrainConfig& t) {
 double module_recompute_flops(const ModelSpec& m, uint32_t mods) {
   if ((mods & ~uint32_t(kRecomputeCoreAttn)) == 0 || m.hidden_size <= 0 || m.num_layers <= 0) return 0;
   const double h = double(m.hidden_size), L = double(m.num_layers);
-  const double moe = m.num_experts > 1 ? moe_layer_count(m) : 0.0, dense = L - moe;
+  const double moe = moe_layer_count(m), dense = L - moe;
   const double mats = gated_mlp(m) ? 3.0 : 2.0;  // gate, up, down (or fc1, fc2)
   const double shared = 2.0 * mats * h * double(m.shared_expert_intermediate_size);
-  const double f_e = double(m.moe_intermediate_size > 0 ? m.moe_intermediate_size : m.intermediate_size);
+  const double f_e = double(expert_intermediate_size(m));
   double f = 0;
   if (mods & kRecomputeMlp) f += dense * 2.0 * mats * h * double(m.intermediate_size);
   if (mods & kRecomputeMoe)
@@ -169,13 +169,13 @@ Result<FlopsPerToken> flops_per_token(const ModelSpec& m, const ParamCounts& p, 
   // selective recomputes only the attention-score core, or under Megatron-Core the modules the job names.
   double extra = 0;
   if (recompute == Recompute::full) extra += weights_fwd + f.attention_forward + 2.0 * lora.active;
+  f.attention_recomputed = recompute == Recompute::full ||
+                           (recompute == Recompute::selective && (t.recompute_modules & kRecomputeCoreAttn));
   if (recompute == Recompute::selective) {
-    if (t.recompute_modules & kRecomputeCoreAttn) extra += f.attention_forward;
+    if (f.attention_recomputed) extra += f.attention_forward;
     f.recompute_modules = f.attention_known ? module_recompute_flops(m, t.recompute_modules) : 0.0;
     extra += f.recompute_modules;
   }
-  f.attention_recomputed = recompute == Recompute::full ||
-                           (recompute == Recompute::selective && (t.recompute_modules & kRecomputeCoreAttn));
   // Eager (non-fused) attention computes the masked half too: one extra causal-size unit per pass
   // (forward, two backward products, and a recomputed forward).
   if (t.attention == Attention::eager && m.arch != Arch::bert && f.attention_known) {

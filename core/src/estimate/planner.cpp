@@ -118,7 +118,7 @@ std::string plan_summary(const Plan& p) {
   if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d)", l.ep, etp);
   // Megatron-Core's module list where it is not the default: "selective (layernorm, moe) recompute".
   std::string rc = l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full");
-  if (l.recompute == Recompute::selective && p.recompute_modules != kRecomputeCoreAttn)
+  if (named_recompute_modules(l.recompute, p.recompute_modules))
     rc += p.recompute_modules ? " (" + recompute_modules_text(p.recompute_modules, ", ") + ")" : " (no modules)";
   std::snprintf(buf, sizeof buf, "%d node%s x %d GPU: TP %d, PP %d%s, DP %d%s%s, ZeRO-%d, %s recompute, micro-batch %lld x %lld%s%s",
                 p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node, l.tp, l.pp, vp, l.dp, cp, ep, l.zero, rc.c_str(),

@@ -120,8 +120,7 @@ JobPart job_part_late(JobPart& j, const ModelSpec& model, const TrainConfig& tra
     j.expert_share = std::clamp(2.0 * j.params.expert * k / E / j.flops[0].forward, 0.0, 1.0);
     j.topk = k;
     j.experts = E;
-    j.expert_width = static_cast<double>(model.moe_intermediate_size > 0 ? model.moe_intermediate_size
-                                                                         : model.intermediate_size);
+    j.expert_width = static_cast<double>(expert_intermediate_size(model));
     j.moe_layers = moe_layer_count(model);
   }
   j.act_bytes = train.precision == Precision::fp32 ? 4.0 : 2.0;

@@ -173,7 +173,7 @@ json estimate_doc(const Query& q, const Snapshot* snapshot) {
            {"params", params_doc(m->params)},
            {"memory", memory_doc(*m)},
            {"matched", true}};
-  if (layout.recompute == Recompute::selective && q.train.recompute_modules != kRecomputeCoreAttn)
+  if (named_recompute_modules(layout.recompute, q.train.recompute_modules))
     doc["recompute_modules"] = recompute_module_names(q.train.recompute_modules);
   if (gpu) {
     doc["fit"] = fit_doc(q, *gpu, layout, *m);
@@ -216,7 +216,7 @@ json plan_doc(const Plan& p) {
               {"why", p.why}};
   if (l.cp > 1) d["cp_scheme"] = l.cp_ulysses ? "ulysses" : "ring";  // how the context-parallel ranks share attention
   // Megatron-Core's module list where a selective recompute re-runs other modules than the attention core.
-  if (l.recompute == Recompute::selective && p.recompute_modules != kRecomputeCoreAttn)
+  if (named_recompute_modules(l.recompute, p.recompute_modules))
     d["recompute_modules"] = recompute_module_names(p.recompute_modules);
   return d;
 }

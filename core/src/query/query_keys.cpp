@@ -74,18 +74,24 @@ Key text_key(const char* path, std::string& (*ref)(Query&)) {
       });
 }
 
+// Every list key's rules: strings of 1 to 64 characters, at most 256 of them. "" when `v` keeps them.
+std::string list_items(const json& v, std::vector<std::string>* items) {
+  for (const auto& it : v) {
+    if (!it.is_string()) return "must be a list of strings";
+    std::string s = it.get<std::string>();
+    if (s.empty() || s.size() > 64) return "list items must be 1 to 64 characters";
+    items->push_back(std::move(s));
+  }
+  if (items->size() > 256) return "too many items (the limit is 256)";
+  return "";
+}
+
 Key list_key(const char* path, std::vector<std::string>& (*ref)(Query&)) {
   return make(
       path, Kind::list, 0, 0, [ref](const Query& q) { return json(ref(const_cast<Query&>(q))); },
       [ref](Query& q, const json& v) -> std::string {
         std::vector<std::string> items;
-        for (const auto& it : v) {
-          if (!it.is_string()) return "must be a list of strings";
-          std::string s = it.get<std::string>();
-          if (s.empty() || s.size() > 64) return "list items must be 1 to 64 characters";
-          items.push_back(std::move(s));
-        }
-        if (items.size() > 256) return "too many items (the limit is 256)";
+        if (std::string e = list_items(v, &items); !e.empty()) return e;
         ref(q) = std::move(items);
         return "";
       });
@@ -209,12 +215,10 @@ void add_training_keys(std::vector<Key>& t) {
       "recompute_modules", Kind::list, 0, 0,
       [](const Query& q) { return json(recompute_module_names(q.train.recompute_modules)); },
       [](Query& q, const json& v) -> std::string {
+        std::vector<std::string> names;  // list_key's rules, then the names
+        if (std::string e = list_items(v, &names); !e.empty()) return e;
         uint32_t mods = 0;
-        if (v.size() > 256) return "too many items (the limit is 256)";
-        for (const auto& it : v) {  // list_key's rules, then the names
-          if (!it.is_string()) return "must be a list of strings";
-          const std::string name = it.get<std::string>();
-          if (name.empty() || name.size() > 64) return "list items must be 1 to 64 characters";
+        for (const std::string& name : names) {
           const std::optional<RecomputeModule> m = enum_value(kRecomputeModules, name);
           if (!m) return "unknown module \"" + name + "\"; expected some of: " + enum_choices(kRecomputeModules);
           mods |= *m;

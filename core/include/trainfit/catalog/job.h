@@ -124,6 +124,10 @@ enum RecomputeModule : uint32_t {
   kRecomputeSharedExperts = 1u << 5,
   kRecomputeMoe = 1u << 6,
 };
+// Whether a `recompute` mode re-runs other modules than Megatron-Core's default (what plans and documents name).
+inline bool named_recompute_modules(Recompute r, uint32_t modules) {
+  return r == Recompute::selective && modules != kRecomputeCoreAttn;
+}
 // The trainer the job runs in (framework.h): what it can launch and the buffers it keeps. generic = no framework's
 // restrictions or buffers (the default).
 enum class Framework { generic, hf_trainer, torchtune, litgpt, megatron_core, nanotron, torchtitan };

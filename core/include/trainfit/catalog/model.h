@@ -53,6 +53,8 @@ const std::vector<IntKnob>& int_knobs();
 // interleave_moe_layer_step, Qwen3-MoE decoder_sparse_step).
 double moe_layer_count(const ModelSpec& m);
 bool is_moe_layer(const ModelSpec& m, int64_t layer);
+// A routed expert's MLP width: moe_intermediate_size, or the dense width where the config gives none (Mixtral).
+int64_t expert_intermediate_size(const ModelSpec& m);
 
 // Norm parameters in one transformer block (block norms, q/k norms, MLA's latent norms): what QLoRA keeps
 // in 16 bits besides the quantised linears.
