@@ -123,6 +123,8 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
                        {"zero", (*p)["zero"]}, {"sequence_parallel", (*p)["tp"].get<int>() > 1},
                        {"offload_optimizer", (*p)["offload_optimizer"]}, {"offload_params", (*p)["offload_params"]}};
       e["recompute"] = (*p)["recompute"];
+      // The plan's module list where it names one (the query's, or one the planner tried under recompute auto).
+      if ((*p).contains("recompute_modules")) e["recompute_modules"] = (*p)["recompute_modules"];
       e["micro_batch"] = (*p)["micro_batch"];
       e["global_batch"] = (*p)["global_batch"];
       e["target"] = {{"gpu", row["gpu"]}};
@@ -137,6 +139,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       json f = t;
       f["parallel"] = e["parallel"];
       f["recompute"] = e["recompute"];
+      if (e.contains("recompute_modules")) f["recompute_modules"] = e["recompute_modules"];
       f["micro_batch"] = e["micro_batch"];
       f["global_batch"] = e["global_batch"];
       const json fixed = call("plan", f);

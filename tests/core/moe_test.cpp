@@ -403,6 +403,53 @@ TEST(RecomputeModules, MegatronRecipeWritesTheModuleList) {
       << megatron;
 }
 
+// Under recompute auto a megatron-core MoE job also tries the published recipes' module lists: Qwen3-235B-A22B at
+// 128k tokens on 32 p5 nodes plans as Megatron-MoE-ModelZoo ran it (layernorm, moe), faster than full recompute,
+// and its recipe carries the list the plan chose. A list the query names, or a dense model, keeps the query's.
+TEST(RecomputeModules, AutoTriesThePublishedListsForMegatronMoe) {
+  const std::string job =
+      R"({"model":"qwen3-235b-a22b","method":"full","framework":"megatron-core","precision":"bf16-mixed",)"
+      R"("seq_len":131072,"global_batch":256,"dataset":{"tokens":1e9},)"
+      R"("target":{"offer":"aws/p5.48xlarge/us-west-2","nodes":32})";
+  const nlohmann::json plan = test::facade("plan", job + R"(,"recompute":"auto"})");
+  ASSERT_EQ(plan["ok"], true) << plan.dump();
+  const nlohmann::json& best = plan["plan"]["best"];
+  EXPECT_NE(best["summary"].get<std::string>().find("selective (layernorm, moe) recompute"), std::string::npos)
+      << best["summary"];
+  EXPECT_EQ(best["recompute_modules"], nlohmann::json::parse(R"(["layernorm","moe"])"));
+  const nlohmann::json full = test::facade("plan", job + R"(,"recompute":"full"})");
+  ASSERT_EQ(full["ok"], true) << full.dump();
+  EXPECT_LT(best["step"]["total_s"].get<double>(), full["plan"]["best"]["step"]["total_s"].get<double>());
+  // The plan's layout with its list, fixed: the same step (plan = estimate of what the plan names).
+  nlohmann::json fixed = nlohmann::json::parse(job + "}");
+  fixed["recompute"] = best["recompute"];
+  fixed["recompute_modules"] = best["recompute_modules"];
+  fixed["micro_batch"] = best["micro_batch"];
+  fixed["parallel"] = {{"tp", best["tp"]}, {"pp", best["pp"]}, {"dp", best["dp"]}, {"cp", best["cp"]},
+                       {"vp", best["vp"]}, {"ep", best["ep"]}, {"etp", best["etp"]}, {"zero", best["zero"]},
+                       {"sequence_parallel", best["sequence_parallel"]}};
+  const nlohmann::json again = test::facade("plan", fixed.dump());
+  ASSERT_EQ(again["ok"], true) << again.dump();
+  EXPECT_EQ(again["plan"]["best"]["step"]["total_s"], best["step"]["total_s"]);
+
+  auto r = make_recipe(test::query_of((job + R"(,"recompute":"auto"})").c_str()), test::bundled_snapshot());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::string megatron;
+  for (const RecipeFile& f : r->files)
+    if (f.format == "megatron") megatron = f.text;
+  EXPECT_NE(megatron.find("--recompute-granularity selective --recompute-modules layernorm moe\n"), std::string::npos)
+      << megatron;
+
+  const nlohmann::json named = test::facade("plan", job + R"(,"recompute":"auto","recompute_modules":["layernorm","moe_act"]})");
+  ASSERT_EQ(named["ok"], true) << named.dump();
+  EXPECT_EQ(named["plan"]["best"]["summary"].get<std::string>().find("(layernorm, moe)"), std::string::npos);
+  const nlohmann::json dense = test::facade(
+      "plan", R"({"model":"llama-3.1-70b","method":"full","framework":"megatron-core","seq_len":131072,)"
+              R"("global_batch":256,"dataset":{"tokens":1e9},"target":{"offer":"aws/p5.48xlarge/us-west-2","nodes":32}})");
+  ASSERT_EQ(dense["ok"], true) << dense.dump();
+  EXPECT_EQ(dense["plan"]["best"]["summary"].get<std::string>().find("selective ("), std::string::npos);
+}
+
 // A recomputed MoE block dispatches and combines once more: with EP its all-to-all time grows by half.
 TEST(RecomputeModules, TheMoeModuleRepeatsTheAllToAlls) {
   const ModelSpec& m = qwen3_moe();

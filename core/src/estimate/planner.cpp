@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "estimate/planner_search.h"
 #include "trainfit/base/enum_names.h"
@@ -66,6 +67,24 @@ Result<DatasetTokens> dataset_tokens(const Dataset& d, int64_t seq_len) {
 
 using namespace planner_model;  // the time model: Ctx, Links, step_time, make_ctx (planner_model.h)
 
+// The module lists (Megatron-Core --recompute-modules) that recompute auto also tries for a mixture-of-experts
+// job under megatron-core when the query leaves the list at Megatron's default (the attention core, which saves
+// nothing under FlashAttention): those of the published MoE recipes, layernorm + moe_act (Megatron-Bridge's Qwen3
+// and GPT-OSS H100 recipes) and layernorm + moe (Megatron-MoE-ModelZoo's 16k-128k Qwen3-235B-A22B runs). A list
+// the query names is the only one tried.
+static std::vector<uint32_t> module_list_alternatives(const ModelSpec& m, const TrainConfig& t) {
+  std::vector<uint32_t> out;
+  if (t.framework != Framework::megatron_core || t.method != Method::full || t.recompute != Recompute::automatic ||
+      t.recompute_modules != kRecomputeCoreAttn || m.num_experts <= 1)
+    return out;
+  for (uint32_t modules : {kRecomputeLayernorm | kRecomputeMoeAct, kRecomputeLayernorm | kRecomputeMoe}) {
+    TrainConfig v = t;
+    v.recompute_modules = modules;
+    if (recompute_modules_error(m, v).empty()) out.push_back(modules);
+  }
+  return out;
+}
+
 // Everything plan_job needs that depends only on the job, with each error kept for the point where plan_job
 // reports it.
 struct PlanJob::Prepared {
@@ -76,12 +95,20 @@ struct PlanJob::Prepared {
   Result<DatasetTokens> tokens;
   std::optional<MemoryEstimator> memory;  // empty: its constructor threw `memory_error`
   std::string memory_error;
+  // The same job with another Megatron-Core module list (module_list_alternatives), searched beside this one.
+  std::vector<std::unique_ptr<TrainConfig>> variant_trains;
+  std::vector<std::unique_ptr<Prepared>> variants;
   Prepared(const ModelSpec& m, const TrainConfig& t, const Dataset& d)
       : model(m), train(t), data(d), part(job_part(m, t)), tokens(dataset_tokens(d, t.seq_len)) {
     try {
       memory.emplace(m, t);
     } catch (const std::exception& e) {
       memory_error = e.what();
+    }
+    for (uint32_t modules : module_list_alternatives(m, t)) {
+      variant_trains.push_back(std::make_unique<TrainConfig>(t));
+      variant_trains.back()->recompute_modules = modules;
+      variants.push_back(std::make_unique<Prepared>(m, *variant_trains.back(), d));
     }
   }
 };
@@ -303,13 +330,27 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   return res;
 }
 
+
+// plan_impl on the job and on each of its module-list variants: per node count the faster plan, and the faster
+// winner (merge_plans, planner_report.cpp).
+Result<PlanResult> plan_variants(const PlanJob::Prepared& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
+                                 const PlanOptions& opt) {
+  Result<PlanResult> res = plan_impl(job, gpu, offer, max_nodes, opt);
+  if (!res) return res;
+  for (const std::unique_ptr<PlanJob::Prepared>& v : job.variants) {
+    Result<PlanResult> other = plan_impl(*v, gpu, offer, max_nodes, opt);
+    if (other) merge_plans(res.value(), std::move(other).value());
+  }
+  return res;
+}
+
 }  // namespace
 
 Result<PlanResult> plan_job(const ModelSpec& model, const TrainConfig& train, const Dataset& data, const GpuSpec& gpu,
                             const Offer& offer, int max_nodes, const PlanOptions& options) {
   try {
     const PlanJob::Prepared job(model, train, data);
-    return plan_impl(job, gpu, offer, max_nodes, options);
+    return plan_variants(job, gpu, offer, max_nodes, options);
   } catch (const std::exception& e) {
     return Error{"plan", e.what()};
   }
@@ -318,7 +359,7 @@ Result<PlanResult> plan_job(const ModelSpec& model, const TrainConfig& train, co
 Result<PlanResult> plan_job(const PlanJob& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
                             const PlanOptions& options) {
   try {
-    return plan_impl(*job.prep_, gpu, offer, max_nodes, options);
+    return plan_variants(*job.prep_, gpu, offer, max_nodes, options);
   } catch (const std::exception& e) {
     return Error{"plan", e.what()};
   }

@@ -213,4 +213,46 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
                             "the micro-batch is small enough that HBM bandwidth, not tensor throughput, sets the pace"});
 }
 
+namespace {
+bool plan_before(const Plan& a, const Plan& b) {  // the search's order (planner_search.h ItemAfter, expand)
+  const double ka = a.step.total_s * (a.verdict == FitVerdict::tight ? 1.0 + kTightPreference : 1.0);
+  const double kb = b.step.total_s * (b.verdict == FitVerdict::tight ? 1.0 + kTightPreference : 1.0);
+  if (ka != kb) return ka < kb;
+  return a.gpus < b.gpus;
+}
+}  // namespace
+
+void merge_plans(PlanResult& res, PlanResult&& other) {
+  const int evaluated = res.layouts_evaluated + other.layouts_evaluated;
+  const int checks = res.memory_checks + other.memory_checks;
+  const bool host = res.uses_host || other.uses_host;
+  if (other.fits && (!res.fits || res.by_nodes.size() == other.by_nodes.size())) {
+    if (!res.fits) {
+      res = std::move(other);
+    } else {
+      for (size_t i = 0; i < res.by_nodes.size(); ++i) {
+        const Plan& o = other.by_nodes[i];
+        Plan& r = res.by_nodes[i];
+        if (o.why.empty() && o.tokens_per_s > 0 && (!r.why.empty() || !(r.tokens_per_s > 0) || plan_before(o, r))) r = o;
+      }
+      if (plan_before(other.best, res.best)) {
+        std::vector<Plan> merged = std::move(res.by_nodes);
+        res = std::move(other);
+        res.by_nodes = std::move(merged);
+      }
+      for (Plan& ru : res.runners_up) {
+        if (ru.nodes == res.best.nodes) continue;  // the winner's node count: alternatives of the winner's search
+        for (const Plan& b : res.by_nodes)
+          if (b.nodes == ru.nodes) {
+            ru = b;
+            if (b.why.empty()) ru.why = loss_reason(b, res.best);
+          }
+      }
+    }
+  }
+  res.layouts_evaluated = evaluated;
+  res.memory_checks = checks;
+  res.uses_host = host;
+}
+
 }  // namespace trainfit::planner_search

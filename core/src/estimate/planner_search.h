@@ -360,4 +360,9 @@ void report_no_fit(const Searcher& s, const NodeCounts& nc, PlanResult& res);
 void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dataset& data, const PlanOptions& opt,
                   PlanResult& res);
 
+// The same job planned with another module list (Megatron-Core --recompute-modules): per node count the plan that
+// comes first in the search's order (step time, a tight plan's by 1 + kTightPreference, then fewer GPUs), the
+// winner likewise, and the runners-up of the other node counts re-read from the merged plans.
+void merge_plans(PlanResult& res, PlanResult&& other);
+
 }  // namespace trainfit::planner_search

@@ -159,11 +159,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
     a.push_back("--overlap-grad-reduce --overlap-param-gather");
   if (l.recompute == Recompute::full)
     a.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
-  else if (l.recompute == Recompute::selective && c.q.train.recompute_modules == kRecomputeCoreAttn)
+  else if (l.recompute == Recompute::selective && p.recompute_modules == kRecomputeCoreAttn)
     a.push_back("--recompute-granularity selective");  // Megatron-Core's default module list: core_attn
-  else if (l.recompute == Recompute::selective && c.q.train.recompute_modules != 0)
-    a.push_back("--recompute-granularity selective --recompute-modules " +
-                recompute_modules_text(c.q.train.recompute_modules, " "));
+  else if (l.recompute == Recompute::selective && p.recompute_modules != 0)  // the plan's (the planner may pick one)
+    a.push_back("--recompute-granularity selective --recompute-modules " + recompute_modules_text(p.recompute_modules, " "));
   // An empty module list recomputes nothing: Megatron without a recompute flag (--recompute-modules takes one name or
   // more, transformer_config.py recompute_modules).
   a.push_back("--micro-batch-size " + itext(l.micro_batch));
