@@ -12,6 +12,7 @@
 #include "trainfit/estimate/memory.h"
 #include "trainfit/catalog/model.h"
 #include "trainfit/storage/snapshot.h"
+#include "trainfit/launch/recipe.h"
 
 namespace trainfit {
 namespace {
@@ -61,6 +62,39 @@ TEST(Framework, AFixedLayoutTheFrameworkCannotRunIsRefusedWithTheReason) {
   EXPECT_EQ(m["error"]["field"], "framework");
   const json bad = call("rank", R"({"framework":"deepspeed-chat"})");
   EXPECT_EQ(bad["error"]["field"], "framework");
+}
+
+// Megatron-FSDP (--use-megatron-fsdp, optim_grads_params) is Megatron-Core's ZeRO-3: a fixed layout with it is
+// estimated, with pipeline parallelism refused by name, and its Megatron arguments carry the flags. The layout is
+// Megatron-MoE-ModelZoo's Qwen3-235B-A22B "intra-node EP" row (TP 2, EP 8, micro-batch 4, full recompute).
+TEST(Framework, MegatronFsdpIsMegatronCoresZero3WithoutPipelineParallelism) {
+  EXPECT_EQ(framework_layout_error(Framework::megatron_core, Method::full, 2, 1, 1, 128, 3, false, 8), "");
+  EXPECT_EQ(framework_layout_error(Framework::megatron_core, Method::full, 2, 4, 1, 32, 3, false, 8),
+            "ZeRO-3 with PP 4 is not supported by megatron-core for full fine-tuning (TP, PP, CP, sequence parallel; "
+            "DDP, the distributed optimizer (ZeRO-1) or Megatron-FSDP (ZeRO-3, without PP))");
+  EXPECT_NE(framework_layout_error(Framework::megatron_core, Method::full, 2, 1, 1, 128, 2, false, 8), "");
+  const std::string job =
+      R"({"model":"qwen3-235b-a22b","method":"full","framework":"megatron-core","seq_len":4096,"micro_batch":4,)"
+      R"("global_batch":2048,"recompute":"full","dataset":{"tokens":1e9},"target":{"offer":"aws/p5.48xlarge/us-west-2",)"
+      R"("nodes":32},"parallel":{"gpus":256,"tp":2,"pp":1,"dp":128,"ep":8,"etp":1,"zero":3,"sequence_parallel":true}})";
+  json eq = json::parse(job);
+  eq["target"] = {{"gpu", "h100-sxm"}};
+  const json e = call("estimate", eq.dump());
+  ASSERT_TRUE(e["ok"].get<bool>()) << e.dump();
+  EXPECT_EQ(e["fit"]["verdict"], "fits") << e.dump();
+  auto r = make_recipe(test::query_of(job.c_str()), test::bundled_snapshot());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::string megatron;
+  for (const RecipeFile& f : r->files)
+    if (f.format == "megatron") megatron = f.text;
+  EXPECT_NE(megatron.find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params\n"), std::string::npos)
+      << megatron;
+  EXPECT_NE(megatron.find("--overlap-grad-reduce --overlap-param-gather"), std::string::npos) << megatron;
+  eq["parallel"]["pp"] = 4;
+  eq["parallel"]["dp"] = 32;
+  const json refused = call("estimate", eq.dump());
+  EXPECT_FALSE(refused["ok"].get<bool>());
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("ZeRO-3 with PP 4"), std::string::npos) << refused.dump();
 }
 
 // Megatron-Core accumulates gradients in an fp32 main_grad buffer (4 B per parameter for the whole run): the same

@@ -99,10 +99,16 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .source = "github.com/Lightning-AI/litgpt litgpt/finetune/*.py (FSDPStrategy for devices > 1)",
     },
     {.id = Framework::megatron_core, .title = "Megatron-Core / Megatron-LM / NeMo (TP, PP, CP, distributed optimizer)",
-        // DDP, or the distributed optimizer (fp32 master + Adam states sharded over DP)
-        .full = {.zero_stages = Z(0) | Z(1), .offload = false, .ep = true, .ep_source = kMegatronEp,
-                 .note = "TP, PP, CP, sequence parallel; DDP or the distributed optimizer (ZeRO-1)",
-                 .source = "Megatron-LM arguments.py (--use-distributed-optimizer, --tensor/--pipeline/--context-parallel-size)"},
+        // DDP, the distributed optimizer (fp32 master + Adam states sharded over DP), or Megatron-FSDP with
+        // optim_grads_params (parameters, gradients and optimizer states sharded: ZeRO-3), which composes with TP,
+        // CP and EP (docs/user-guide/features/megatron_fsdp.md, "FSDP sharding is always performed last"); the
+        // Megatron-MoE-ModelZoo runs and Megatron-FSDP's examples use it without pipeline parallelism.
+        .full = {.zero_stages = Z(0) | Z(1) | Z(3), .zero3_pp = false, .offload = false, .ep = true,
+                 .ep_source = kMegatronEp,
+                 .note = "TP, PP, CP, sequence parallel; DDP, the distributed optimizer (ZeRO-1) or Megatron-FSDP "
+                         "(ZeRO-3, without PP)",
+                 .source = "Megatron-LM arguments.py (--use-distributed-optimizer, --use-megatron-fsdp "
+                           "--data-parallel-sharding-strategy optim_grads_params, --tensor/--pipeline/--context-parallel-size)"},
         // expert parallelism is modelled for full training only (memory.cpp)
         .lora = {.zero_stages = Z(0) | Z(1), .offload = false, .ep_source = kMegatronEp,
                  .note = "LoRA with TP and PP (NeMo PEFT)",
@@ -347,6 +353,7 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (cp > 1 && !runs_cp_scheme(p, cp_scheme))
     head = std::string(cp_scheme == CpScheme::ulysses ? "Ulysses" : "Ring") + " CP " + std::to_string(cp);
   else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
+  else if (zero == 3 && pp > 1 && !m.zero3_pp) head = "ZeRO-3 with PP " + std::to_string(pp);
   else if (offload && !m.offload) head = "CPU offload";
   else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);
   else return std::string();

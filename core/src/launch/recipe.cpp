@@ -240,6 +240,9 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
   if (r.engine == "megatron" && (l.offload_optimizer || l.offload_params))
     r.notes.push_back("the plan offloads to CPU memory, which Megatron-LM does not do: the launchers' Megatron "
                       "arguments need more GPU memory than planned; use the deepspeed recipe");
+  if (r.engine == "megatron" && l.zero == 3 && l.pp > 1)
+    r.notes.push_back("Megatron-FSDP (ZeRO-3) runs without pipeline parallelism: the launchers' Megatron arguments "
+                      "need PP 1, or the distributed optimizer (ZeRO-1) with more GPU memory than planned");
   if (r.precision == "fp8")
     r.notes.push_back("fp8 needs NVIDIA Transformer Engine; the Hugging Face recipes run bf16 (accelerate: mixed_precision fp8)");
 }

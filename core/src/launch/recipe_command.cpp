@@ -11,7 +11,8 @@
 //             --context-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel,
 //             --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split,
 //             --num-virtual-stages-per-pipeline-rank, --decoder-first/last-pipeline-num-layers,
-//             --use-distributed-optimizer, --recompute-granularity,
+//             --use-distributed-optimizer, --use-megatron-fsdp, --data-parallel-sharding-strategy,
+//             --overlap-grad-reduce, --overlap-param-gather, --recompute-granularity, --recompute-modules,
 //             --recompute-method, --recompute-num-layers, --micro-batch-size, --global-batch-size, --seq-length,
 //             --bf16, --fp16, --fp8-format, --clip-grad, --train-iters, --save, --load, --save-interval)
 #include <algorithm>
@@ -151,11 +152,14 @@ std::vector<std::string> megatron_args(Ctx& c) {
     a.push_back("--tp-comm-overlap");
   // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
   if (l.zero >= 1) a.push_back("--use-distributed-optimizer");
+  // ZeRO-3: Megatron-FSDP sharding parameters, gradients and optimizer states over the data-parallel ranks (its v1,
+  // the default, runs with the distributed optimizer; arguments.py use_megatron_fsdp).
+  if (l.zero == 3) a.push_back("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params");
   // grad_reduce bf16: a 16-bit gradient buffer reduced in bf16 (framework.h grad_element_bytes).
   if (c.q.train.grad_reduce == GradReduce::bf16) a.push_back("--grad-reduce-in-bf16");
   // ... with the gradient reduce-scatter and parameter all-gather overlapped, as the megatron-core profile's time
   // assumes (framework.h dp_overlap_param_gather).
-  if (l.zero == 1 && l.dp * l.cp > 1 && framework_profile(c.q.train.framework).dp_overlap_param_gather)
+  if ((l.zero == 1 || l.zero == 3) && l.dp * l.cp > 1 && framework_profile(c.q.train.framework).dp_overlap_param_gather)
     a.push_back("--overlap-grad-reduce --overlap-param-gather");
   if (l.recompute == Recompute::full)
     a.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");

@@ -27,6 +27,7 @@ struct MethodSupport {
   bool supported = true;
   bool tp = true, pp = true, cp = true;  // tensor, pipeline, context parallel
   unsigned zero_stages = 0xF;            // bit s: ZeRO stage s (3 = FSDP full shard) with data parallelism
+  bool zero3_pp = true;                  // ZeRO-3 combines with pipeline parallelism
   bool offload = true;                   // CPU offload of optimizer states / parameters
   bool multi_gpu = true;                 // more than one GPU at all
   bool ep = false;                       // expert parallelism for MoE models (the planner searches it)

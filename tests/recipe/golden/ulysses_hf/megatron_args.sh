@@ -8,6 +8,7 @@ MEGATRON_ARGS=(
   --context-parallel-size 4
   --cp-comm-type a2a
   --use-distributed-optimizer
+  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params
   --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
   --micro-batch-size 1
   --global-batch-size 8

@@ -5,6 +5,7 @@ MEGATRON_ARGS=(
   --tensor-model-parallel-size 1
   --pipeline-model-parallel-size 1
   --use-distributed-optimizer
+  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params
   --recompute-granularity selective
   --micro-batch-size 2
   --global-batch-size 32
