@@ -751,7 +751,8 @@ TEST(TimeValidation, LongSequenceRowsHoldTheAttentionRate) {
 }
 
 // hf-trainer's attention rate (framework.cpp attention_end_to_end) is what XTuner's Ulysses row at 128k gives (within
-// 2%), and its 256k row, held out, is within 20%: the all-to-all scheme's long-context rows.
+// 2%), and its held-out Ulysses rows (Llama 2 7B at 256k on one node and 1M over two; Llama 2 70B at 32k and 128k on
+// four nodes) are within 20%: the all-to-all scheme's long-context rows.
 TEST(TimeValidation, UlyssesRowsHoldTheHfTrainerAttentionRate) {
   int calibration = 0, held_out = 0;
   for (const TimeReference& r : time_validation_rows()) {
@@ -765,7 +766,7 @@ TEST(TimeValidation, UlyssesRowsHoldTheHfTrainerAttentionRate) {
     }
   }
   EXPECT_EQ(calibration, 1);
-  EXPECT_EQ(held_out, 1);
+  EXPECT_EQ(held_out, 4);
 }
 
 // The grouped-GEMM factors (framework.h moe_efficiency) are the ones their calibration rows give: over Megatron-Core's
