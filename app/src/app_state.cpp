@@ -95,6 +95,9 @@ std::string App::state_json() const {
       put_num(out, "total_usd", r->total_usd);
       put_num(out, "wall_s", r->wall_s);
       put_num(out, "nodes", r->nodes);
+      put_num(out, "memory_bytes", r->memory_bytes);  // the row's plan, as ranked
+      // The detail view's memory bar: the same plan's breakdown, computed again for the view.
+      if (s.row_memory) put_num(out, "detail_memory_bytes", s.row_memory->total);
       out += "}";
     }
   } else if (s.has_snapshot) {

@@ -43,6 +43,7 @@ void App::Impl::update_detail() {
   if (Result<PlanResult> full = plan_offer_row(query, snapshot, r->offer)) runners_up = std::move(full->runners_up);
   else runners_up = rank->shapes[r->shape].plan.runners_up;
   TrainConfig train = query.train;
+  train.recompute_modules = p->recompute_modules;  // the plan's list (recompute auto may have chosen one)
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the estimate's inverse questions).
   const GpuSpec& g = snapshot.gpus[snapshot.offers[r->offer].gpu];
@@ -689,7 +690,6 @@ void draw_detail(App::Impl& s) {
   heading("Cost");
   if (s.cost) cost_table(*s.cost, "cost");
   else ImGui::TextColored(error_color(), "%s", s.cost.error().to_string().c_str());
-
   pricing_options_section(s, *r);
   dev_cycle_section(s, *r);
   if (cols) ImGui::EndTable();

@@ -104,6 +104,29 @@ TEST_F(Ui, RanksOnceThenOnlyWhenTheQueryChanges) {
   EXPECT_EQ(state()["rank_count"], 2);
 }
 
+// The detail view's memory bar is the selected row's plan: with a module list the planner chose under recompute auto
+// (Megatron-Core MoE at 128k tokens), not the query's default list.
+TEST_F(Ui, TheDetailViewsMemoryIsTheSelectedPlansWithItsModuleList) {
+  App& a = make();
+  ASSERT_EQ(a.set_query_json(R"({"model":"qwen3-235b-a22b","method":"full","framework":"megatron-core",)"
+                             R"("seq_len":131072,"global_batch":256,"filters":{"show_all":true}})"),
+            "");
+  frames(3);
+  const json core = json::parse(a.results_json());  // the table's rows in its order (the test below)
+  const json v = view();
+  int row = -1;
+  for (size_t i = 0; i < core["rows"].size() && i < v["rows"].size() && row < 0; ++i)
+    if (core["rows"][i]["plan"].get<std::string>().find("selective (layernorm, moe)") != std::string::npos &&
+        v["rows"][i]["offer"] == core["rows"][i]["offer"])
+      row = static_cast<int>(i);
+  ASSERT_GE(row, 0) << "no row planned with the module list";
+  ASSERT_EQ(json::parse(a.api_call("ui.select", std::to_string(row)))["ok"], true);
+  frames(3);
+  const json sel = state()["selected"];
+  ASSERT_TRUE(sel.contains("detail_memory_bytes")) << sel.dump();
+  EXPECT_EQ(sel["detail_memory_bytes"].get<double>(), sel["memory_bytes"].get<double>());
+}
+
 TEST_F(Ui, TableRowsAreTheCoreRankingInTheSameOrderWithTheSameNumbers) {
   App& a = make();
   frames(2);

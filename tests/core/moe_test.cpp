@@ -432,6 +432,14 @@ TEST(RecomputeModules, AutoTriesThePublishedListsForMegatronMoe) {
   ASSERT_EQ(again["ok"], true) << again.dump();
   EXPECT_EQ(again["plan"]["best"]["step"]["total_s"], best["step"]["total_s"]);
 
+  // Calibrating on a measured step times the plan as planned, with its list.
+  const nlohmann::json cal = test::facade(
+      "calibrate", job + R"(,"recompute":"auto","calibration":{"offer":"aws/p5.48xlarge/us-west-2","nodes":32,)"
+                         R"("step_time_s":500}})");
+  ASSERT_EQ(cal["ok"], true) << cal.dump();
+  EXPECT_NEAR(cal["estimated_step_s"].get<double>(), best["step"]["total_s"].get<double>(),
+              1e-9 * best["step"]["total_s"].get<double>());
+
   auto r = make_recipe(test::query_of((job + R"(,"recompute":"auto"})").c_str()), test::bundled_snapshot());
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   std::string megatron;
