@@ -87,8 +87,14 @@ TEST(Framework, MegatronFsdpIsMegatronCoresZero3WithoutPipelineParallelism) {
   std::string megatron;
   for (const RecipeFile& f : r->files)
     if (f.format == "megatron") megatron = f.text;
-  EXPECT_NE(megatron.find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params\n"), std::string::npos)
+  // Megatron-FSDP asserts the fsdp_dtensor checkpoint format and CUDA_DEVICE_MAX_CONNECTIONS other than 1 (TP 2
+  // would otherwise export 1): megatron/training/arguments.py validate_args.
+  EXPECT_NE(megatron.find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format "
+                          "fsdp_dtensor\n"),
+            std::string::npos)
       << megatron;
+  EXPECT_NE(megatron.find("unset CUDA_DEVICE_MAX_CONNECTIONS\n"), std::string::npos) << megatron;
+  EXPECT_EQ(megatron.find("export CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos) << megatron;
   EXPECT_NE(megatron.find("--overlap-grad-reduce --overlap-param-gather"), std::string::npos) << megatron;
   eq["parallel"]["pp"] = 4;
   eq["parallel"]["dp"] = 32;

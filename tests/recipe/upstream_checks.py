@@ -157,8 +157,20 @@ def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node):
 
 def megatron_problems(words, env_text, tp, cp, gpu_arch_major):
     out = [f"megatron: unknown flag {w}" for w in words if w.startswith("--") and w not in MEGATRON_FLAGS]
-    # validate_args: TP or CP > 1 before Blackwell (compute capability < 10) needs CUDA_DEVICE_MAX_CONNECTIONS=1.
-    if (tp > 1 or cp > 1) and gpu_arch_major < 10 and "CUDA_DEVICE_MAX_CONNECTIONS=1" not in env_text:
+    fsdp = "--use-megatron-fsdp" in words
+    # validate_args: TP or CP > 1 before Blackwell (compute capability < 10) needs CUDA_DEVICE_MAX_CONNECTIONS=1,
+    # except under Megatron-FSDP (only a warning there), which asserts the opposite: not 1, or unset, and the
+    # fsdp_dtensor checkpoint format (megatron/training/arguments.py @d98e8a64, lines 1166-1170; the sharding
+    # strategies of --data-parallel-sharding-strategy, lines 3190-3191).
+    if fsdp:
+        if "export CUDA_DEVICE_MAX_CONNECTIONS=1" in env_text:
+            out.append("megatron: Megatron-FSDP with CUDA_DEVICE_MAX_CONNECTIONS=1 (validate_args asserts not 1)")
+        if "--ckpt-format" not in words or words[words.index("--ckpt-format") + 1] != "fsdp_dtensor":
+            out.append("megatron: Megatron-FSDP without --ckpt-format fsdp_dtensor (validate_args asserts)")
+        if "--data-parallel-sharding-strategy" in words and words[words.index("--data-parallel-sharding-strategy") + 1] \
+                not in ("no_shard", "optim", "optim_grads", "optim_grads_params"):
+            out.append("megatron: --data-parallel-sharding-strategy not one of Megatron's choices")
+    elif (tp > 1 or cp > 1) and gpu_arch_major < 10 and "CUDA_DEVICE_MAX_CONNECTIONS=1" not in env_text:
         out.append("megatron: TP/CP > 1 without CUDA_DEVICE_MAX_CONNECTIONS=1 (validate_args asserts)")
     ch = MEGATRON.get("choices", {})
     for flag, allowed in ch.items():

@@ -227,7 +227,7 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
     r.notes.push_back("Ulysses sequence parallelism " + itext(l.cp) + " runs through accelerate's parallelism_config "
                       "(the scripts export it; accelerate_config.yaml carries it): deepspeed >= 0.18.1, accelerate >= "
                       "1.12, transformers >= 5.0 (Hugging Face blog \"ulysses-sp\")");
-  if (c.r.engine == "megatron" && l.zero >= 2)
+  if (c.r.engine == "megatron" && l.zero == 2)
     r.notes.push_back("Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); the plan's ZeRO-" +
                       itext(l.zero) + " memory needs gradient sharding too");
   if (c.r.engine == "megatron" && q.train.method != Method::full)

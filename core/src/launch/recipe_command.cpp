@@ -11,7 +11,7 @@
 //             --context-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel,
 //             --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split,
 //             --num-virtual-stages-per-pipeline-rank, --decoder-first/last-pipeline-num-layers,
-//             --use-distributed-optimizer, --use-megatron-fsdp, --data-parallel-sharding-strategy,
+//             --use-distributed-optimizer, --use-megatron-fsdp, --data-parallel-sharding-strategy, --ckpt-format,
 //             --overlap-grad-reduce, --overlap-param-gather, --recompute-granularity, --recompute-modules,
 //             --recompute-method, --recompute-num-layers, --micro-batch-size, --global-batch-size, --seq-length,
 //             --bf16, --fp16, --fp8-format, --clip-grad, --train-iters, --save, --load, --save-interval)
@@ -153,8 +153,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
   // Megatron's distributed optimizer shards the optimizer states over data parallel ranks (ZeRO-1).
   if (l.zero >= 1) a.push_back("--use-distributed-optimizer");
   // ZeRO-3: Megatron-FSDP sharding parameters, gradients and optimizer states over the data-parallel ranks (its v1,
-  // the default, runs with the distributed optimizer; arguments.py use_megatron_fsdp).
-  if (l.zero == 3) a.push_back("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params");
+  // the default, runs with the distributed optimizer; arguments.py use_megatron_fsdp), which asserts the fsdp_dtensor
+  // checkpoint format.
+  if (l.zero == 3)
+    a.push_back("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor");
   // grad_reduce bf16: a 16-bit gradient buffer reduced in bf16 (framework.h grad_element_bytes).
   if (c.q.train.grad_reduce == GradReduce::bf16) a.push_back("--grad-reduce-in-bf16");
   // ... with the gradient reduce-scatter and parameter all-gather overlapped, as the megatron-core profile's time
@@ -220,6 +222,8 @@ std::vector<std::string> megatron_args(Ctx& c) {
 // Megatron-LM's validate_args (megatron/training/arguments.py at d98e8a64) asserts CUDA_DEVICE_MAX_CONNECTIONS=1
 // when tensor or context parallelism is > 1 on GPUs before Blackwell (the communication kernels are then queued
 // ahead of the GEMMs they overlap); set for every such plan (Blackwell no longer needs it; the value is allowed).
+// Under Megatron-FSDP it asserts the opposite (not 1, or unset: only a warning for TP / CP then), so a ZeRO-3
+// plan unsets it, as the Megatron-FSDP guide recommends (docs/user-guide/features/megatron_fsdp.md).
 // A plan whose only model parallelism is Ulysses context parallelism runs on the Hugging Face path: DeepSpeed's
 // ALST / Ulysses through accelerate's parallelism_config (sp_backend deepspeed; Hugging Face blog "ulysses-sp",
 // accelerate >= 1.12, deepspeed >= 0.18.1, transformers >= 5.0).
@@ -241,7 +245,9 @@ std::string ulysses_env(Ctx& c) {
 // for_megatron_file: the megatron arguments file, written for a plan the Hugging Face path launches too.
 std::string megatron_env(Ctx& c, bool for_megatron_file) {
   const MemoryLayout& l = c.r.plan.layout;
-  if ((c.r.engine != "megatron" && !for_megatron_file) || !(l.tp > 1 || l.cp > 1)) return "";
+  if (c.r.engine != "megatron" && !for_megatron_file) return "";
+  if (l.zero == 3) return "unset CUDA_DEVICE_MAX_CONNECTIONS\n";
+  if (!(l.tp > 1 || l.cp > 1)) return "";
   return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
 }
 

@@ -1,11 +1,12 @@
 #!/bin/bash
 # trainfit recipe: Megatron-LM arguments for 2 nodes x 8 GPU: TP 1, PP 1, DP 16, ZeRO-3, no recompute, micro-batch 2 x 8
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
+unset CUDA_DEVICE_MAX_CONNECTIONS
 MEGATRON_ARGS=(
   --tensor-model-parallel-size 1
   --pipeline-model-parallel-size 1
   --use-distributed-optimizer
-  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params
+  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor
   --micro-batch-size 2
   --global-batch-size 256
   --seq-length 4096

@@ -1,14 +1,14 @@
 #!/bin/bash
 # trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 2, CP 4 (Ulysses), ZeRO-3, full recompute, micro-batch 1 x 4
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
-export CUDA_DEVICE_MAX_CONNECTIONS=1
+unset CUDA_DEVICE_MAX_CONNECTIONS
 MEGATRON_ARGS=(
   --tensor-model-parallel-size 1
   --pipeline-model-parallel-size 1
   --context-parallel-size 4
   --cp-comm-type a2a
   --use-distributed-optimizer
-  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params
+  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor
   --recompute-granularity full --recompute-method uniform --recompute-num-layers 1
   --micro-batch-size 1
   --global-batch-size 8

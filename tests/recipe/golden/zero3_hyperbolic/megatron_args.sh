@@ -1,11 +1,12 @@
 #!/bin/bash
 # trainfit recipe: Megatron-LM arguments for 1 node x 2 GPU: TP 1, PP 1, DP 2, ZeRO-3, selective recompute, micro-batch 2 x 8
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
+unset CUDA_DEVICE_MAX_CONNECTIONS
 MEGATRON_ARGS=(
   --tensor-model-parallel-size 1
   --pipeline-model-parallel-size 1
   --use-distributed-optimizer
-  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params
+  --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor
   --recompute-granularity selective
   --micro-batch-size 2
   --global-batch-size 32
