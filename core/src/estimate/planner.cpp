@@ -95,9 +95,12 @@ struct PlanJob::Prepared {
   Result<DatasetTokens> tokens;
   std::optional<MemoryEstimator> memory;  // empty: its constructor threw `memory_error`
   std::string memory_error;
-  // The same job with another Megatron-Core module list (module_list_alternatives), searched beside this one.
+  // The same job with another Megatron-Core module list (module_list_alternatives), searched beside this one. A
+  // list changes only the selective recompute's plans, so a variant searches that mode alone (its none and full
+  // plans are this job's, which win the merge's ties).
   std::vector<std::unique_ptr<TrainConfig>> variant_trains;
   std::vector<std::unique_ptr<Prepared>> variants;
+  bool selective_only = false;
   Prepared(const ModelSpec& m, const TrainConfig& t, const Dataset& d)
       : model(m), train(t), data(d), part(job_part(m, t)), tokens(dataset_tokens(d, t.seq_len)) {
     try {
@@ -109,6 +112,7 @@ struct PlanJob::Prepared {
       variant_trains.push_back(std::make_unique<TrainConfig>(t));
       variant_trains.back()->recompute_modules = modules;
       variants.push_back(std::make_unique<Prepared>(m, *variant_trains.back(), d));
+      variants.back()->selective_only = true;
     }
   }
 };
@@ -210,6 +214,16 @@ namespace {
 
 using namespace planner_search;  // the search: Searcher and its phases (planner_search.h)
 
+// The recompute modes the search tries: the query's, or under auto all three (a module-list variant: selective).
+int recompute_modes(const PlanJob::Prepared& job, Recompute* rc_list) {
+  int n = 0;
+  if (job.train.recompute != Recompute::automatic) rc_list[n++] = job.train.recompute;
+  else if (job.selective_only) rc_list[n++] = Recompute::selective;
+  else
+    for (Recompute r : kRcModes) rc_list[n++] = r;
+  return n;
+}
+
 Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,
                              const PlanOptions& opt) {
   const ModelSpec& model = job.model;
@@ -286,12 +300,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   }
 
   Recompute rc_list[3];
-  int n_rc = 0;
-  if (train.recompute == Recompute::automatic) {
-    for (Recompute r : kRcModes) rc_list[n_rc++] = r;
-  } else {
-    rc_list[n_rc++] = train.recompute;
-  }
+  const int n_rc = recompute_modes(job, rc_list);
 
   for (int ni = 0; ni < nc.count; ++ni) {
     Result<bool> added = add_layouts(s, ni, nc.n[ni], rc_list, n_rc, fixed);

@@ -53,6 +53,23 @@ bool node_count_can_fit(Searcher& s, int nodes) {
     }
     s.mark_fails_from(gr, 0);
   }
+  // The score ranks model-state sharding. Without full recompute among the modes searched (the query asks for none
+  // or selective) the activations can decide instead: at long sequences a pipeline stage holds up to pp
+  // micro-batches' activations in flight, so a layout the score ranks lower can fit where the top ones do not.
+  // Check the others' leanest groups before calling the node count dead.
+  for (size_t li = 0; li < s.layouts.size(); ++li) {
+    const LayoutKey& L = s.layouts[li];
+    if (L.nodes != nodes || L.lean_group < 0 || std::find(lean, lean + kLean, static_cast<int>(li)) != lean + kLean)
+      continue;
+    Group& gr = s.groups[L.lean_group];
+    if (gr.rc == Recompute::full) continue;  // the leanest activations too: the score's order holds
+    double need = 0;
+    if (s.fits(s.memory_layout(L, gr, s.mbs[L.mb_begin]), need)) {
+      gr.known_fit = std::max(gr.known_fit, 0);
+      return true;
+    }
+    s.mark_fails_from(gr, 0);
+  }
   // Leanest optimizer-only and optimizer+parameter offload groups: the second needs less GPU memory but more
   // host RAM, so either can be the one that fits.
   int lean_off[2] = {-1, -1};
