@@ -25,8 +25,8 @@ struct FrameworkRun {
   double tok_s_gpu;      // published tokens/s per GPU
   bool calibration;      // used to derive a profile's efficiency (the others are held out)
   const char* source;
-  // false: the GPU ran under a power limit whose clocks are unpublished (torchtitan's 500 W H100 HBM2e):
-  // informative, outside the 20% bar and the time band.
+  // false: a detail the source leaves out or contradicts (torchtitan's 500 W H100 HBM2e, whose clocks are
+  // unpublished; a table not monotonic in sequence length): informative, outside the 20% bar and the time band.
   bool fully_specified = true;
   ModelSpec (*custom_model)() = nullptr;  // a model that is not a preset (`model` then only names it)
   int ep = 1;            // expert parallel (MoE), experts whole on each rank (expert tensor parallel 1)

@@ -78,6 +78,8 @@ void add_nemo_long_sequence_rows(std::vector<TimeReference>& rows) {
 void add_xtuner_ulysses_rows(std::vector<TimeReference>& rows) {
   constexpr const char* kXtuner = "InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91 (Llama 2 7B, "
                                   "8x A100-SXM4-80GB, sequence parallel 8, TGS)";
+  constexpr const char* kXtunerPage = "InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91 (A100-SXM4-80GB, "
+                                      "sequence parallel 1-16 on 8-32 GPUs, TGS)";
   const FrameworkRun runs[] = {
       {"XTuner Llama 2 7B, 8x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
        Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 131072, Recompute::full, Precision::bf16_mixed, 948.6, true,
@@ -85,21 +87,22 @@ void add_xtuner_ulysses_rows(std::vector<TimeReference>& rows) {
       {"XTuner Llama 2 7B, 8x A100 80GB, seq 262144, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
        Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 262144, Recompute::full, Precision::bf16_mixed, 540.1, false,
        kXtuner, true, nullptr, 1, CpScheme::ulysses},
-      // The same page's other rows (lines 57-162), held out: the 32k row without sequence parallelism (DP 8), the 1M
+      // The same page's other rows (lines 57-162, configs xtuner/configs/llama_speed_benchmark/{llama2_7b,
+      // llama2_70b}/*.py), held out: the 32k row without sequence parallelism (DP 8), the 1M
       // row over two nodes (SP 16, DP 2), Llama 2 70B at 32k and 128k on four nodes (SP 4 and 8; the page's 70B rows
       // are not monotonic in length, so these two are informative). Global batch = GPUs (gradient accumulation SP).
       {"XTuner Llama 2 7B, 8x A100 80GB, seq 32768, no SP (DP 8), ZeRO-3, full recompute", "llama-2-7b",
        Framework::hf_trainer, 4, 8, 1, 1, 1, 1, 3, 1, 8, 32768, Recompute::full, Precision::bf16_mixed, 2234.2, false,
-       kXtuner, true, nullptr, 1, CpScheme::ulysses},
+       kXtunerPage, true, nullptr, 1, CpScheme::ulysses},
       {"XTuner Llama 2 7B, 32x A100 80GB, seq 1048576, Ulysses SP 16, ZeRO-3, full recompute", "llama-2-7b",
        Framework::hf_trainer, 4, 32, 1, 1, 1, 16, 3, 1, 32, 1048576, Recompute::full, Precision::bf16_mixed, 133.6, false,
-       kXtuner, true, nullptr, 1, CpScheme::ulysses},
+       kXtunerPage, true, nullptr, 1, CpScheme::ulysses},
       {"XTuner Llama 2 70B, 32x A100 80GB, seq 32768, Ulysses SP 4, ZeRO-3, full recompute", "llama-2-70b",
        Framework::hf_trainer, 4, 32, 1, 1, 1, 4, 3, 1, 32, 32768, Recompute::full, Precision::bf16_mixed, 300.9, false,
-       kXtuner, false, nullptr, 1, CpScheme::ulysses},
+       kXtunerPage, false, nullptr, 1, CpScheme::ulysses},
       {"XTuner Llama 2 70B, 32x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-70b",
        Framework::hf_trainer, 4, 32, 1, 1, 1, 8, 3, 1, 32, 131072, Recompute::full, Precision::bf16_mixed, 144.7, false,
-       kXtuner, false, nullptr, 1, CpScheme::ulysses},
+       kXtunerPage, false, nullptr, 1, CpScheme::ulysses},
   };
   for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
 }
