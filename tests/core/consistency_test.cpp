@@ -81,13 +81,24 @@ void add_recompute_modules(json& q, std::mt19937_64& rng) {
   q["recompute_modules"] = json::parse(lists[rng() % 4]);
 }
 
+// Megatron-Core MoE jobs under recompute auto with the default module list, where the planner also tries the
+// published recipes' lists (planner.cpp module_list_alternatives): rare among the random queries, so added.
+json module_search_query(int k) {
+  json q = {{"model", k % 2 ? "gpt-oss-20b" : "qwen3-30b-a3b"}, {"method", "full"}, {"framework", "megatron-core"},
+            {"recompute", "auto"}, {"seq_len", k < 2 ? 4096 : 16384}, {"micro_batch", 1}, {"global_batch", 64}};
+  q["dataset"] = {{"tokens", 1e8}};
+  q["filters"] = {{"show_all", true}, {"max_nodes", 2}};
+  return q;
+}
+
 TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 rng(20261202);
   std::mt19937_64 module_rng(20261205);
   int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0, module_lists = 0;
-  for (int i = 0; i < 1000; ++i) {
-    json q = random_query(rng);
-    add_recompute_modules(q, module_rng);
+  int planner_lists = 0;
+  for (int i = 0; i < 1004; ++i) {
+    json q = i < 1000 ? random_query(rng) : module_search_query(i - 1000);
+    if (i < 1000) add_recompute_modules(q, module_rng);
     const json rank = call("rank", q);
     ASSERT_TRUE(rank.value("ok", false)) << q.dump() << " -> " << rank.dump();
     ++queries;
@@ -112,6 +123,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       tight += row["verdict"] == "tight";
       module_lists += q.contains("recompute_modules") && q["recompute_modules"] != json::parse(R"(["core_attn"])") &&
                       row["plan"].get<std::string>().find("selective (") != std::string::npos;
+      planner_lists += !q.contains("recompute_modules") && (*p).contains("recompute_modules");
       expert_parallel += (*p)["ep"].get<int>() > 1;
       if ((*p)["cp"].get<int>() > 1) ((*p)["cp_scheme"] == "ulysses" ? cp_ulysses : cp_ring) += 1;
 
@@ -161,13 +173,14 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       ++compared;
     }
   }
-  EXPECT_EQ(queries, 1000);
+  EXPECT_EQ(queries, 1004);
   EXPECT_GT(compared, 1000) << "too few ranked rows were compared";
   EXPECT_GT(tight, 0) << "no tight plan among the random queries: the verdict's middle state went untested";
   EXPECT_GT(expert_parallel, 0) << "no expert-parallel plan among the random queries: EP went untested";
   EXPECT_GT(cp_ring, 0) << "no ring context-parallel plan among the random queries";
   EXPECT_GT(cp_ulysses, 0) << "no Ulysses context-parallel plan among the random queries";
   EXPECT_GT(module_lists, 0) << "no plan with Megatron-Core's module recompute among the random queries";
+  EXPECT_GT(planner_lists, 0) << "no plan with a module list the planner chose under recompute auto";
 }
 
 }  // namespace
