@@ -80,31 +80,38 @@ void add_xtuner_ulysses_rows(std::vector<TimeReference>& rows) {
                                   "8x A100-SXM4-80GB, sequence parallel 8, TGS)";
   constexpr const char* kXtunerPage = "InternLM/xtuner docs/zh_cn/acceleration/benchmark.rst @7575f2c91 (A100-SXM4-80GB, "
                                       "sequence parallel 1-16 on 8-32 GPUs, TGS)";
-  const FrameworkRun runs[] = {
-      {"XTuner Llama 2 7B, 8x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
-       Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 131072, Recompute::full, Precision::bf16_mixed, 948.6, true,
-       kXtuner, true, nullptr, 1, CpScheme::ulysses},
-      {"XTuner Llama 2 7B, 8x A100 80GB, seq 262144, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b",
-       Framework::hf_trainer, 4, 8, 1, 1, 1, 8, 3, 1, 8, 262144, Recompute::full, Precision::bf16_mixed, 540.1, false,
-       kXtuner, true, nullptr, 1, CpScheme::ulysses},
+  // Every row: the hf-trainer profile on A100-SXM4-80GB, ZeRO-3, micro-batch 1, one sequence per GPU per step
+  // (gradient accumulation = SP), full recompute, bf16, Ulysses SP.
+  const struct {
+    const char* name;
+    const char* model;
+    int gpus, sp;
+    int64_t seq;
+    double tok_s_gpu;
+    bool calibration, fully_specified;
+    const char* source;
+  } xtuner[] = {
+      {"XTuner Llama 2 7B, 8x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b", 8, 8, 131072,
+       948.6, true, true, kXtuner},
+      {"XTuner Llama 2 7B, 8x A100 80GB, seq 262144, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-7b", 8, 8, 262144,
+       540.1, false, true, kXtuner},
       // The same page's other rows (lines 57-162, configs xtuner/configs/llama_speed_benchmark/{llama2_7b,
-      // llama2_70b}/*.py), held out: the 32k row without sequence parallelism (DP 8), the 1M
-      // row over two nodes (SP 16, DP 2), Llama 2 70B at 32k and 128k on four nodes (SP 4 and 8; the page's 70B rows
-      // are not monotonic in length, so these two are informative). Global batch = GPUs (gradient accumulation SP).
-      {"XTuner Llama 2 7B, 8x A100 80GB, seq 32768, no SP (DP 8), ZeRO-3, full recompute", "llama-2-7b",
-       Framework::hf_trainer, 4, 8, 1, 1, 1, 1, 3, 1, 8, 32768, Recompute::full, Precision::bf16_mixed, 2234.2, false,
-       kXtunerPage, true, nullptr, 1, CpScheme::ulysses},
-      {"XTuner Llama 2 7B, 32x A100 80GB, seq 1048576, Ulysses SP 16, ZeRO-3, full recompute", "llama-2-7b",
-       Framework::hf_trainer, 4, 32, 1, 1, 1, 16, 3, 1, 32, 1048576, Recompute::full, Precision::bf16_mixed, 133.6, false,
-       kXtunerPage, true, nullptr, 1, CpScheme::ulysses},
-      {"XTuner Llama 2 70B, 32x A100 80GB, seq 32768, Ulysses SP 4, ZeRO-3, full recompute", "llama-2-70b",
-       Framework::hf_trainer, 4, 32, 1, 1, 1, 4, 3, 1, 32, 32768, Recompute::full, Precision::bf16_mixed, 300.9, false,
-       kXtunerPage, false, nullptr, 1, CpScheme::ulysses},
-      {"XTuner Llama 2 70B, 32x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-70b",
-       Framework::hf_trainer, 4, 32, 1, 1, 1, 8, 3, 1, 32, 131072, Recompute::full, Precision::bf16_mixed, 144.7, false,
-       kXtunerPage, false, nullptr, 1, CpScheme::ulysses},
+      // llama2_70b}/*.py), held out: the 32k row without sequence parallelism (DP 8), the 1M row over two nodes (SP
+      // 16, DP 2), Llama 2 70B at 32k and 128k on four nodes (SP 4 and 8; the page's 70B rows are not monotonic in
+      // length, so these two are informative).
+      {"XTuner Llama 2 7B, 8x A100 80GB, seq 32768, no SP (DP 8), ZeRO-3, full recompute", "llama-2-7b", 8, 1, 32768,
+       2234.2, false, true, kXtunerPage},
+      {"XTuner Llama 2 7B, 32x A100 80GB, seq 1048576, Ulysses SP 16, ZeRO-3, full recompute", "llama-2-7b", 32, 16,
+       1048576, 133.6, false, true, kXtunerPage},
+      {"XTuner Llama 2 70B, 32x A100 80GB, seq 32768, Ulysses SP 4, ZeRO-3, full recompute", "llama-2-70b", 32, 4, 32768,
+       300.9, false, false, kXtunerPage},
+      {"XTuner Llama 2 70B, 32x A100 80GB, seq 131072, Ulysses SP 8, ZeRO-3, full recompute", "llama-2-70b", 32, 8,
+       131072, 144.7, false, false, kXtunerPage},
   };
-  for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+  for (const auto& x : xtuner)
+    rows.push_back(framework_row({x.name, x.model, Framework::hf_trainer, 4, x.gpus, 1, 1, 1, x.sp, 3, 1, x.gpus, x.seq,
+                                  Recompute::full, Precision::bf16_mixed, x.tok_s_gpu, x.calibration, x.source,
+                                  x.fully_specified, nullptr, 1, CpScheme::ulysses}));
 }
 
 }  // namespace trainfit::perf_detail
