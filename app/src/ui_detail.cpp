@@ -42,8 +42,7 @@ void App::Impl::update_detail() {
   recipe_pending = true;
   if (Result<PlanResult> full = plan_offer_row(query, snapshot, r->offer)) runners_up = std::move(full->runners_up);
   else runners_up = rank->shapes[r->shape].plan.runners_up;
-  TrainConfig train = query.train;
-  train.recompute_modules = p->recompute_modules;  // the plan's list (recompute auto may have chosen one)
+  TrainConfig train = plan_train(query.train, *p);
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the estimate's inverse questions).
   const GpuSpec& g = snapshot.gpus[snapshot.offers[r->offer].gpu];

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "trainfit/facade/api.h"
+#include "trainfit/launch/recipe.h"
 #include "trainfit/storage/bundled.h"
 #include "trainfit/query/query.h"
 #include "trainfit/storage/snapshot.h"
@@ -40,6 +41,18 @@ inline GpuSpec gpu(const std::string& id) {
 
 inline nlohmann::json facade(const char* verb, const std::string& query) {
   return nlohmann::json::parse(api_call(verb, query, &bundled_snapshot()));
+}
+
+// The text of one launch file (RecipeFile::format, e.g. "megatron") of the query's recipe on the bundled snapshot; a
+// recipe error fails the test with its reason.
+inline std::string recipe_file(const char* query_json, const char* format) {
+  Result<Recipe> r = make_recipe(query_of(query_json), bundled_snapshot());
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  std::string text;
+  if (r.ok())
+    for (const RecipeFile& f : r->files)
+      if (f.format == format) text = f.text;
+  return text;
 }
 
 }  // namespace trainfit::test

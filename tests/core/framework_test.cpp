@@ -12,7 +12,6 @@
 #include "trainfit/estimate/memory.h"
 #include "trainfit/catalog/model.h"
 #include "trainfit/storage/snapshot.h"
-#include "trainfit/launch/recipe.h"
 
 namespace trainfit {
 namespace {
@@ -82,11 +81,7 @@ TEST(Framework, MegatronFsdpIsMegatronCoresZero3WithoutPipelineParallelism) {
   const json e = call("estimate", eq.dump());
   ASSERT_TRUE(e["ok"].get<bool>()) << e.dump();
   EXPECT_EQ(e["fit"]["verdict"], "fits") << e.dump();
-  auto r = make_recipe(test::query_of(job.c_str()), test::bundled_snapshot());
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  std::string megatron;
-  for (const RecipeFile& f : r->files)
-    if (f.format == "megatron") megatron = f.text;
+  const std::string megatron = test::recipe_file(job.c_str(), "megatron");
   // Megatron-FSDP asserts the fsdp_dtensor checkpoint format and CUDA_DEVICE_MAX_CONNECTIONS other than 1 (TP 2
   // would otherwise export 1): megatron/training/arguments.py validate_args.
   EXPECT_NE(megatron.find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format "

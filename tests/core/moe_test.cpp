@@ -389,16 +389,12 @@ TEST(RecomputeModules, PlanAndEstimateDocumentsCarryTheList) {
 }
 
 TEST(RecomputeModules, MegatronRecipeWritesTheModuleList) {
-  Query q = test::query_of(
+  const std::string megatron = test::recipe_file(
       R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
       R"("micro_batch":1,"recompute":"selective","recompute_modules":["layernorm","moe_act"],)"
       R"("parallel":{"dp":8,"ep":8,"etp":1,"zero":1},"dataset":{"tokens":1e10},)"
-      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})");
-  auto r = make_recipe(q, test::bundled_snapshot());
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  std::string megatron;
-  for (const RecipeFile& f : r->files)
-    if (f.format == "megatron") megatron = f.text;
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})",
+      "megatron");
   EXPECT_NE(megatron.find("--recompute-granularity selective --recompute-modules layernorm moe_act"), std::string::npos)
       << megatron;
 }
@@ -440,11 +436,7 @@ TEST(RecomputeModules, AutoTriesThePublishedListsForMegatronMoe) {
   EXPECT_NEAR(cal["estimated_step_s"].get<double>(), best["step"]["total_s"].get<double>(),
               1e-9 * best["step"]["total_s"].get<double>());
 
-  auto r = make_recipe(test::query_of((job + R"(,"recompute":"auto"})").c_str()), test::bundled_snapshot());
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  std::string megatron;
-  for (const RecipeFile& f : r->files)
-    if (f.format == "megatron") megatron = f.text;
+  const std::string megatron = test::recipe_file((job + R"(,"recompute":"auto"})").c_str(), "megatron");
   EXPECT_NE(megatron.find("--recompute-granularity selective --recompute-modules layernorm moe\n"), std::string::npos)
       << megatron;
 

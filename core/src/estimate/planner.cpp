@@ -339,7 +339,6 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   return res;
 }
 
-
 // plan_impl on the job and on each of its module-list variants: per node count the faster plan, and the faster
 // winner (merge_plans, planner_report.cpp).
 Result<PlanResult> plan_variants(const PlanJob::Prepared& job, const GpuSpec& gpu, const Offer& offer, int max_nodes,

@@ -184,8 +184,7 @@ Result<CalibrationResult> calibrate(const Query& q, const Snapshot& s) {
   const Plan& p = op->plan();
   const Offer& o = s.offers[op->offer];
   const GpuSpec& g = s.gpus[o.gpu];
-  TrainConfig train = op->query.train;
-  train.recompute_modules = p.recompute_modules;  // the plan's list (recompute auto may have chosen one)
+  const TrainConfig train = plan_train(op->query.train, p);
   CalibrationResult r;
   r.offer = o.id;
   r.gpu = g.id;

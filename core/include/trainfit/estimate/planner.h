@@ -83,11 +83,17 @@ struct Plan {
   double memory_limit_bytes = 0;// usable: driver-reported GPU memory x (1 - headroom)
   FitVerdict verdict = FitVerdict::fits;  // fits / tight (memory.h fit_verdict) for a plan that runs
   Topology topology = Topology::single_gpu;
-  // What a selective recompute re-runs (the job's TrainConfig::recompute_modules; named in the summary when it is not
-  // Megatron-Core's default, the attention core).
+  // What a selective recompute re-runs (the job's TrainConfig::recompute_modules, or a list the planner chose under
+  // recompute auto; named in the summary when it is not Megatron-Core's default, the attention core).
   uint32_t recompute_modules = kRecomputeCoreAttn;
   std::string why;              // runner-up: why it lost; by_nodes entry that does not fit: why (empty when it runs)
 };
+
+// The job's training settings as `plan` runs them (its module list), for what is computed again from a plan's layout.
+inline TrainConfig plan_train(TrainConfig train, const Plan& plan) {
+  train.recompute_modules = plan.recompute_modules;
+  return train;
+}
 
 // "2 nodes x 8 GPU: TP 8, PP 1, DP 2, ZeRO-1, selective recompute, micro-batch 4 x 16"
 std::string plan_summary(const Plan& plan);
