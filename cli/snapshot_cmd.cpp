@@ -50,12 +50,7 @@ bool write_file_atomically(const std::string& path, const std::string& bytes, st
 // flags do not change from one day to the next.
 std::string today_utc() {
   if (const char* pinned = std::getenv("TRAINFIT_TODAY"); pinned && days_between(pinned, pinned)) return pinned;
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
+  return utc_date_today();
 }
 
 

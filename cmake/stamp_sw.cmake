@@ -2,7 +2,7 @@
 # (SHA-256 over them), so every build that changes one of them changes the name and returning visitors'
 # service workers fetch the new files instead of serving the old ones for good.
 #   cmake -DIN=web/sw.js -DOUT=site/sw.js -DSITE=site -P cmake/stamp_sw.cmake
-set(files trainfit.wasm trainfit.js app.js index.html style.css icon.svg)
+set(files trainfit.wasm trainfit.js trainfit-api.wasm trainfit-api.js app.js index.html style.css icon.svg)
 set(all "")
 foreach(f ${files})
   if(NOT EXISTS "${SITE}/${f}")

@@ -180,6 +180,7 @@ int main(int argc, char** argv) {
   ImGui_ImplOpenGL3_Init("#version 130");
 
   trainfit::app::App app;
+  app.make_documents_here(true);  // recipes and config.json here (the web page asks its JS API's module instead)
   {
     // Fonts at the window's scale, then the renderer's objects: the atlas texture is uploaded once (the
     // backend's first NewFrame would otherwise create it again behind a rebuilt one).

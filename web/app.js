@@ -36,7 +36,8 @@
   }
   // ccall copies 'string' arguments onto the wasm stack (5 MB): large texts (snapshots) go through the heap.
   const utf8 = new TextEncoder();
-  function call(name, types, args) {
+  // `M`: the page's module (call) or the JS API's (web/api_module.cpp, below); the same boundary for both.
+  function callIn(M, name, types, args) {
     const ptrs = [];
     try {
       const t2 = types.slice(), a2 = args.slice();
@@ -46,19 +47,20 @@
         // stringToUTF8 walks it character by character in JS (~7 ms at page load, measured).
         const bytes = utf8.encode(a2[i]);
         const n = bytes.length + 1;
-        const p = Module._malloc(n);
+        const p = M._malloc(n);
         if (!p) return JSON.stringify({ ok: false, error: { message: 'not enough memory for ' + n + ' bytes' } });
-        Module.HEAPU8.set(bytes, p);
-        Module.HEAPU8[p + bytes.length] = 0;
+        M.HEAPU8.set(bytes, p);
+        M.HEAPU8[p + bytes.length] = 0;
         ptrs.push(p);
         t2[i] = 'number';
         a2[i] = p;
       }
-      return Module.ccall(name, 'string', t2, a2);
+      return M.ccall(name, 'string', t2, a2);
     } finally {
-      for (const p of ptrs) Module._free(p);
+      for (const p of ptrs) M._free(p);
     }
   }
+  const call = (name, types, args) => callIn(Module, name, types, args);
   function parse(text) {
     try { return JSON.parse(text); } catch (e) { return { ok: false, error: { message: 'bad JSON from the module' } }; }
   }
@@ -70,6 +72,7 @@
   // The binary is lean: its long text (datasheet and billing sources, notes: only the Snapshot tab and tooltips
   // show them) is in a sidecar fetched after the first frame (docs/snapshot.md, "Lean form and text sidecar").
   const BUNDLED_TEXT = 'data/snapshot-text.json';
+  const VALIDATION = 'data/validation.json';
   // Where the snapshot comes from: the bundled one, or ?snapshot=URL when it is same-origin or https.
   function snapshotUrl() {
     const asked = params.get('snapshot');
@@ -90,16 +93,73 @@
   }
   const fetchText = (url) => fetchSnapshot(url, false);
   // Binary bytes go through the heap with their length (they may hold zeros, which a C string cannot).
-  function loadBinary(bytes, origin) {
+  function loadBinaryIn(M, name, bytes, origin) {
     const n = bytes.byteLength;
-    const p = Module._malloc(Math.max(1, n));
+    const p = M._malloc(Math.max(1, n));
     if (!p) return { ok: false, error: { message: 'not enough memory for ' + n + ' bytes' } };
     try {
-      Module.HEAPU8.set(new Uint8Array(bytes), p);
-      return parse(Module.ccall('tf_load_snapshot_bin', 'string', ['number', 'number', 'string'], [p, n, origin]));
+      M.HEAPU8.set(new Uint8Array(bytes), p);
+      return parse(M.ccall(name, 'string', ['number', 'number', 'string'], [p, n, origin]));
     } finally {
-      Module._free(p);
+      M._free(p);
     }
+  }
+
+  // ---- The JS API's own module (trainfit-api.js + trainfit-api.wasm, web/api_module.cpp): the facade's documents
+  // for trainfit.call, kept out of the page's module and so out of the first visit. It is loaded when a script
+  // first asks for trainfit.ready or calls the API, after the page's first frames. It holds its own copy of the
+  // snapshot: every load and sidecar the page's module accepts is logged and replayed into it, in order (a whole
+  // snapshot starts the log again), so both modules answer on the same prices.
+  const apiLog = [];
+  let api = null, apiLoading = null, apiValidation = '';
+  function mirror(apply, wholeSnapshot) {
+    if (wholeSnapshot) apiLog.length = 0;
+    apiLog.push(apply);
+    if (api) apply(api);
+  }
+  function setApiValidation(M) {
+    if (!apiValidation) return;
+    const r = parse(callIn(M, 'tf_api_set_validation', ['string'], [apiValidation]));
+    if (!r.ok) console.warn('trainfit: the JS API refused ' + VALIDATION + ' (' + r.error.message + ')');
+  }
+  function loadApi() {
+    if (apiLoading) return apiLoading;
+    apiLoading = ready.then(() => new Promise((done) => afterFirstFrames(done))).then(() => new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = 'trainfit-api.js';
+      s.onerror = () => reject(new Error('trainfit-api.js could not be loaded'));
+      s.onload = () => window.trainfitApi().then((M) => {
+        for (const apply of apiLog) apply(M);
+        setApiValidation(M);
+        api = window.trainfitApiModule = M;  // (the benchmark loads its synthetic markets into both modules)
+        resolve();
+      }, reject);
+      document.head.appendChild(s);
+    }));
+    apiLoading.catch((e) => console.warn('trainfit: the JS API could not load (' + String((e && e.message) || e) + ')'));
+    return apiLoading;
+  }
+  const API_LOADING = JSON.stringify({ ok: false, error: { field: '', message: 'the JS API is loading: call it once trainfit.ready has resolved' } });
+  function apiCallText(verb, q) {
+    if (!api) { loadApi().catch(() => {}); return API_LOADING; }
+    return callIn(api, 'tf_api_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))]);
+  }
+
+  // The snapshot's loads, each into the page's module and, once accepted there, into the JS API's.
+  function loadBinary(bytes, origin) {
+    const r = loadBinaryIn(Module, 'tf_load_snapshot_bin', bytes, origin);
+    if (r.ok) mirror((M) => loadBinaryIn(M, 'tf_api_load_snapshot_bin', bytes, origin), true);
+    return r;
+  }
+  function loadText(text, origin) {
+    const r = parse(call('tf_load_snapshot', ['string', 'string'], [text, origin]));
+    if (r.ok) mirror((M) => callIn(M, 'tf_api_load_snapshot', ['string', 'string'], [text, origin]), true);
+    return r;
+  }
+  function applyText(text) {
+    const r = parse(call('tf_apply_snapshot_text', ['string'], [text]));
+    if (r.ok) mirror((M) => callIn(M, 'tf_api_apply_snapshot_text', ['string'], [text]), false);
+    return r;
   }
 
   // The snapshot download starts with the page, in parallel with the wasm download and compile. The saved
@@ -154,7 +214,7 @@
       }
     }
     const text = early.url === url && !early.binary ? await early.data : await fetchText(url);
-    return parse(call('tf_load_snapshot', ['string', 'string'], [text, origin]));
+    return loadText(text, origin);
   }
 
   function applyHash(hash, from) {
@@ -170,7 +230,7 @@
   // loaded snapshot; a refused or missing one leaves the snapshot as it is and the Snapshot tab says so).
   function loadSnapshotText() {
     const apply = (text) => {
-      const r = parse(call('tf_apply_snapshot_text', ['string'], [text]));
+      const r = applyText(text);
       if (!r.ok) console.warn('trainfit: ' + BUNDLED_TEXT + ' refused (' + r.error.message + ')');
     };
     const fail = (e) => {
@@ -186,18 +246,19 @@
     afterFirstFrames(() => {
       const s = document.createElement('script');
       s.src = 'update.js';
-      s.onload = () => window.trainfitCheckUpdate({ params, banner, call, parse, loadBinary, textDone });
+      s.onload = () => window.trainfitCheckUpdate({ params, banner, call, parse, loadBinary, applyText, textDone });
       document.head.appendChild(s);
     });
   }
 
-  // The validation report (the Accuracy tab, trainfit.call('validate')): the module carries no validation tables;
+  // The validation report (the Accuracy tab, trainfit.call('validate')): neither module carries validation tables;
   // the build wrote their document to data/validation.json. Fetched after the first frame, like the sidecar.
-  const VALIDATION = 'data/validation.json';
   function loadValidation() {
     afterFirstFrames(() => fetchText(VALIDATION).then((text) => {
       const r = parse(call('tf_set_validation', ['string'], [text]));
-      if (!r.ok) console.warn('trainfit: ' + VALIDATION + ' refused (' + r.error.message + ')');
+      if (!r.ok) { console.warn('trainfit: ' + VALIDATION + ' refused (' + r.error.message + ')'); return; }
+      apiValidation = text;
+      if (api) setApiValidation(api);
     }, (e) => console.warn('trainfit: ' + VALIDATION + ' unavailable (' + e.message + ')')));
   }
 
@@ -266,6 +327,7 @@
     if (!Array.isArray(list)) return;
     for (const r of list) {
       if (r === 'open_file') fileInput.click();
+      else if (typeof r === 'string' && r.startsWith('call:')) answerCall(r.slice(5));
       else if (r === 'open_full_app') {
         const u = new URL(location.href);
         u.searchParams.delete('embed');
@@ -277,6 +339,16 @@
         try { localStorage.setItem(THEME_KEY, t); } catch (e) { /* private mode */ }
       }
     }
+  }
+  // Documents the page's module asks for and does not carry (the Launch section's recipe, a pasted config.json's
+  // model): the JS API module's answer for the verb and argument it gives, handed back with the call's number (an
+  // answer to a call no longer outstanding is dropped there).
+  function answerCall(id) {
+    const c = parse(call('tf_call', ['string', 'string'], ['ui.call', id]));
+    if (!c.verb) return;
+    const answer = (doc) => call('tf_call', ['string', 'string'], ['ui.answer', id + '\n' + doc]);
+    loadApi().then(() => answer(apiCallText(c.verb, c.arg)),
+      (e) => answer(JSON.stringify({ ok: false, error: { field: '', message: 'the JS API could not load: ' + String((e && e.message) || e) } })));
   }
   // A click's frame runs on the next animation frame: look a few frames later, while the click still counts
   // as a user gesture (the file picker and window.open need one); a slow poll catches keyboard activations.
@@ -301,7 +373,7 @@
     let text;
     try { text = await file.text(); } catch (e) { banner('Could not read ' + file.name + ': ' + e.message); return; }
     await ready;
-    const r = parse(call('tf_load_snapshot', ['string', 'string'], [text, file.name]));
+    const r = loadText(text, file.name);
     banner(r.ok ? '' : 'Snapshot ' + file.name + ' refused: ' + r.error.message + '. The current prices stay in use.');
   }
   fileInput.addEventListener('change', () => { loadFile(fileInput.files[0]); fileInput.value = ''; });
@@ -433,24 +505,29 @@
   canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); banner('The graphics context was lost; reload the page.'); });
   canvas.addEventListener('contextmenu', (e) => e.preventDefault());
 
-  function trainfitCallText(verb, q) {
-    return call('tf_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))]);
-  }
   // The public API for pages that embed or script the calculator. Same JSON as the CLI's --format json.
   window.trainfit = {
-    ready: ready,
+    // Resolved once the snapshot is loaded, the first frames are drawn and the JS API's module is in: asking for it
+    // is what loads that module.
+    get ready() { return loadApi().then(() => undefined); },
     state: () => parse(call('tf_state', [], [])),
     query: () => parse(call('tf_query', [], [])),
     setQuery: (q) => parse(call('tf_set_query', ['string'], [typeof q === 'string' ? q : JSON.stringify(q)])),
     setHash: (h) => parse(call('tf_set_hash', ['string'], [h])),
-    call: (verb, q) => parse(trainfitCallText(verb, q)),
+    call: (verb, q) => parse(apiCallText(verb, q)),
     // The same document as the exact text the core wrote: byte for byte what `trainfit VERB --format json` prints.
-    callText: (verb, q) => trainfitCallText(verb, q),
-    loadSnapshot: (text, origin) => parse(call('tf_load_snapshot', ['string', 'string'], [text, origin || 'user file'])),
+    callText: (verb, q) => apiCallText(verb, q),
+    // A snapshot as JSON (text or object), or in its binary form (an ArrayBuffer or a typed array: `trainfit
+    // snapshot pack`); the bytes are copied, so the caller may reuse its buffer.
+    loadSnapshot: (data, origin) => {
+      origin = origin || 'user file';
+      if (data instanceof ArrayBuffer) return loadBinary(data.slice(0), origin);
+      if (ArrayBuffer.isView(data)) return loadBinary(new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice(), origin);
+      return loadText(typeof data === 'string' ? data : JSON.stringify(data), origin);
+    },
     // A Hugging Face config.json (text or object) read by the core, every architecture knob derived: the facade's
     // hf_config document ({ok, model, params}), the same reader as the CLI's --hf-config and the page's paste box.
-    modelFromHfConfig: (config) => parse(call('tf_call', ['string', 'string'],
-      ['hf_config', typeof config === 'string' ? config : JSON.stringify(config)])),
+    modelFromHfConfig: (config) => parse(apiCallText('hf_config', typeof config === 'string' ? config : JSON.stringify(config))),
     // ...made the current query's model; on error the query stays and the error names the config field.
     setHfConfig: (config) => {
       const r = window.trainfit.modelFromHfConfig(config);

@@ -1,52 +1,30 @@
-// trainfit — the JS API: plain exported C functions, JSON text in and out (called with Module.ccall).
-// Documented in README ("JS API"). Every function catches everything: a bad input returns an error JSON,
-// the module never aborts. Returned strings stay valid until the next call (ccall copies them at once).
+// trainfit — the page module's exports: plain C functions, JSON text in and out (called with Module.ccall by
+// web/app.js, which builds the public JS API, README "Embedding and the JS API", over them). The facade's documents
+// (trainfit.call) are the JS API's own module's (web/api_module.cpp), loaded on first use: this module answers
+// the UI's verbs only. Every function catches everything (js_out.h): a bad input returns an error JSON, the module
+// never aborts.
 #include <emscripten.h>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "imgui.h"
 #include "trainfit/engine.h"
 #include "trainfit/app/app.h"
+#include "js_out.h"
 #include "web_shell.h"
 
 namespace trainfit::web {
 trainfit::app::App& app() {
+  // It asks the page for the Launch section's recipe and a pasted config.json's model (App::make_documents_here is
+  // not called): the JS API's module answers (web/app.js answerCall); this one carries neither writer nor reader.
   static trainfit::app::App* a = new trainfit::app::App(trainfit::app::AppOptions{});  // never destroyed (EXIT_RUNTIME=0)
   return *a;
 }
 }  // namespace trainfit::web
 
-namespace {
-std::string g_out;
-
-const char* out(std::string s) {
-  g_out = std::move(s);
-  return g_out.c_str();
-}
-
-std::string error_json(const std::string& message) {
-  return "{\"ok\":false,\"error\":{\"field\":\"\",\"message\":\"" + trainfit::json_escape(message) + "\"}}";
-}
-
-template <class F>
-const char* guarded(F f) {
-  try {
-    return out(f());
-  } catch (const std::exception& e) {
-    return out(error_json(std::string("internal error: ") + e.what()));
-  } catch (...) {
-    return out(error_json("internal error"));
-  }
-}
-
-std::string status_json(const std::string& err) {
-  return err.empty() ? std::string("{\"ok\":true}")
-                     : "{\"ok\":false,\"error\":{\"message\":\"" + trainfit::json_escape(err) + "\"}}";
-}
-}  // namespace
+using trainfit::web::guarded;
+using trainfit::web::status_json;
 
 extern "C" {
 
@@ -78,13 +56,13 @@ EMSCRIPTEN_KEEPALIVE const char* tf_load_snapshot_bin(const char* bytes, double 
 EMSCRIPTEN_KEEPALIVE const char* tf_apply_snapshot_text(const char* json) {
   return guarded([&] { return status_json(trainfit::web::app().apply_snapshot_text(json ? json : "")); });
 }
-// The validation report (data/validation.json, the `validate` document as the build wrote it), fetched after the first
-// frame: the module carries no validation tables (api.h set_validation_document). A refused document changes nothing.
+// The validation report (data/validation.json, the `validate` document as the build wrote it) for the Accuracy tab,
+// fetched after the first frame: the module carries no validation tables (api.h set_validation_document). A refused
+// document changes nothing.
 EMSCRIPTEN_KEEPALIVE const char* tf_set_validation(const char* json) {
   return guarded([&] {
     std::string why;
-    if (trainfit::set_validation_document(json ? json : "", &why)) return std::string("{\"ok\":true}");
-    return nlohmann::json{{"ok", false}, {"error", {{"field", "validation"}, {"message", why}}}}.dump();
+    return status_json(trainfit::set_validation_document(json ? json : "", &why) ? std::string() : why);
   });
 }
 EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
@@ -94,11 +72,9 @@ EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   });
 }
 
-// The same JSON documents as the CLI's --format json (`verb` = estimate | plan | rank | cost | recipe | validate | models |
-// query), computed on the snapshot the page has loaded; `verb` = hf_config reads a Hugging Face config.json given
-// in place of the query (trainfit.modelFromHfConfig / setHfConfig in app.js).
-EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* query_json) {
-  return guarded([&] { return trainfit::web::app().api_call(verb ? verb : "", query_json ? query_json : ""); });
+// The UI's verbs (App::ui_call: ui.view, ui.select, ui.theme, ui.embed, ui.requests).
+EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* arg) {
+  return guarded([&] { return trainfit::web::app().ui_call(verb ? verb : "", arg ? arg : ""); });
 }
 
 EMSCRIPTEN_KEEPALIVE double tf_frames() { return static_cast<double>(trainfit::web::shell_frames()); }

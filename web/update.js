@@ -67,7 +67,7 @@ async function check(shell) {
   const r = shell.loadBinary(files.snapshot, origin);
   if (!r.ok) return refuse('the published snapshot does not load (' + ((r.error && r.error.message) || 'unknown error') + ')');
   if (files.text) {
-    const t = shell.parse(shell.call('tf_apply_snapshot_text', ['string'], [new TextDecoder().decode(files.text)]));
+    const t = shell.applyText(new TextDecoder().decode(files.text));
     if (!t.ok) note('its text sidecar was refused (' + t.error.message + ')');
   }
   return { ok: true, id: m.snapshot_id };

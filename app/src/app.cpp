@@ -26,19 +26,6 @@ std::string_view embedded_ui_font();  // app/CMakeLists.txt: DejaVu Sans subset
 namespace trainfit::app {
 
 namespace {
-std::string utc_today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-#if defined(_WIN32)
-  gmtime_s(&tm, &t);
-#else
-  gmtime_r(&t, &tm);
-#endif
-  char b[16];
-  std::strftime(b, sizeof b, "%Y-%m-%d", &tm);
-  return b;
-}
-
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -171,7 +158,7 @@ void App::Impl::select_row(int row) {
 App::App(AppOptions opts) : impl_(std::make_unique<Impl>()) {
   impl_->opts = opts;
   impl_->dark = opts.dark;
-  impl_->today = opts.today.empty() ? utc_today() : opts.today;
+  impl_->today = opts.today.empty() ? utc_date_today() : opts.today;
 }
 App::~App() = default;
 
@@ -240,34 +227,38 @@ uint64_t App::query_version() const { return impl_->query_version; }
 std::string App::results_json() const { return api_call("rank", query_json()); }
 
 std::string App::api_call(std::string_view verb, std::string_view query_json) const {
+  if (verb.substr(0, 3) == "ui.") return ui_call(verb, query_json);
+  return trainfit::api_call(verb, query_json, impl_->has_snapshot ? &impl_->snapshot : nullptr);
+}
+
+std::string App::ui_call(std::string_view verb, std::string_view arg) const {
   Impl& s = *impl_;
-  if (verb.substr(0, 3) == "ui.") {
-    if (verb == "ui.requests") return const_cast<App*>(this)->take_shell_requests();
-    if (verb == "ui.theme") {
-      if (query_json != "dark" && query_json != "light")
-        return "{\"ok\":false,\"error\":{\"field\":\"theme\",\"message\":\"must be dark or light\"}}";
-      const_cast<App*>(this)->set_dark(query_json == "dark");
-      return "{\"ok\":true}";
-    }
-    if (verb == "ui.embed") {
-      const_cast<App*>(this)->set_embed(query_json == "1" || query_json == "true");
-      return "{\"ok\":true}";
-    }
-    if (verb == "ui.view") {
-      return view_json(s, std::atoi(std::string(query_json).c_str()));
-    }
-    if (verb == "ui.select") {
-      s.recompute();
-      if (s.view_dirty) s.rebuild_view();
-      const int i = std::atoi(std::string(query_json).c_str());
-      if (i < 0 || i >= static_cast<int>(s.view.size()))
-        return "{\"ok\":false,\"error\":{\"field\":\"row\",\"message\":\"no such row in the table\"}}";
-      s.select_row(s.view[i]);
-      return "{\"ok\":true}";
-    }
-    return "{\"ok\":false,\"error\":{\"field\":\"verb\",\"message\":\"unknown ui verb\"}}";
+  if (verb == "ui.requests") return const_cast<App*>(this)->take_shell_requests();
+  if (verb == "ui.theme") {
+    if (arg != "dark" && arg != "light")
+      return "{\"ok\":false,\"error\":{\"field\":\"theme\",\"message\":\"must be dark or light\"}}";
+    const_cast<App*>(this)->set_dark(arg == "dark");
+    return "{\"ok\":true}";
   }
-  return trainfit::api_call(verb, query_json, s.has_snapshot ? &s.snapshot : nullptr);
+  if (verb == "ui.embed") {
+    const_cast<App*>(this)->set_embed(arg == "1" || arg == "true");
+    return "{\"ok\":true}";
+  }
+  if (verb == "ui.view") {
+    return view_json(s, std::atoi(std::string(arg).c_str()));
+  }
+  if (verb == "ui.select") {
+    s.recompute();
+    if (s.view_dirty) s.rebuild_view();
+    const int i = std::atoi(std::string(arg).c_str());
+    if (i < 0 || i >= static_cast<int>(s.view.size()))
+      return "{\"ok\":false,\"error\":{\"field\":\"row\",\"message\":\"no such row in the table\"}}";
+    s.select_row(s.view[i]);
+    return "{\"ok\":true}";
+  }
+  if (verb == "ui.call") return shell_call_json(s, arg);
+  if (verb == "ui.answer") return answer_shell_call(s, arg);
+  return "{\"ok\":false,\"error\":{\"field\":\"verb\",\"message\":\"unknown ui verb\"}}";
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ struct RowText {
   char seller[64] = "";  // "massedcompute via shadeform" (a marketplace row), else the provider id
 };
 
-// One validation row for the Accuracy view (from api_call("validate")).
+// One validation row for the Accuracy view (from the `validate` document, api.h validation_document).
 struct ValRow {
   std::string kind, name, source, metric, note;
   double published = 0, estimate = 0, rel_error = 0, tolerance = 0;
@@ -142,6 +142,19 @@ struct App::Impl {
   char model_search[64] = "";
   char regions_text[256] = "";
   char custom_name[128] = "Custom model";
+  // Facade documents asked of the shell (shell_calls.cpp): where App::make_documents_here is off (the web page, whose
+  // module carries neither the recipe writers nor the config.json reader: the JS API's module answers), the Launch
+  // section's recipe and a pasted config.json's model. One outstanding call per purpose, numbered; an answer to a
+  // call no longer outstanding (another row selected since) is dropped.
+  struct ShellCall {
+    uint64_t id = 0;  // 0: none outstanding
+    std::string verb, arg;
+  };
+  ShellCall recipe_call, hf_config_call;
+  uint64_t shell_calls = 0;
+  Result<Recipe> (*write_recipe)(const Query&, const Snapshot&) = nullptr;  // set: made here
+  Result<ModelSpec> (*read_hf_config)(std::string_view) = nullptr;          // set: read here
+  void ask_shell(ShellCall& c, std::string verb, std::string arg);
   char hf_config_text[32768] = "";      // a pasted Hugging Face config.json (model_from_hf_config)
   std::string hf_config_error;          // why the pasted config was refused ("hf_config.<field>: ...")
 
@@ -168,6 +181,11 @@ void draw_results_table(App::Impl& s, float height);  // ui_results.cpp
 void draw_detail(App::Impl& s);             // ui_detail.cpp
 void draw_cost_time_chart(App::Impl& s);    // ui_charts.cpp
 void draw_memory_curves(App::Impl& s);      // ui_charts.cpp
+void draw_launch(App::Impl& s);             // ui_launch.cpp: the detail's Launch section
+void detail_heading(const char* text);      // ui_detail.cpp: a section heading of the detail view
+bool adopt_hf_config(App::Impl& s, Result<ModelSpec> m, bool commit = true);  // ui_job.cpp: a config.json's model
+std::string shell_call_json(const App::Impl& s, std::string_view id);  // shell_calls.cpp: ui.call
+std::string answer_shell_call(App::Impl& s, std::string_view arg);    // shell_calls.cpp: ui.answer
 void draw_accuracy(App::Impl& s);           // ui_info.cpp
 void draw_snapshot_info(App::Impl& s);      // ui_info.cpp
 void draw_narrow(App::Impl& s);             // ui_narrow.cpp: the one-column layout

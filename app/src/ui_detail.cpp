@@ -1,8 +1,8 @@
 // trainfit — the detail view of the selected row: memory stacked bar against the GPU's VRAM line, the plan
 // drawn as nodes x GPUs with TP / PP / DP groups, the step-time breakdown and the job timeline, the cost
 // breakdown with billing rounding waste, the pricing options side by side, the planner's runners-up and the
-// development-cycle scenario, and the launch recipes (a tab per format, with a copy button). Everything here
-// is computed once per (ranking, selection): update_detail().
+// development-cycle scenario; the launch recipes are ui_launch.cpp's. Everything here is computed once per (ranking,
+// selection): update_detail().
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +19,7 @@ void App::Impl::update_detail() {
   row_memory = Error{"", "none"};
   recipe = Error{"", "none"};
   recipe_pending = false;
+  recipe_call = ShellCall{};
   runners_up.clear();
   for (auto& c : option_cost) c = Error{"", "none"};
   std::fill(std::begin(option_row), std::end(option_row), -1);
@@ -76,19 +77,10 @@ void App::Impl::update_detail() {
   seq_by_cp = max_seq_len_by_cp(query.model, train, p->layout, usable);
 }
 
-// The selected row's launch recipe, once per (ranking, selection), asked for this row exactly: its offer,
-// pricing option and node count.
-void App::Impl::ensure_recipe() {
-  update_detail();
-  if (!recipe_pending) return;
-  recipe_pending = false;
-  const RankRow* r = selected_row();
-  if (!r) return;
-  Query rq = query;
-  rq.target.offer = snapshot.offers[r->offer].id;
-  rq.target.pricing = pricing_filter_of(r->option);
-  rq.target.nodes = r->nodes;
-  recipe = make_recipe(rq, snapshot);
+void detail_heading(const char* text) {
+  ImGui::Spacing();
+  ImGui::TextUnformatted(text);
+  ImGui::Separator();
 }
 
 namespace {
@@ -99,11 +91,6 @@ struct Seg {
   ImU32 color;
 };
 
-void heading(const char* text) {
-  ImGui::Spacing();
-  ImGui::TextUnformatted(text);
-  ImGui::Separator();
-}
 
 // Memory stacked bar: one segment per component, the VRAM line (the driver-reported capacity), the usable
 // limit and the band whisker; `label_bytes` is the datasheet figure named beside it.
@@ -259,7 +246,7 @@ void row2(const char* name, const char* value) {
 }
 
 void time_section(const App::Impl& s, const RankRow& r, const Plan& p) {
-  heading("Time");
+  detail_heading("Time");
   const StepTime& st = p.step;
   const Seg parts[] = {
       {"compute", st.compute_s, IM_COL32(66, 135, 245, 255)},
@@ -353,7 +340,7 @@ void cost_table(const CostBreakdown& k, const char* id) {
 // The offer's pricing options side by side (on-demand, spot, reserved: those it has), each with the node count
 // it costs; then which wins, spot's break-even price, and a booking product's terms and where it pays off.
 void pricing_options_section(App::Impl& s, const RankRow& row) {
-  heading("Pricing options");
+  detail_heading("Pricing options");
   int cols[std::size(kPricingOptions)], n = 0;
   for (int k = 0; k < static_cast<int>(std::size(kPricingOptions)); ++k)
     if (s.option_row[k] >= 0) cols[n++] = k;
@@ -438,7 +425,7 @@ void dev_cycle_section(App::Impl& s, const RankRow& row) {
   const RankRow* r = &row;
   const Offer& o = s.snapshot.offers[r->offer];
   if (s.query.cost.dev_runs > 0 && s.query.cost.dev_run_minutes > 0) {
-    heading("Development cycle");
+    detail_heading("Development cycle");
     const Provider& pr = seller_of(s.snapshot, o);  // the marketplace's billing for a resold row (billing.h)
     const DevCycleInput in = dev_cycle_input(s.query, pr, o, r->option, r->nodes);
     if (Result<DevCycleCost> dc = dev_cycle_cost(in, billing_rule_for(pr, o.instance_type))) {
@@ -454,53 +441,10 @@ void dev_cycle_section(App::Impl& s, const RankRow& row) {
   }
 }
 
-// Launch: one tab per recipe format, the file as text and a copy button (the shells forward App::clipboard).
-void launch_section(App::Impl& s) {
-  heading("Launch");
-  if (s.recipe_pending) {
-    // Below the visible part of the window: room for the section (about its height) instead of the recipe,
-    // which is made on the frame it scrolls into view.
-    const float fs = ImGui::GetFontSize();
-    if (!ImGui::IsRectVisible(ImVec2(std::max(1.0f, ImGui::GetContentRegionAvail().x), fs * 2))) {
-      ImGui::Dummy(ImVec2(1, fs * 26));
-      return;
-    }
-    s.ensure_recipe();
-  }
-  if (!s.recipe) {
-    ImGui::TextColored(error_color(), "%s", s.recipe.error().to_string().c_str());
-    return;
-  }
-  const Recipe& rc = *s.recipe;
-  ImGui::TextDisabled("%s x %d node%s, %s; replace every <FILL: ...> before launching.",
-                      rc.accelerators.empty() ? rc.instance_type.c_str() : rc.accelerators.c_str(), rc.nodes,
-                      rc.nodes == 1 ? "" : "s", pricing_option_name(rc.option));
-  for (const std::string& n : rc.notes) ImGui::TextColored(warn_color(), "Note: %s", n.c_str());
-  if (!ImGui::BeginTabBar("launch_formats")) return;
-  for (const RecipeFile& f : rc.files) {
-    if (!ImGui::BeginTabItem(f.format.c_str())) continue;
-    if (!f.applies) {
-      ImGui::TextWrapped("Not generated: %s.", f.why.c_str());
-    } else {
-      ImGui::PushID(f.format.c_str());
-      if (ImGui::Button("Copy")) s.clipboard = f.text;
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s (%zu bytes)", f.filename.c_str(), f.text.size());
-      const float fs = ImGui::GetFontSize();
-      ImGui::BeginChild("recipe_text", ImVec2(0, fs * 22), true, ImGuiWindowFlags_HorizontalScrollbar);
-      ImGui::TextUnformatted(f.text.data(), f.text.data() + f.text.size());
-      ImGui::EndChild();
-      ImGui::PopID();
-    }
-    ImGui::EndTabItem();
-  }
-  ImGui::EndTabBar();
-}
-
 // Measured: the step time (and peak memory) the launched job printed; "Calibrate" fits the model to it and
 // re-ranks every offer with the calibrated query (kept in the URL hash).
 void measured_section(App::Impl& s, const RankRow& r) {
-  heading("Measured");
+  detail_heading("Measured");
   const Calibration& cur = s.query.calibration;
   if (cur.efficiency_scale > 0) {
     const int gi = s.snapshot.find_gpu(cur.gpu);
@@ -652,7 +596,7 @@ void draw_detail(App::Impl& s) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
   }
-  heading("Memory per GPU");
+  detail_heading("Memory per GPU");
   if (s.row_memory) {
     memory_bar(*s.row_memory, gpu_capacity_bytes(g), g.memory_bytes, s.query.train.headroom);
     const FitVerdict v = fit_verdict(*s.row_memory, usable_bytes(gpu_capacity_bytes(g), s.query.train.headroom));
@@ -663,11 +607,11 @@ void draw_detail(App::Impl& s) {
       ImGui::TextUnformatted(v == FitVerdict::fits ? "Fits, band included." : "Does not fit.");
   }
   else ImGui::TextColored(error_color(), "%s", s.row_memory.error().to_string().c_str());
-  heading("Layout");
+  detail_heading("Layout");
   plan_drawing(*p);
   const ShapePlan& sh = s.rank->shapes[r->shape];
   if (!s.runners_up.empty()) {
-    heading("Runners-up");
+    detail_heading("Runners-up");
     for (const Plan& ru : s.runners_up) {
       char t[32];
       ImGui::BulletText("%s: %s", plan_summary(ru).c_str(), fmt_duration(t, sizeof t, ru.step.total_s > 0 && ru.tokens_per_s > 0
@@ -686,13 +630,13 @@ void draw_detail(App::Impl& s) {
 
   if (cols) ImGui::TableSetColumnIndex(1);
   time_section(s, *r, *p);
-  heading("Cost");
+  detail_heading("Cost");
   if (s.cost) cost_table(*s.cost, "cost");
   else ImGui::TextColored(error_color(), "%s", s.cost.error().to_string().c_str());
   pricing_options_section(s, *r);
   dev_cycle_section(s, *r);
   if (cols) ImGui::EndTable();
-  launch_section(s);
+  draw_launch(s);
   measured_section(s, *r);
 }
 

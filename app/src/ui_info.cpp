@@ -1,5 +1,5 @@
 // trainfit — the trust views: Accuracy (every published reference, our estimate, the error, from the same
-// api_call("validate") the CLI prints, plus the uncertainty band of the selected estimate) and Snapshot (date,
+// `validate` document the CLI prints (api.h validation_document), plus the uncertainty band of the selected estimate) and Snapshot (date,
 // sources, per-provider capture dates and billing rules, staleness, loading another snapshot).
 #include <cmath>
 #include <cstdio>
@@ -14,7 +14,7 @@ namespace {
 void load_validation(App::Impl& s) {
   s.validation_loaded = true;
   try {
-    const nlohmann::json doc = nlohmann::json::parse(trainfit::api_call("validate", "{}", nullptr));
+    const nlohmann::json doc = nlohmann::json::parse(trainfit::validation_document());
     if (!doc.value("ok", false)) {
       s.validation_error = doc.contains("error") ? doc["error"].value("message", "validation failed") : "validation failed";
       // The web module fetches the report after its first frame (api.h set_validation_document): ask again.

@@ -124,26 +124,40 @@ bool knob_widgets(ModelSpec& m) {
   return changed;
 }
 
+}  // namespace
+
+// A config.json's model becomes the draft's custom model (and, when `commit`, the query: an answer from the shell
+// arrives between frames); a refusal is kept to show with the config field it names. True when adopted.
+bool adopt_hf_config(App::Impl& s, Result<ModelSpec> m, bool commit) {
+  if (!m) {
+    s.hf_config_error = m.error().to_string();
+    return false;
+  }
+  s.draft.model = std::move(m).value();
+  s.draft.model_id = "custom";
+  std::snprintf(s.custom_name, sizeof s.custom_name, "%s", s.draft.model.name.c_str());
+  s.hf_config_error.clear();
+  if (commit) s.commit();
+  return true;
+}
+
+namespace {
+
 // "Paste config.json": a Hugging Face config becomes the custom model, every knob derived by the core
-// (model_from_hf_config, the same reader as the CLI's --hf-config and the JS API's hf_config). The text is
-// untrusted; a refusal is shown with the config field it names and the current model stays.
+// (model_from_hf_config, the same reader as the CLI's --hf-config and the JS API's hf_config; on the web page, that
+// module's document: shell_calls.cpp). The text is untrusted; a refusal is shown with the config field it names and
+// the current model stays.
 bool hf_config_box(App::Impl& s) {
   if (!ImGui::TreeNode("Paste config.json")) return false;
   ImGui::InputTextMultiline("##hf_config", s.hf_config_text, sizeof s.hf_config_text,
                             ImVec2(-1, ImGui::GetTextLineHeight() * 6));
   mark_last_item("config.json text");
   bool changed = false;
-  if (ImGui::Button("Use this config")) {
-    Result<ModelSpec> m = model_from_hf_config(s.hf_config_text);
-    if (m) {
-      s.draft.model = std::move(m).value();
-      s.draft.model_id = "custom";
-      std::snprintf(s.custom_name, sizeof s.custom_name, "%s", s.draft.model.name.c_str());
-      s.hf_config_error.clear();
-      changed = true;
-    } else {
-      s.hf_config_error = m.error().to_string();
-    }
+  if (s.hf_config_call.id) {
+    ImGui::TextDisabled("Reading the config...");  // asked of the shell (shell_calls.cpp)
+  } else if (ImGui::Button("Use this config")) {
+    if (s.read_hf_config) changed = adopt_hf_config(s, s.read_hf_config(s.hf_config_text), false);
+    else s.ask_shell(s.hf_config_call, "hf_config", s.hf_config_text);
   }
   mark_last_item("Use this config");
   if (!s.hf_config_error.empty()) ImGui::TextColored(error_color(), "%s", s.hf_config_error.c_str());

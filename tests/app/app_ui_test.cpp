@@ -43,6 +43,7 @@ class Ui : public ::testing::Test {
   App& make(AppOptions opts = {}) {
     opts.today = "2026-11-29";
     app_ = std::make_unique<App>(opts);
+    app_->make_documents_here(true);  // as the desktop app (the page's path: RecipeAskedOfTheShell below)
     EXPECT_EQ(app_->load_snapshot(trainfit::embedded_snapshot_json(), "bundled snapshot"), "");
     return *app_;
   }
@@ -201,6 +202,112 @@ TEST_F(Ui, LaunchTabCopiesTheBytesTheRecipeVerbWrites) {
   EXPECT_NE(copied.find("torchrun"), std::string::npos);
 }
 
+// The web page's path (its module carries no recipe writers): the Launch section asks the shell, which answers
+// with the facade's recipe document for the query the App gives; the section then shows that document's files.
+class ShellUi : public Ui {
+ protected:
+  // The call the App asked for ("call:N" among the shell requests): {"verb", "arg"} and its number.
+  std::pair<std::string, json> asked(App& a) {
+    const json reqs = json::parse(a.take_shell_requests());
+    for (const auto& r : reqs) {
+      const std::string t = r.get<std::string>();
+      if (t.rfind("call:", 0) == 0) return {t.substr(5), json::parse(a.api_call("ui.call", t.substr(5)))};
+    }
+    return {"", json::object()};
+  }
+};
+
+TEST_F(ShellUi, RecipeAskedOfTheShell) {
+  App& a = make();
+  a.make_documents_here(false);
+  ImGui::GetIO().DisplaySize = ImVec2(1600, 5000);
+  frames(2);
+  ASSERT_TRUE(click("#1"));
+  frames(2);
+  const auto [id, call] = asked(a);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(call["verb"], "recipe");
+  const json q = json::parse(call["arg"].get<std::string>());
+  EXPECT_EQ(q["target"]["offer"], state()["selected"]["offer"]);
+  // Malformed and stale answers change nothing.
+  EXPECT_EQ(json::parse(a.api_call("ui.answer", "no id"))["ok"], false);
+  EXPECT_EQ(json::parse(a.api_call("ui.answer", "999999\n{}"))["stale"], true);
+  trainfit::SnapshotLoadOptions opt;
+  opt.today = "2026-11-29";  // the App's date (make)
+  const trainfit::Result<trainfit::Snapshot> snap = trainfit::load_snapshot(trainfit::embedded_snapshot_json(), opt, nullptr);
+  ASSERT_TRUE(snap);
+  const std::string doc = trainfit::api_call("recipe", call["arg"].get<std::string>(), &*snap);
+  EXPECT_EQ(json::parse(a.api_call("ui.answer", id + "\n" + doc))["ok"], true);
+  EXPECT_EQ(a.api_call("ui.call", id), "{}");  // answered
+  frames(3);  // a new tab bar's tabs have their places from its second frame on
+  ASSERT_TRUE(click("torchrun"));
+  ASSERT_TRUE(click("Copy"));
+  const json files = json::parse(doc)["files"];
+  std::string expected;
+  for (const auto& f : files)
+    if (f["format"] == "torchrun") expected = f["text"].get<std::string>();
+  EXPECT_FALSE(expected.empty());
+  EXPECT_EQ(a.take_clipboard_request(), expected);
+}
+
+TEST_F(ShellUi, ADocumentThatIsNotTheVerbsIsShownAsAnError) {
+  App& a = make();
+  a.make_documents_here(false);
+  ImGui::GetIO().DisplaySize = ImVec2(1600, 5000);
+  frames(2);
+  int row = 1;
+  for (const char* bad : {"not json", "[1,2]", "{\"ok\":1}", "{\"ok\":false,\"error\":7}",
+                          "{\"ok\":true,\"files\":7,\"notes\":[1],\"nodes\":\"x\",\"option\":[]}"}) {
+    ASSERT_EQ(json::parse(a.api_call("ui.select", std::to_string(row++ % 2)))["ok"], true);  // another row: a new call
+    frames(2);
+    const auto [id, call] = asked(a);
+    ASSERT_FALSE(id.empty()) << bad;
+    EXPECT_EQ(json::parse(a.api_call("ui.answer", id + "\n" + bad))["ok"], true) << bad;
+    frames(2);  // the section draws the error (or an empty recipe), never a throw
+    EXPECT_EQ(a.api_call("ui.call", id), "{}") << bad;
+  }
+}
+
+// A pasted config.json on the web page: the reader's document comes from the shell; its model becomes the query's
+// custom model, as the facade's document gives it; a refused one keeps the model.
+TEST_F(ShellUi, ConfigJsonReadByTheShell) {
+  App& a = make();
+  a.make_documents_here(false);
+  frames(3);
+  ASSERT_TRUE(click("Architecture"));
+  ASSERT_TRUE(click("Paste config.json"));
+  ASSERT_TRUE(click("config.json text"));
+  const std::string config =
+      R"({"model_type": "qwen3", "hidden_size": 1024, "num_hidden_layers": 28, "num_attention_heads": 16,)"
+      R"( "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 3072, "vocab_size": 151936,)"
+      R"( "tie_word_embeddings": true})";
+  ImGui::GetIO().AddInputCharactersUTF8(config.c_str());
+  frames(2);
+  ASSERT_TRUE(click("Use this config"));
+  auto [id, call] = asked(a);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(call["verb"], "hf_config");
+  EXPECT_EQ(call["arg"], config);
+  const json doc = json::parse(trainfit::api_call("hf_config", config, nullptr));
+  ASSERT_EQ(doc["ok"], true);
+  EXPECT_EQ(json::parse(a.api_call("ui.answer", id + "\n" + doc.dump()))["ok"], true);
+  frames(2);
+  const json model = state()["query"]["model"];
+  EXPECT_EQ(model, doc["model"]);
+  EXPECT_EQ(model.value("num_layers", 0), 28);
+  // Refused (text typed after the JSON): the error is the reader's, the model stays.
+  ASSERT_TRUE(click("config.json text"));
+  ImGui::GetIO().AddInputCharactersUTF8("x");
+  frames(2);
+  ASSERT_TRUE(click("Use this config"));
+  std::tie(id, call) = asked(a);
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(call["arg"], config + "x");
+  EXPECT_EQ(json::parse(a.api_call("ui.answer", id + "\n" + trainfit::api_call("hf_config", config + "x", nullptr)))["ok"], true);
+  frames(2);
+  EXPECT_EQ(state()["query"]["model"], model);
+}
+
 TEST_F(Ui, ARefusedSnapshotIsReportedAndTheCurrentOneKept) {
   App& a = make();
   frames(2);
@@ -314,8 +421,6 @@ TEST_F(Ui, EmbedModeIsCompactAndLinksOutToTheFullApp) {
   EXPECT_NE(a.take_shell_requests().find("open_full_app"), std::string::npos);
 }
 
-// "Paste config.json": the pasted Hugging Face config becomes the custom model with every knob
-// derived by the core; a refused one (here: text typed after the JSON) keeps the model.
 // Megatron-Core's --recompute-modules as checkboxes beside Recompute (shown for a megatron-core job whose recompute
 // can be selective): each box one module of the query's recompute_modules, in the link too.
 TEST_F(Ui, RecomputeModuleBoxesEditTheQuerysModuleList) {
@@ -332,6 +437,8 @@ TEST_F(Ui, RecomputeModuleBoxesEditTheQuerysModuleList) {
   EXPECT_NE(a.query_hash().find("recompute_modules=moe"), std::string::npos) << a.query_hash();
 }
 
+// "Paste config.json": the pasted Hugging Face config becomes the custom model with every knob
+// derived by the core; a refused one (here: text typed after the JSON) keeps the model.
 TEST_F(Ui, APastedHfConfigBecomesTheModelAndARefusedOneKeepsIt) {
   make();
   frames(3);

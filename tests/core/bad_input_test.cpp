@@ -1068,5 +1068,37 @@ TEST(BadManifest, MalformedTruncatedAndHugeDocumentsAreRefusedQuickly) {
   }
 }
 
+// The facade's documents read back (api.h recipe_from_document, model_from_hf_config_document: what the web page's
+// module does with the JS API module's answers): text that is not the verb's document is an error with a message,
+// quickly, never a throw; an error document keeps its own field (fuzz_facade_docs covers the rest).
+TEST(BadInputMatrix, DocumentsReadBackRefuseWhatIsNotTheVerbsDocument) {
+  const std::vector<std::string> bad = {"", "null", "not json", "[1,2]", "{\"ok\":1}", "{\"ok\":\"true\"}",
+                                        "{\"ok\":false,\"error\":7}", std::string(10000, '[') + std::string(10000, ']'),
+                                        std::string(2 << 20, ' ')};
+  for (const std::string& text : bad) {
+    const auto t0 = Clock::now();
+    const Result<Recipe> r = recipe_from_document(text);
+    const Result<ModelSpec> m = model_from_hf_config_document(text);
+    EXPECT_LT(seconds_since(t0), kCaseBound_s);
+    ASSERT_FALSE(r.ok()) << text.substr(0, 40);
+    ASSERT_FALSE(m.ok()) << text.substr(0, 40);
+    EXPECT_FALSE(r.error().message.empty());
+    EXPECT_FALSE(m.error().message.empty());
+  }
+  const std::string err = R"({"ok": false, "error": {"field": "hf_config.hidden_size", "message": "must be positive"}})";
+  EXPECT_EQ(model_from_hf_config_document(err).error().field, "hf_config.hidden_size");
+  EXPECT_EQ(recipe_from_document(err).error().message, "must be positive");
+  // A document whose model is not a valid model is refused by the query parser, naming the key.
+  const Result<ModelSpec> m = model_from_hf_config_document(R"({"ok": true, "model": {"hidden_size": -4}})");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().field.rfind("model", 0), 0u) << m.error().field;
+  // Wrong types inside an ok recipe document are skipped, never thrown on.
+  const Result<Recipe> r = recipe_from_document(R"({"ok": true, "files": 7, "notes": [1, "n"], "nodes": "x", "option": []})");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->notes, std::vector<std::string>{"n"});
+  EXPECT_EQ(r->nodes, 1);
+  EXPECT_TRUE(r->files.empty());
+}
+
 }  // namespace
 }  // namespace trainfit

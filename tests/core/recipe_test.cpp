@@ -356,5 +356,38 @@ TEST(Recipe, SkyPilotAcceleratorNamesFollowEachProvidersCatalog) {
   EXPECT_EQ(skypilot_accelerator_name("aws", "x", "no-such-gpu"), "");
 }
 
+// The web page's module shows the recipe the JS API's module writes, read back from its document
+// (api.h recipe_from_document): every field the Launch section shows comes back as make_recipe made it.
+TEST(Recipe, TheDocumentReadBackGivesTheFilesMakeRecipeWrote) {
+  for (const char* offer : {"aws/p5.48xlarge/us-east-1", "lambda/gpu_1x_h100_pcie/us-east-1"}) {
+    Result<Query> base = parse_query_json(R"({"model": "llama-3.1-8b", "method": "full"})");
+    ASSERT_TRUE(base);
+    const Query q = target(*base, offer, PricingFilter::on_demand);
+    const Result<Recipe> made = make_recipe(q, bundled());
+    ASSERT_TRUE(made) << made.error().to_string();
+    const Result<Recipe> read = recipe_from_document(api_call("recipe", query_to_json(q), &bundled()));
+    ASSERT_TRUE(read) << read.error().to_string();
+    EXPECT_EQ(read->offer, made->offer);
+    EXPECT_EQ(read->instance_type, made->instance_type);
+    EXPECT_EQ(read->accelerators, made->accelerators);
+    EXPECT_EQ(read->option, made->option);
+    EXPECT_EQ(read->nodes, made->nodes);
+    EXPECT_EQ(read->notes, made->notes);
+    EXPECT_EQ(read->placeholders, made->placeholders);
+    ASSERT_EQ(read->files.size(), made->files.size());
+    for (size_t i = 0; i < made->files.size(); ++i) {
+      EXPECT_EQ(read->files[i].format, made->files[i].format);
+      EXPECT_EQ(read->files[i].filename, made->files[i].filename);
+      EXPECT_EQ(read->files[i].text, made->files[i].text);
+      EXPECT_EQ(read->files[i].applies, made->files[i].applies);
+      EXPECT_EQ(read->files[i].why, made->files[i].why);
+    }
+  }
+  // A refused target comes back as the document's own error.
+  const Result<Recipe> refused = recipe_from_document(api_call("recipe", R"({"target": {"offer": "nope"}})", &bundled()));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().field, "target.offer");
+}
+
 }  // namespace
 }  // namespace trainfit

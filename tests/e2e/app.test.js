@@ -38,6 +38,50 @@ test('the validation report comes after the first frame: trainfit.call("validate
   await page.close();
 });
 
+test('the JS API\'s module comes only when a script asks for the API, and writes the Launch section\'s files', async () => {
+  // web/api_module.cpp: the facade's documents live in a second module, off the first visit (scripts/bench counts
+  // it apart). The page's module asks the page for the Launch section's recipe, which that module writes.
+  const page = await ctx.browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  const fetched = [];
+  page.on('request', (r) => { if (/trainfit-api\.(js|wasm)$/.test(r.url())) fetched.push(r.url().split('/').pop()); });
+  await page.goto(base + '/?nosw=1');
+  await page.waitForFunction(() => window.Module && Module.calledRun && Module._tf_drawn_frames() > 0 && Module._tf_frames() > 10,
+    null, { timeout: 60000 });
+  assert.deepStrictEqual(fetched, [], 'a visit that only uses the page fetches no JS API module');
+  const early = await page.evaluate(() => window.trainfit.call('models'));
+  assert.strictEqual(early.ok, false);
+  assert.match(early.error.message, /trainfit\.ready/, 'before the module is in, the call says what to wait for');
+  await page.evaluate(() => window.trainfit.ready);
+  assert.deepStrictEqual(fetched.sort(), ['trainfit-api.js', 'trainfit-api.wasm']);
+  assert.ok((await page.evaluate(() => window.trainfit.call('models'))).ok, 'after ready the API answers');
+  // A snapshot loaded through the page reaches both modules: the API ranks on it.
+  const before = await page.evaluate(() => window.trainfit.call('rank', { top: 1 }).snapshot);
+  const snap = JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '..', '..', 'data', 'snapshot.json'), 'utf8'));
+  snap.id = 'e2e-renamed';
+  const r = await page.evaluate((t) => window.trainfit.loadSnapshot(t, 'renamed'), JSON.stringify(snap));
+  assert.ok(r.ok, JSON.stringify(r));
+  assert.notStrictEqual(before, 'e2e-renamed');
+  assert.strictEqual(await page.evaluate(() => window.trainfit.call('rank', { top: 1 }).snapshot), 'e2e-renamed');
+  assert.strictEqual(await page.evaluate(() => window.trainfit.state().snapshot), 'e2e-renamed');
+  // The Launch section (below the detail's columns: a tall window) shows the recipe the API writes for the selected row.
+  await page.setViewportSize({ width: 1600, height: 4000 });
+  await page.evaluate(() => { window.trainfitCopy = (t) => { window.__copied = t; }; });
+  await clickLabel(page, 'torchrun');
+  await clickLabel(page, 'Copy');
+  await page.waitForFunction(() => typeof window.__copied === 'string', null, { timeout: 10000 });
+  const copied = await page.evaluate(() => window.__copied);
+  const st = await page.evaluate(() => window.trainfit.state());
+  const q = await page.evaluate(() => window.trainfit.query());
+  q.target = Object.assign({}, q.target, { offer: st.selected.offer, pricing: st.selected.option, nodes: st.selected.nodes });
+  const doc = await page.evaluate((qq) => window.trainfit.call('recipe', qq), q);
+  assert.ok(doc.ok, JSON.stringify(doc.error));
+  assert.strictEqual(copied, doc.files.find((f) => f.format === 'torchrun').text, 'the copied file is the recipe verb\'s');
+  assert.deepStrictEqual(problems, []);
+  await page.close();
+});
+
 test('the bundled snapshot loads from its binary form, and from the JSON when the binary is missing or damaged', async () => {
   // web/app.js loads data/snapshot.bin (the same data, no JSON to parse at start-up) and falls back to
   // data/snapshot.json when the binary cannot be fetched or is refused; every way gives the same ranking.

@@ -25,17 +25,19 @@ ValidationSource& validation_source() {
 
 }  // namespace
 
-json validate_doc() {
-  const ValidationSource& v = validation_source();
-  if (v.provider) return json::parse(v.provider());
-  if (!v.document.empty()) return json::parse(v.document);
-  return error_doc(Error{"verb", "the validation report is not loaded yet (data/validation.json)"});
-}
+json validate_doc() { return json::parse(validation_document()); }
 
 }  // namespace api_detail
 
 using api_detail::json;
 using api_detail::validation_source;
+
+std::string validation_document() {
+  const api_detail::ValidationSource& v = validation_source();
+  if (v.provider) return v.provider();
+  if (!v.document.empty()) return v.document;
+  return api_detail::error_doc(Error{"verb", "the validation report is not loaded yet (data/validation.json)"}).dump();
+}
 
 void set_validation_provider(std::string (*provider)()) { validation_source().provider = provider; }
 bool set_validation_document(std::string json_text, std::string* why) {

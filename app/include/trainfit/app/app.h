@@ -49,12 +49,15 @@ class App {
   std::string state_json() const;
   // The results of the current query as JSON: the same document as `trainfit rank --format json`.
   std::string results_json() const;
-  // The core's JSON facade (api.h) on the loaded snapshot: what the JS API's tf_call returns. Verbs starting
-  // with "ui." talk to the UI instead: "ui.requests" (take_shell_requests), "ui.theme" ("dark" | "light"),
-  // "ui.embed" ("1" | "0"), "ui.view" (rows shown in the table, in order, with their numbers; at most 200, or
-  // the count given: "3"),
-  // "ui.select" (select the table row at index N of the view).
+  // The core's JSON facade (api.h) on the loaded snapshot, or ui_call for verbs starting with "ui.": what the
+  // desktop app and the tests call. The web page's module answers only ui_call (its tf_call); the facade's verbs
+  // come from the JS API's own module (web/api_module.cpp), which keeps them out of the first visit.
   std::string api_call(std::string_view verb, std::string_view query_json) const;
+  // The UI's verbs: "ui.requests" (take_shell_requests), "ui.theme" ("dark" | "light"), "ui.embed" ("1" | "0"),
+  // "ui.view" (rows shown in the table, in order, with their numbers; at most 200, or the count given: "3"),
+  // "ui.select" (select the table row at index N of the view), "ui.call" / "ui.answer" (a facade document asked of
+  // the shell: make_documents_here). Any other verb is an error document.
+  std::string ui_call(std::string_view verb, std::string_view arg) const;
 
   void frame();                        // draw one frame of UI
   uint64_t frames() const;
@@ -75,6 +78,12 @@ class App {
   // "open_file" (pick a snapshot file), "open_full_app" (embed mode's link out), "theme:dark|light" (remember
   // the theme). The web page reads them through tf_call("ui.requests"); the desktop shell calls this.
   std::string take_shell_requests();
+  // Where the Launch section's recipe and a pasted config.json's model come from. The desktop app and the tests turn
+  // this on: made here (recipe.h make_recipe, model.h model_from_hf_config). Off (the web page, whose first module
+  // carries neither: the JS API's module has them) the App asks the shell for the facade's document: "call:N" in
+  // take_shell_requests, the verb and its argument from ui.call (N), the document back through ui.answer ("N\n" +
+  // the document).
+  void make_documents_here(bool on);
 
   // View settings that are not part of the query (they do not change any number): theme and embed mode.
   void set_dark(bool dark);

@@ -51,4 +51,8 @@ struct Warning {
   bool operator==(const Warning&) const = default;
 };
 
+// Today's date on the system clock, UTC, as YYYY-MM-DD: what every shell judges a snapshot's staleness against
+// (core/src/base/clock.cpp), so that the page's two modules, the desktop app and the CLI agree on it.
+std::string utc_date_today();
+
 }  // namespace trainfit
