@@ -7,6 +7,16 @@
 #include <variant>
 #include <vector>
 
+// A citation compiled into a table (a framework profile's *_source fields, the model catalog's config and parameter
+// sources): kept for the reader, the CLI and the native tests; the web modules, which never show them (no facade
+// document prints them, and the validation tables that read them are not linked there), compile them to "" (the
+// first-visit payload budget).
+#ifdef __EMSCRIPTEN__
+#define TRAINFIT_SOURCE(text) ""
+#else
+#define TRAINFIT_SOURCE(text) text
+#endif
+
 namespace trainfit {
 
 // Units. GB is 1e9 bytes (vendors, clouds); GiB is 2^30 bytes (what nvidia-smi and PyTorch report).

@@ -11,14 +11,6 @@
 
 namespace trainfit {
 
-// A profile's sources (the *_source fields): kept for the reader and the native tests; the web module, which never
-// shows them, compiles them to "" (its first-visit payload budget).
-#ifdef __EMSCRIPTEN__
-#define TRAINFIT_SOURCE(text) ""
-#else
-#define TRAINFIT_SOURCE(text) text
-#endif
-
 // Bit s of FrameworkProfile::cp_schemes: CpScheme s.
 constexpr unsigned cp_scheme_bit(CpScheme s) { return 1u << static_cast<int>(s); }
 
