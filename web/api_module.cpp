@@ -5,8 +5,8 @@
 // (docs/performance.md, "The JS API's own module").
 //
 // It holds its own copy of the snapshot: web/app.js replays into it, in order, every load and sidecar that the page's
-// module accepted (tf_api_load_snapshot*, tf_api_apply_snapshot_text), through the same core loaders with the same
-// date, so both modules answer on the same prices. Every export catches everything (js_out.h).
+// module accepted (tf_api_load_snapshot*, tf_api_apply_snapshot_text), through the same core loaders with the page
+// module's date (tf_api_set_today), so both modules answer on the same prices. Every export catches everything (js_out.h).
 #include <emscripten.h>
 
 #include <string>
@@ -20,6 +20,7 @@ namespace {
 struct Held {
   trainfit::Snapshot snapshot;
   bool loaded = false;
+  std::string today;  // the page module's date (tf_api_set_today); "" until given: the clock's
 };
 Held& held() {
   static Held* h = new Held;  // never destroyed (EXIT_RUNTIME=0)
@@ -28,7 +29,7 @@ Held& held() {
 
 trainfit::SnapshotLoadOptions load_options() {
   trainfit::SnapshotLoadOptions opt;
-  opt.today = trainfit::utc_date_today();  // as the page's App judges staleness
+  opt.today = held().today.empty() ? trainfit::utc_date_today() : held().today;  // the page's App's date
   return opt;
 }
 
@@ -74,6 +75,17 @@ EMSCRIPTEN_KEEPALIVE const char* tf_api_apply_snapshot_text(const char* json) {
     return status_json(r ? std::string() : "text sidecar refused: " + r.error().to_string());
   });
 }
+// The date the page's module judges snapshots against (App::today), given before the loads are replayed: a page open
+// across midnight UTC then still has both modules flag the same offers as stale.
+EMSCRIPTEN_KEEPALIVE const char* tf_api_set_today(const char* date) {
+  return guarded([&] {
+    const std::string d = date ? date : "";
+    if (d.size() != 10 || d[4] != '-' || d[7] != '-') return status_json("today: expected YYYY-MM-DD");
+    held().today = d;
+    return status_json("");
+  });
+}
+
 // The `validate` document as the build wrote it (data/validation.json): this module carries no validation tables.
 EMSCRIPTEN_KEEPALIVE const char* tf_api_set_validation(const char* json) {
   return guarded([&] {

@@ -111,37 +111,59 @@
   // snapshot: every load and sidecar the page's module accepts is logged and replayed into it, in order (a whole
   // snapshot starts the log again), so both modules answer on the same prices.
   const apiLog = [];
-  let api = null, apiLoading = null, apiValidation = '';
+  let api = null, apiLoading = null, apiFailed = '', apiValidation = '';
+  // A replayed load the API module refuses (a module of another build) is said, not silent.
+  function replay(M, apply) {
+    const r = apply(M);
+    if (r && r.ok === false) console.warn('trainfit: the JS API module refused a snapshot the page accepted (' + ((r.error && r.error.message) || '') + ')');
+  }
   function mirror(apply, wholeSnapshot) {
     if (wholeSnapshot) apiLog.length = 0;
     apiLog.push(apply);
-    if (api) apply(api);
+    if (api) replay(api, apply);
   }
   function setApiValidation(M) {
     if (!apiValidation) return;
     const r = parse(callIn(M, 'tf_api_set_validation', ['string'], [apiValidation]));
     if (!r.ok) console.warn('trainfit: the JS API refused ' + VALIDATION + ' (' + r.error.message + ')');
   }
+  // After the page's first frames (or a second, where animation frames are paused: a background tab), so that it
+  // never competes with them. A failed load is said by trainfit.call and tried again on the next ask.
   function loadApi() {
     if (apiLoading) return apiLoading;
-    apiLoading = ready.then(() => new Promise((done) => afterFirstFrames(done))).then(() => new Promise((resolve, reject) => {
+    const settled = () => new Promise((done) => { afterFirstFrames(done); setTimeout(done, 1000); });
+    apiLoading = ready.then(settled).then(() => new Promise((resolve, reject) => {
       const s = document.createElement('script');
       s.src = 'trainfit-api.js';
       s.onerror = () => reject(new Error('trainfit-api.js could not be loaded'));
-      s.onload = () => window.trainfitApi().then((M) => {
-        for (const apply of apiLog) apply(M);
-        setApiValidation(M);
-        api = window.trainfitApiModule = M;  // (the benchmark loads its synthetic markets into both modules)
-        resolve();
-      }, reject);
+      s.onload = () => {
+        if (typeof window.trainfitApi !== 'function') { reject(new Error('trainfit-api.js is not the JS API module')); return; }
+        window.trainfitApi().then((M) => {
+          try {
+            callIn(M, 'tf_api_set_today', ['string'], [call('tf_today', [], [])]);  // the page module's date
+            for (const apply of apiLog) replay(M, apply);
+            setApiValidation(M);
+          } catch (e) { reject(e); return; }
+          api = window.trainfitApiModule = M;  // (the benchmark loads its synthetic markets into both modules)
+          apiFailed = '';
+          resolve();
+        }, reject);
+      };
       document.head.appendChild(s);
     }));
-    apiLoading.catch((e) => console.warn('trainfit: the JS API could not load (' + String((e && e.message) || e) + ')'));
+    apiLoading.catch((e) => {
+      apiFailed = String((e && e.message) || e);
+      apiLoading = null;  // the next ask tries again
+      console.warn('trainfit: the JS API could not load (' + apiFailed + ')');
+    });
     return apiLoading;
   }
   const API_LOADING = JSON.stringify({ ok: false, error: { field: '', message: 'the JS API is loading: call it once trainfit.ready has resolved' } });
   function apiCallText(verb, q) {
-    if (!api) { loadApi().catch(() => {}); return API_LOADING; }
+    if (!api) {
+      loadApi().catch(() => {});
+      return apiFailed ? JSON.stringify({ ok: false, error: { field: '', message: 'the JS API could not load (' + apiFailed + '); trying again' } }) : API_LOADING;
+    }
     return callIn(api, 'tf_api_call', ['string', 'string'], [verb, q === undefined ? '' : (typeof q === 'string' ? q : JSON.stringify(q))]);
   }
 
@@ -318,7 +340,7 @@
     document.documentElement.dataset.theme = theme;
   }
 
-  // Requests from the UI that only the page can carry out (web/README: "ui.requests").
+  // Requests from the UI that only the page can carry out (App::take_shell_requests, app/include/trainfit/app/app.h).
   const fileInput = document.getElementById('snapshot-file');
   function handleRequests() {
     if (!window.Module || !Module.calledRun) return;
@@ -347,8 +369,12 @@
     const c = parse(call('tf_call', ['string', 'string'], ['ui.call', id]));
     if (!c.verb) return;
     const answer = (doc) => call('tf_call', ['string', 'string'], ['ui.answer', id + '\n' + doc]);
-    loadApi().then(() => answer(apiCallText(c.verb, c.arg)),
-      (e) => answer(JSON.stringify({ ok: false, error: { field: '', message: 'the JS API could not load: ' + String((e && e.message) || e) } })));
+    const fail = (e) => answer(JSON.stringify({ ok: false, error: { field: '', message: 'the JS API could not load: ' + String((e && e.message) || e) } }));
+    loadApi().then(() => {
+      let doc;
+      try { doc = apiCallText(c.verb, c.arg); } catch (e) { fail(e); return; }
+      answer(doc);
+    }, fail);
   }
   // A click's frame runs on the next animation frame: look a few frames later, while the click still counts
   // as a user gesture (the file picker and window.open need one); a slow poll catches keyboard activations.
@@ -508,8 +534,9 @@
   // The public API for pages that embed or script the calculator. Same JSON as the CLI's --format json.
   window.trainfit = {
     // Resolved once the snapshot is loaded, the first frames are drawn and the JS API's module is in: asking for it
-    // is what loads that module.
-    get ready() { return loadApi().then(() => undefined); },
+    // is what loads that module. It resolves even when that module cannot load: the page works, and trainfit.call
+    // then answers an error saying why.
+    get ready() { return loadApi().then(() => undefined, () => undefined); },
     state: () => parse(call('tf_state', [], [])),
     query: () => parse(call('tf_query', [], [])),
     setQuery: (q) => parse(call('tf_set_query', ['string'], [typeof q === 'string' ? q : JSON.stringify(q)])),

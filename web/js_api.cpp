@@ -72,10 +72,13 @@ EMSCRIPTEN_KEEPALIVE const char* tf_set_banner(const char* message) {
   });
 }
 
-// The UI's verbs (App::ui_call: ui.view, ui.select, ui.theme, ui.embed, ui.requests).
+// The UI's verbs (App::ui_call: ui.view, ui.select, ui.theme, ui.embed, ui.requests, ui.call, ui.answer).
 EMSCRIPTEN_KEEPALIVE const char* tf_call(const char* verb, const char* arg) {
   return guarded([&] { return trainfit::web::app().ui_call(verb ? verb : "", arg ? arg : ""); });
 }
+
+// The date the module judges snapshots against (App::today), for the JS API's module (web/app.js loadApi).
+EMSCRIPTEN_KEEPALIVE const char* tf_today() { return guarded([] { return trainfit::web::app().today(); }); }
 
 EMSCRIPTEN_KEEPALIVE double tf_frames() { return static_cast<double>(trainfit::web::shell_frames()); }
 EMSCRIPTEN_KEEPALIVE double tf_drawn_frames() { return static_cast<double>(trainfit::web::drawn_frames()); }

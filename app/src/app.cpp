@@ -217,6 +217,7 @@ std::string App::apply_stock_report(std::string_view report_json) {
 }
 #endif
 bool App::has_snapshot() const { return impl_->has_snapshot; }
+const std::string& App::today() const { return impl_->today; }
 
 std::string App::set_query_json(std::string_view text) { return impl_->adopt(parse_query_json(text)); }
 std::string App::set_query_hash(std::string_view hash) { return impl_->adopt(parse_query_hash(hash)); }

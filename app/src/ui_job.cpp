@@ -153,13 +153,16 @@ bool hf_config_box(App::Impl& s) {
                             ImVec2(-1, ImGui::GetTextLineHeight() * 6));
   mark_last_item("config.json text");
   bool changed = false;
-  if (s.hf_config_call.id) {
-    ImGui::TextDisabled("Reading the config...");  // asked of the shell (shell_calls.cpp)
-  } else if (ImGui::Button("Use this config")) {
+  // Asked of the shell (shell_calls.cpp): the button stays, and a new click replaces a call not answered yet.
+  if (ImGui::Button("Use this config")) {
     if (s.read_hf_config) changed = adopt_hf_config(s, s.read_hf_config(s.hf_config_text), false);
     else s.ask_shell(s.hf_config_call, "hf_config", s.hf_config_text);
   }
   mark_last_item("Use this config");
+  if (s.hf_config_call.id) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("Reading the config...");
+  }
   if (!s.hf_config_error.empty()) ImGui::TextColored(error_color(), "%s", s.hf_config_error.c_str());
   ImGui::TreePop();
   return changed;

@@ -1088,6 +1088,10 @@ TEST(BadInputMatrix, DocumentsReadBackRefuseWhatIsNotTheVerbsDocument) {
   const std::string err = R"({"ok": false, "error": {"field": "hf_config.hidden_size", "message": "must be positive"}})";
   EXPECT_EQ(model_from_hf_config_document(err).error().field, "hf_config.hidden_size");
   EXPECT_EQ(recipe_from_document(err).error().message, "must be positive");
+  for (const char* empty : {R"({"ok": false, "error": {"message": ""}})", R"({"ok": false, "error": {"message": 7}})"}) {
+    EXPECT_FALSE(recipe_from_document(empty).error().message.empty()) << empty;
+    EXPECT_FALSE(model_from_hf_config_document(empty).error().message.empty()) << empty;
+  }
   // A document whose model is not a valid model is refused by the query parser, naming the key.
   const Result<ModelSpec> m = model_from_hf_config_document(R"({"ok": true, "model": {"hidden_size": -4}})");
   ASSERT_FALSE(m.ok());

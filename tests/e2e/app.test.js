@@ -68,6 +68,14 @@ test('the JS API\'s module comes only when a script asks for the API, and writes
   // The Launch section (below the detail's columns: a tall window) shows the recipe the API writes for the selected row.
   await page.setViewportSize({ width: 1600, height: 4000 });
   await page.evaluate(() => { window.trainfitCopy = (t) => { window.__copied = t; }; });
+  // The files arrive from the API module a few frames later; a tab bar's tabs have their places from its second frame.
+  await page.evaluate(() => Module.ccall('tf_record_items', null, ['number'], [1]));
+  await page.waitForFunction(() => {
+    const r = JSON.parse(Module.ccall('tf_item_rect', 'string', ['string'], ['torchrun']));
+    return r !== null && r.w > 0;
+  }, null, { timeout: 30000 });
+  const f0 = await page.evaluate(() => Module._tf_frames());
+  await page.waitForFunction((n) => Module._tf_frames() > n + 3, f0);
   await clickLabel(page, 'torchrun');
   await clickLabel(page, 'Copy');
   await page.waitForFunction(() => typeof window.__copied === 'string', null, { timeout: 10000 });

@@ -21,7 +21,8 @@ bool is_ok(const json& d) { return d.is_object() && d.contains("ok") && d["ok"] 
 Error error_of(const json& d, const char* what) {
   if (!d.is_object()) return Error{"", std::string(what) + " is not a JSON object"};
   const json e = d.contains("error") && d["error"].is_object() ? d["error"] : json::object();
-  return Error{str(e, "field"), e.contains("message") ? str(e, "message") : std::string(what) + " reports a failure"};
+  const std::string message = str(e, "message");  // absent, not a string or empty: say what failed
+  return Error{str(e, "field"), message.empty() ? std::string(what) + " reports a failure" : message};
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ class App {
   std::string apply_stock_report(std::string_view report_json);
 #endif
   bool has_snapshot() const;
+  // The date snapshots are judged against (staleness): AppOptions::today, or the clock's when the App was made. The
+  // web page hands it to the JS API's module, so that both modules judge alike.
+  const std::string& today() const;
 
   // The query, in its shared forms. Errors name the field; the current query is kept on error.
   std::string set_query_json(std::string_view json_text);
