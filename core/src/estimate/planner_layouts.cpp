@@ -46,8 +46,12 @@ Result<bool> add_micro_batches(Searcher& s, int64_t per_replica, int pp, int vp,
 
 // The ZeRO stages a layout tries, into `zeros` (returns how many): the query's for a fixed layout; else ZeRO-1
 // dominates stage 0 (same traffic, sharded optimizer: less memory, faster update) and DeepSpeed refuses stages 2-3
-// with pipeline parallelism. Then only the stages the framework runs are kept (when none of the candidates is one,
-// its own: DDP, FSDP, ...), and a dropped one is named in the why-not.
+// with pipeline parallelism (Megatron's distributed optimizer is ZeRO-1 there). Context parallelism without PP
+// tries every stage, the state sharded over the dp x cp ranks: DeepSpeed-Ulysses / ALST run under ZeRO-3 (Jacobs
+// et al. 2023 §3.3), and Megatron-FSDP shards over the same group (Megatron-LM docs/user-guide/features/
+// megatron_fsdp.md: "both data-parallel and context-parallel ranks are used for sharding"). Then only the stages
+// the framework runs are kept (when none of the candidates is one, its own: DDP, FSDP, ...), and a dropped one is
+// named in the why-not.
 int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4]) {
   const TrainConfig& train = s.train;
   int n_z = 0;
@@ -55,7 +59,7 @@ int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4
     zeros[n_z++] = train.parallel.zero;
   } else if (dp * cp == 1) {
     zeros[n_z++] = 0;
-  } else if (pp > 1 || cp > 1) {  // Megatron's distributed optimizer (ZeRO-1) with PP or CP
+  } else if (pp > 1) {  // Megatron's distributed optimizer (ZeRO-1) with PP
     zeros[n_z++] = 1;
   } else {
     zeros[n_z++] = 1;
