@@ -86,7 +86,8 @@ bool hf_model(const Inputs& in, json* doc, int* code) {
   return true;
 }
 
-// Build the query document: file or hash first, then the flags on top (flags win).
+// Build the query document: file or hash first, then the flags on top (flags win). The parts are checked key
+// by key here; the whole (a hash's parallel.ep under --model's MoE) when the verb parses the finished document.
 bool build_query(const Inputs& in, std::string* query_json, int* code) {
   json doc = json::object();
   if (!in.query_file.empty() && !in.hash.empty()) {
@@ -99,14 +100,14 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
       *code = fail("--query", "cannot read " + in.query_file, kExitBadInput);
       return false;
     }
-    trainfit::Result<trainfit::Query> q = trainfit::parse_query_json(text);
+    trainfit::Result<trainfit::Query> q = trainfit::parse_query_json_part(text);
     if (!q) {
       *code = fail(q.error().field, q.error().message, kExitBadInput);
       return false;
     }
     doc = json::parse(trainfit::query_to_json(*q));
   } else if (!in.hash.empty()) {
-    trainfit::Result<trainfit::Query> q = trainfit::parse_query_hash(in.hash);
+    trainfit::Result<trainfit::Query> q = trainfit::parse_query_hash_part(in.hash);
     if (!q) {
       *code = fail(q.error().field, q.error().message, kExitBadInput);
       return false;

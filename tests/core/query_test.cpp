@@ -37,6 +37,34 @@ TEST(Query, HashRoundTripReproducesTheQueryExactly) {
   EXPECT_EQ(query_to_json(*back, true), query_to_json(*q, true));
 }
 
+// A part of a query (the CLI's --hash under --model) is checked key by key: a cross-key problem that another part
+// fixes is no error yet; the finished query is checked whole, and a key's own problem is an error at once.
+TEST(Query, PartsAreCheckedKeyByKeyAndTheWholeAtTheEnd) {
+  const char* part = "#parallel.gpus=8&parallel.dp=8&parallel.ep=8&parallel.zero=3";
+  auto whole = parse_query_hash(part);  // the default model is dense
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.error().field, "parallel.ep");
+  auto p = parse_query_hash_part(part);
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  Query q = *p;
+  auto moe = parse_query_json(R"({"model":"qwen3-30b-a3b","parallel":{"dp":8,"ep":8,"zero":3},"method":"full"})");
+  ASSERT_TRUE(moe.ok()) << moe.error().to_string();
+  q.model = moe->model;
+  q.model_id = moe->model_id;
+  q.train.method = moe->train.method;
+  auto finished = parse_query_json(query_to_json(q));
+  ASSERT_TRUE(finished.ok()) << finished.error().to_string();
+  EXPECT_EQ(query_to_json(*finished), query_to_json(*moe));
+  // The dense model left in place: the whole query is refused, naming the key.
+  auto dense = parse_query_json(query_to_json(*p));
+  ASSERT_FALSE(dense.ok());
+  EXPECT_EQ(dense.error().field, "parallel.ep");
+  // A key's own problem is found in the part.
+  EXPECT_EQ(parse_query_hash_part("#parallel.ep=abc").error().field, "parallel.ep");
+  EXPECT_EQ(parse_query_json_part(R"({"seq_len":0})").error().field, "seq_len");
+  EXPECT_FALSE(parse_query_json_part("{").ok());
+}
+
 TEST(Query, InlineModelRoundTripsThroughTheHash) {
   auto q = parse_query_json(R"({"model":{"arch":"llama","hidden_size":2048,"num_layers":16,"num_heads":32,
       "num_kv_heads":8,"intermediate_size":8192,"vocab_size":128256,"tie_embeddings":true}})");

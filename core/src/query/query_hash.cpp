@@ -101,7 +101,8 @@ std::string value_to_text(const json& v) {
 
 using namespace query_detail;
 
-Result<Query> parse_query_hash(std::string_view hash) {
+namespace {
+Result<Query> parse_hash(std::string_view hash, bool whole) {
   if (!hash.empty() && hash.front() == '#') hash.remove_prefix(1);
   // The limit must admit every link query_to_hash can write, or a shared link would not open: the longest
   // valid query (three 256-item lists of 64-byte names, each byte percent-encoded as 3) is about 150 KB.
@@ -195,8 +196,13 @@ Result<Query> parse_query_hash(std::string_view hash) {
     }
   }
   if (q.model_id == "custom" && q.model.params > 0 && q.model.hidden_size == 0) q.model.arch = Arch::params_only;
+  if (!whole) return q;
   return finish(std::move(q));
 }
+}  // namespace
+
+Result<Query> parse_query_hash(std::string_view hash) { return parse_hash(hash, true); }
+Result<Query> parse_query_hash_part(std::string_view hash) { return parse_hash(hash, false); }
 
 std::string query_to_hash(const Query& q) {
   std::string s;

@@ -120,7 +120,8 @@ std::string json_syntax_problem(std::string_view text) {
 
 using namespace query_detail;
 
-Result<Query> parse_query_json(std::string_view text) {
+namespace {
+Result<Query> parse_json(std::string_view text, bool whole) {
   if (text.size() > (1u << 20)) return Error{"", "query is too large (the limit is 1 MiB)"};
   // A query nests three levels at most; refuse deep documents before nlohmann builds a tree of them
   // (a megabyte of '[' took seconds to build and tear down in a Debug build).
@@ -136,8 +137,13 @@ Result<Query> parse_query_json(std::string_view text) {
   } catch (const std::exception& ex) {
     return Error{field, std::string("invalid value: ") + ex.what()};
   }
+  if (!whole) return q;
   return finish(std::move(q));
 }
+}  // namespace
+
+Result<Query> parse_query_json(std::string_view text) { return parse_json(text, true); }
+Result<Query> parse_query_json_part(std::string_view text) { return parse_json(text, false); }
 
 std::string query_to_json(const Query& q, bool full) {
   json out = json::object();

@@ -109,6 +109,11 @@ Query default_query();
 // ("parallel.tp: must divide num_heads (32)"). Missing keys keep default_query()'s values.
 Result<Query> parse_query_json(std::string_view json_text);
 Result<Query> parse_query_hash(std::string_view hash);   // with or without the leading '#'
+// The same with each key checked on its own and the checks across keys left out: one part of a query that others
+// complete (the CLI's --query or --hash under its flags, which win: `--model qwen3-30b-a3b --hash
+// '#parallel.ep=8&...'`). The finished query is to be parsed again in whole.
+Result<Query> parse_query_json_part(std::string_view json_text);
+Result<Query> parse_query_hash_part(std::string_view hash);
 
 // Serialize. Only keys that differ from default_query() are written, in a fixed order, so the same
 // query always gives the same text (links stay short and comparable).
