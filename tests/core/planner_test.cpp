@@ -799,7 +799,7 @@ TEST(TimeValidation, MoeFactorsAreTheGeometricMeanOfTheirCalibrationRows) {
   EXPECT_NEAR(std::exp(log_own / n_own), 1.0, 0.03);
   EXPECT_GE(full, 8);
   EXPECT_GE(within, 8);
-  EXPECT_GE(titan, 1);
+  EXPECT_GE(titan, 2);  // FSDP alone, and EP 8 with the default all-to-all
   EXPECT_GE(megatron, 7);
 }
 

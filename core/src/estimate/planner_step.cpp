@@ -170,7 +170,10 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
       const double nodes = static_cast<double>(ep) / per_node_ep;
       cross = nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, c.topk)) / c.topk;
     }
-    mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu, cross);
+    // The framework's own cost per byte dispatched (framework.h moe_dispatch_overhead_s_per_GB: torchtitan's
+    // default all-to-all path) runs on the critical path with the transfer.
+    mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu, cross) +
+             bytes / 1e9 * fw.moe_dispatch_overhead_s_per_GB;
   }
 }
 

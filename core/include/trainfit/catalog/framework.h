@@ -124,6 +124,11 @@ struct FrameworkProfile {
   // all-to-all dispatcher).
   bool moe_dispatch_per_node = false;
   const char* moe_dispatch_source = "";
+  // Seconds per GB (1e9 bytes) of a dispatch's or combine's tokens (k copies of the hidden state) that the
+  // expert-parallel path spends beyond the all-to-all's transfer: host-synchronised split sizes, index-gather
+  // permutations and the scatter-add combine of a dispatcher that is not fused (0: none beyond the transfer).
+  double moe_dispatch_overhead_s_per_GB = 0;
+  const char* moe_dispatch_overhead_source = "";
   // Context-parallel schemes the trainer launches (bit s: CpScheme s) and the one it uses when the query leaves
   // cp_scheme on auto.
   unsigned cp_schemes = cp_scheme_bit(CpScheme::ring);
