@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -33,6 +34,7 @@ struct Inputs {
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   long long loss_chunks = -1;
+  std::optional<double> moe_capacity_factor, moe_imbalance;  // moe.capacity_factor, moe.imbalance when given
   std::string recompute_modules;  // comma-separated module names; "none" = the empty list
   double tokens = -1;
   std::vector<std::string> providers;
@@ -130,6 +132,8 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.global_batch >= 0) set("global_batch", in.global_batch);
   if (in.lora_rank >= 0) set("lora_rank", in.lora_rank);
   if (in.loss_chunks >= 0) set("loss_chunks", in.loss_chunks);
+  if (in.moe_capacity_factor) doc["moe"]["capacity_factor"] = *in.moe_capacity_factor;
+  if (in.moe_imbalance) doc["moe"]["imbalance"] = *in.moe_imbalance;
   if (!in.recompute_modules.empty()) {
     json mods = json::array();
     if (in.recompute_modules != "none")
@@ -232,6 +236,12 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   sub->add_option("--loss-chunks", in.loss_chunks,
                   "chunks the logits and the loss run in: 0 = the framework's (8 under torchtune and torchtitan), "
                   "1 = the whole batch");
+  sub->add_option("--moe-capacity-factor", in.moe_capacity_factor,
+                  "mixture of experts: each expert's token capacity over its balanced share, padded to it "
+                  "(megatron-core --moe-expert-capacity-factor); 0 = dropless (default)");
+  sub->add_option("--moe-imbalance", in.moe_imbalance,
+                  "mixture of experts, dropless: the busiest expert-parallel rank's routed tokens over the mean "
+                  "(1 = balanced, default)");
   sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
   sub->add_flag("--must-fit", in.must_fit,
                 "plan only layouts whose verdict is 'fits' (the memory band's top under the GPU's memory), no 'tight' ones");

@@ -395,6 +395,17 @@ bool training_widgets(Query& d) {
                        "Chunks the logits and the loss are computed in; 0: the framework's (8 under torchtune and "
                        "torchtitan, whose ChunkedLossWrapper runs each chunk's backward at once), 1: the whole batch.");
 
+  if (d.model.num_experts > 1) {
+    changed |= input_num("Expert capacity", &d.train.moe_capacity_factor, "%.3g",
+                         "Each expert's token capacity over its balanced share, every expert padded to it "
+                         "(megatron-core --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); "
+                         "0: dropless, every routed token computed.");
+    changed |= input_num("Routing imbalance", &d.train.moe_imbalance, "%.3g",
+                         "Dropless routing: the busiest expert-parallel rank's routed tokens over the mean (1: "
+                         "balanced, as benchmarks force it). Its expert GEMMs, all-to-alls and buffers set the pace "
+                         "and the peak.");
+  }
+
   const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};
   changed |= enum_combo("CP scheme", &d.train.cp_scheme, schemes,
                         "How context parallelism splits attention at long sequences. ring: K/V blocks passed around "

@@ -288,6 +288,126 @@ TEST(Moe, MegatronRecipeCarriesTheExpertParallelArguments) {
 }
 
 
+// Routing: a capacity factor pads every expert to C x its balanced share (Megatron-Core
+// --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); dropless routing's imbalance reaches the
+// busiest GPU only through expert parallelism. Both scale the routed experts' rows: their kept activations, the
+// dispatch buffers, the grouped GEMMs and the all-to-alls.
+TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
+  const ModelSpec& m = qwen3_moe();
+  TrainConfig t = full_training();
+  MemoryLayout l;
+  l.dp = 8;
+  l.ep = 8;
+  l.etp = 1;
+  l.micro_batch = 2;
+  l.recompute = Recompute::none;
+  const double dropless = layer_activations(m, t, l)->no_recompute;
+  t.moe_capacity_factor = 1.0;  // balanced routing fills each expert exactly: nothing padded
+  EXPECT_DOUBLE_EQ(layer_activations(m, t, l)->no_recompute, dropless);
+  t.moe_capacity_factor = 1.5;
+  const double c15 = layer_activations(m, t, l)->no_recompute;
+  t.moe_capacity_factor = 2.0;
+  const double c20 = layer_activations(m, t, l)->no_recompute;
+  EXPECT_GT(c15, dropless);
+  EXPECT_NEAR(c20 - dropless, 2.0 * (c15 - dropless), 1e-6 * dropless);  // linear in C - 1
+  // The routed part of a Qwen3-30B-A3B layer: at least the k = 8 expert outputs and their SwiGLU (2 x 768 wide)
+  // of 8,192 tokens, in bf16.
+  EXPECT_GT(c20 - dropless, 8192.0 * 8 * (2048 + 2 * 768) * 2);
+  t.moe_capacity_factor = 0;
+  t.moe_imbalance = 1.5;
+  EXPECT_DOUBLE_EQ(layer_activations(m, t, l)->no_recompute, c15);  // the same rows on the busiest GPU
+  l.ep = 1;
+  l.dp = 8;
+  EXPECT_DOUBLE_EQ(layer_activations(m, t, l)->no_recompute,
+                   [&] { TrainConfig b = t; b.moe_imbalance = 1; return layer_activations(m, b, l)->no_recompute; }());
+  // Dispatch buffers: sent and received, each k x tokens x hidden; the busiest rank receives 1.5x.
+  l.ep = 8;
+  TrainConfig b = full_training();
+  const double d1 = MemoryEstimator(m, b).estimate(l)->moe_dispatch;
+  EXPECT_DOUBLE_EQ(d1, 2.0 * 8192 * 8 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(MemoryEstimator(m, t).estimate(l)->moe_dispatch, 1.25 * d1);
+  b.moe_capacity_factor = 1.25;
+  EXPECT_DOUBLE_EQ(MemoryEstimator(m, b).estimate(l)->moe_dispatch, 1.25 * d1);
+}
+
+TEST(MoeRouting, TheBusiestRankSetsTheStep) {
+  const Snapshot& snap = test::bundled_snapshot();
+  const int oi = snap.find_offer("nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1");
+  ASSERT_GE(oi, 0);
+  const Offer& offer = snap.offers[oi];
+  const GpuSpec& gpu = snap.gpus[offer.gpu];
+  Dataset d;
+  d.tokens = 1e10;
+  TrainConfig t = full_training(Framework::megatron_core);
+  t.global_batch = 64;
+  t.micro_batch = 2;
+  t.recompute = Recompute::full;
+  t.parallel.automatic = false;
+  t.parallel.gpus = 8;
+  t.parallel.dp = 8;
+  t.parallel.ep = 8;
+  t.parallel.zero = 1;
+  auto step = [&](const TrainConfig& c) {
+    auto r = plan_job(qwen3_moe(), c, d, gpu, offer, 1);
+    EXPECT_TRUE(r.ok() && r->fits) << (r.ok() ? r->why_not : r.error().to_string());
+    return r.ok() ? r->best.step : StepTime{};
+  };
+  const StepTime base = step(t);
+  TrainConfig c = t;
+  c.moe_capacity_factor = 1.0;
+  EXPECT_DOUBLE_EQ(step(c).total_s, base.total_s);
+  c.moe_capacity_factor = 1.25;
+  const StepTime padded = step(c);
+  EXPECT_GT(padded.compute_s, base.compute_s);
+  EXPECT_NEAR(padded.ep_comm_s, 1.25 * base.ep_comm_s, 0.02 * base.ep_comm_s);  // latency aside, 1.25x the bytes
+  c.moe_capacity_factor = 0;
+  c.moe_imbalance = 1.25;
+  EXPECT_NEAR(step(c).total_s, padded.total_s, 1e-9);
+  // Without expert parallelism every GPU computes all its tokens' routes: an imbalance changes nothing.
+  c.parallel.ep = 1;
+  c.parallel.zero = 3;  // Megatron-FSDP: without EP the experts' states need sharding to fit
+  TrainConfig e1 = t;
+  e1.parallel.ep = 1;
+  e1.parallel.zero = 3;
+  EXPECT_DOUBLE_EQ(step(c).total_s, step(e1).total_s);
+}
+
+TEST(MoeRouting, QueryKeysCheckedAndTheMegatronRecipeWritesTheCapacity) {
+  const std::string base =
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
+      R"("micro_batch":1,"parallel":{"dp":8,"ep":8,"etp":1,"zero":1},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"},)";
+  Query q = test::query_of((base + R"("moe":{"capacity_factor":1.25}})").c_str());
+  EXPECT_EQ(q.train.moe_capacity_factor, 1.25);
+  auto back = parse_query_hash(query_to_hash(q));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->train.moe_capacity_factor, 1.25);
+  auto r = make_recipe(q, test::bundled_snapshot());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::string megatron;
+  for (const RecipeFile& f : r->files)
+    if (f.format == "megatron") megatron = f.text;
+  EXPECT_NE(megatron.find("--moe-expert-capacity-factor 1.25 --moe-pad-expert-input-to-capacity"), std::string::npos)
+      << megatron;
+  // Refused, naming the key: another framework (dropless only), a dense model, both keys, out of range.
+  auto refused = [](const std::string& text, const char* field, const char* words) {
+    auto p = parse_query_json(text);
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_EQ(p.error().field, field) << text;
+    EXPECT_NE(p.error().message.find(words), std::string::npos) << p.error().message;
+  };
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"torchtitan","moe":{"capacity_factor":1}})",
+          "moe.capacity_factor", "dropless");
+  refused(R"({"model":"llama-3.1-8b","moe":{"imbalance":1.2}})", "moe.imbalance", "mixture-of-experts");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","moe":{"capacity_factor":1,"imbalance":1.2}})",
+          "moe.imbalance", "not both");
+  refused(R"({"model":"qwen3-30b-a3b","moe":{"imbalance":0.5}})", "moe.imbalance", "too small");
+  refused(R"({"model":"qwen3-30b-a3b","moe":{"capacity_factor":-1}})", "moe.capacity_factor", "too small");
+  refused(R"({"model":"qwen3-30b-a3b","moe":{"capacity_factor":17}})", "moe.capacity_factor", "too large");
+  refused(R"({"model":"qwen3-30b-a3b","moe":{"dropless":true}})", "moe.dropless", "unknown key");
+  refused(R"({"model":"qwen3-30b-a3b","moe":1.25})", "moe", "");
+}
+
 // Megatron-Core's module-level selective recompute (--recompute-modules; megatron/core/transformer/
 // transformer_config.py): moe_act drops the routed experts' activation output (fc2's input, k x f_e elements per
 // token of every MoE layer, split by TP); moe drops the whole block but its input and re-runs its GEMMs and all-to-alls.

@@ -165,6 +165,11 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .moe_dispatch_per_node = true,
         .moe_dispatch_source = TRAINFIT_SOURCE("Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
                                "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP"),
+        .moe_capacity = true,
+        .moe_capacity_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --moe-expert-capacity-factor, "
+                               "--moe-pad-expert-input-to-capacity, --moe-token-drop-policy (moe/moe_utils.py "
+                               "topk_softmax_with_capacity); Megatron-Bridge perf scripts --use_tokendrop (apply_moe_token_drop: "
+                               "capacity factor 1.0, padded)"),
         // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
         // DeepSpeed-Ulysses head scatter); the ring is its default.
         .cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses),

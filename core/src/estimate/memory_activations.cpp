@@ -49,6 +49,7 @@ struct ActCtx {
 };
 struct Acc {
   double rep = 0, split = 0, score_coef = 0;
+  double routed = 0;  // the routed experts' part of split (rows that capacity and imbalance scale)
 };
 
 // ---- attention ----
@@ -164,7 +165,9 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
     // expert (DeepSeekMoE, Llama 4) runs on every token on the router's input.
     const double k = double(m.experts_per_token);
     const double width = double(expert_intermediate_size(m));
-    a.split += k * ((mlp_in ? c.le * h : 0.0) + mlp_bytes(c, width) + c.e * h);
+    const double routed = k * ((mlp_in ? c.le * h : 0.0) + mlp_bytes(c, width) + c.e * h);
+    a.split += routed;
+    a.routed += routed;
     a.rep += (fl.full ? c.le * h : 0.0) + 4.0 * double(m.num_experts);  // router input (if trained), fp32 router probs
     if (m.shared_expert_intermediate_size > 0) a.split += mlp_bytes(c, double(m.shared_expert_intermediate_size));
   } else {
@@ -248,11 +251,16 @@ void module_terms(const ActCtx& c, ActTerms& terms) {
   if (mods & kRecomputeMoe) {
     // The checkpoint keeps the block's input only: dispatched copies, expert MLPs, outputs, router probabilities and
     // the shared expert re-run in backward (mlp_terms' MoE branch without its norm and router input).
-    split += moe * (k * (c.le * h + mlp_bytes(c, f_e) + c.e * h) +
-                    (m.shared_expert_intermediate_size > 0 ? mlp_bytes(c, double(m.shared_expert_intermediate_size)) : 0.0));
+    const double routed = moe * k * (c.le * h + mlp_bytes(c, f_e) + c.e * h);
+    split += routed +
+             moe * (m.shared_expert_intermediate_size > 0 ? mlp_bytes(c, double(m.shared_expert_intermediate_size)) : 0.0);
+    terms.module_drop_routed = routed;
     rep += moe * 4.0 * double(m.num_experts);
   } else {
-    if (mods & kRecomputeMoeAct) split += moe * k * c.le * f_e;  // the activation's output, fc2's input
+    if (mods & kRecomputeMoeAct) {  // the activation's output, fc2's input
+      split += moe * k * c.le * f_e;
+      terms.module_drop_routed = moe * k * c.le * f_e;
+    }
     if ((mods & kRecomputeSharedExperts) && m.shared_expert_intermediate_size > 0)
       split += moe * mlp_bytes(c, double(m.shared_expert_intermediate_size));
   }
@@ -288,6 +296,7 @@ ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags&
     mlp_terms(c, true, sparse);
     a.rep += (dense.rep * (L - moe) + sparse.rep * moe) / L;
     a.split += (dense.split * (L - moe) + sparse.split * moe) / L;
+    a.routed += sparse.routed * moe / L;
   }
   if (!fl.full) a.split += e * double(t.lora_rank) * fl.lora.targeted_linears;  // A outputs
   ActTerms terms;
@@ -295,6 +304,7 @@ ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags&
   module_terms(c, terms);
   terms.rep = a.rep;
   terms.split = a.split;
+  terms.routed_split = a.routed;
   terms.score_coef = a.score_coef;
   terms.e = e;
   terms.h = double(m.hidden_size);
@@ -306,7 +316,10 @@ ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags&
 // ---- layout ----
 
 LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t, const MemoryLayout& l) {
-  const double rep = terms.rep, split = terms.split, score_coef = terms.score_coef;
+  // The busiest GPU's routed-expert rows (job.h moe_rows_factor: padded capacity, or dropless imbalance under EP)
+  // scale what the routed experts keep.
+  const double rows = moe_rows_factor(t, l.ep) - 1.0;
+  const double rep = terms.rep, split = terms.split + rows * terms.routed_split, score_coef = terms.score_coef;
   const double e = terms.e, h = terms.h, heads = terms.heads;
   const bool amp = terms.amp;
   // Tokens of one micro-batch on this GPU: context parallelism splits the sequence.
@@ -326,15 +339,16 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
       // down to the layer's input at least.
       if (terms.keeps_scores) out.stored += out.scores;
       if (terms.module_drop_rep + terms.module_drop_split > 0) {
+        const double drop_split = terms.module_drop_split + rows * terms.module_drop_routed;
         const double kept = std::max(tokens * e * h / rep_div,
-                                     out.stored - tokens * (terms.module_drop_rep / rep_div + terms.module_drop_split / tp));
+                                     out.stored - tokens * (terms.module_drop_rep / rep_div + drop_split / tp));
         out.module_dropped = out.stored - kept;
         out.stored = kept;
       }
       // An op-level policy (op_sac_terms) keeps less: its saved set, never more than the layer without recompute.
       if (terms.op_sac_rep + terms.op_sac_split > 0)
         out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp +
-                                                          (l.ep > 1 ? terms.op_sac_ep : 0.0)));
+                                                          (l.ep > 1 ? (1.0 + rows) * terms.op_sac_ep : 0.0)));
       break;
     case Recompute::full:        // Table 2 "full": only the layer input, 2sbh (SP: / t); under autocast the
       // residual stream stays fp32 (fp32 embeddings + 16-bit branch outputs, or fp32 LayerNorm outputs)

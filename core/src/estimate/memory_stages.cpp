@@ -390,8 +390,11 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
   // SP splits the tokens over the TP ranks. One layer's pair is alive at a time. Routing imbalance (the busiest
   // rank receives more than k x its tokens) is not modelled.
   double& dispatch = ga.dispatch;
-  if (l.ep > 1 && moe_layer_count(model) > 0)
-    dispatch = 2.0 * tokens * double(model.experts_per_token) * h * e / rep_div;
+  // A capacity factor pads both buffers to it; an imbalance swells the busiest rank's receive buffer.
+  if (l.ep > 1 && moe_layer_count(model) > 0) {
+    const double send = j.train.moe_capacity_factor > 0 ? j.train.moe_capacity_factor : 1.0;
+    dispatch = (send + moe_rows_factor(j.train, l.ep)) * tokens * double(model.experts_per_token) * h * e / rep_div;
+  }
   acts_gpu += dispatch;
   // Sequence parallelism keeps activations split over the TP ranks, but each column-parallel GEMM all-gathers its
   // input to the whole sequence first and its backward produces the whole-sequence input gradient before the

@@ -86,6 +86,7 @@ struct MbTerms {  // one layout at one micro-batch
   double cp_ring = 0; // one context-parallel ring step: a K/V block to the next rank (cp > 1)
   double eff_expert = 0;  // compute efficiency of the routed experts' grouped GEMMs (MoE)
   double a2a = 0;         // one MoE token all-to-all (dispatch or combine) over the EP group (ep > 1)
+  double expert_rows = 1; // the busiest GPU's routed rows over the balanced share (job.h moe_rows_factor)
 };
 struct DpTerms {  // one layout: its data-parallel collectives' times, each filled on first use (< 0: not yet)
   double ar = -1, ar_tail = -1;          // ZeRO 0-1

@@ -149,7 +149,11 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
   // of the group's tokens (balanced routing); sequence parallelism gives each TP rank its own tokens/tp when
   // the experts are not TP-split (etp < tp). The GEMMs are as narrow as the expert MLP width per etp rank.
   const double tok_rank = tp > 1 && etp_r < tp ? tok / tp * etp_r : tok;
-  const double per_expert = tok_rank * c.topk * ep / std::max(1.0, c.experts);
+  // The busiest GPU's rows over the balanced share (job.h moe_rows_factor: padded capacity, or dropless imbalance
+  // under EP): its grouped GEMMs, and its dispatch and combine, set the pace of the synchronous layer.
+  const double rows = moe_rows_factor(*c.train, ep);
+  mt.expert_rows = rows;
+  const double per_expert = tok_rank * c.topk * ep / std::max(1.0, c.experts) * rows;
   const double width_e = std::min(c.width, c.expert_width / etp_r);
   const double ee = c.base_eff.overridden
                         ? c.base_eff.value
@@ -160,13 +164,15 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
   // all-to-all): each rank sends k copies of its tokens' hidden states, in the activation dtype; the EP group
   // is laid out after the expert-TP ranks (Megatron-Core's expert rank order etp-ep-edp-pp).
   if (ep > 1) {
-    const double bytes = (tp > 1 && sp ? tok / tp : tok) * c.topk * c.width * c.act_bytes;
+    const double bytes = (tp > 1 && sp ? tok / tp : tok) * c.topk * c.width * c.act_bytes * rows;
     const int per_node_ep = std::min(ep, std::max(1, c.g / etp_r));
     // A dispatcher that sends a token once per destination node (framework.h moe_dispatch_per_node) moves the
     // cross-node share of its k copies once per distinct node: N (1 - (1 - 1/N)^k) of k for N nodes in the group
     // and uniform routing (DeepEP, Liu et al. 2024 DeepSeek-V3 §3.2.2: node-then-GPU forwarding).
     double cross = 1.0;
-    if (fw.moe_dispatch_per_node && ep > per_node_ep) {
+    // Megatron's flex (DeepEP) dispatcher refuses padding to capacity (token_dispatcher.py: "Flex token dispatcher
+    // does not support --moe-pad-expert-input-to-capacity"): with a capacity factor the all-to-all sends per expert.
+    if (fw.moe_dispatch_per_node && ep > per_node_ep && !(c.train->moe_capacity_factor > 0)) {
       const double nodes = static_cast<double>(ep) / per_node_ep;
       cross = nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, c.topk)) / c.topk;
     }
@@ -227,7 +233,7 @@ ComputeTimes compute_times(const Ctx& c, const StepLayout& s, const StepShape& s
   const double rate = c.peak * eff;
   // Seconds per FLOP: the routed experts' share at their grouped-GEMM rate, the rest at the layer's rate.
   const double inv_rate =
-      moe ? (1.0 - c.expert_share) / rate + c.expert_share / (c.peak * mt.eff_expert) : 1.0 / rate;
+      moe ? (1.0 - c.expert_share) / rate + c.expert_share * mt.expert_rows / (c.peak * mt.eff_expert) : 1.0 / rate;
 
   // Compute per micro-batch per GPU; the roofline floor: weights read once per pass (forward, input-grad,
   // weight-grad, recomputed forward) plus activation traffic, at the achievable HBM bandwidth.

@@ -190,7 +190,11 @@ std::vector<std::string> megatron_args(Ctx& c) {
       if (m.shared_expert_intermediate_size > 0)
         a.push_back("--moe-shared-expert-intermediate-size " + itext(m.shared_expert_intermediate_size));
       a.push_back("--moe-grouped-gemm");
-      if (l.ep > c.r.gpus_per_node)
+      // A capacity factor, padded (the query's moe.capacity_factor); the flex dispatcher refuses the padding.
+      const double cf = c.q.train.moe_capacity_factor;
+      if (cf > 0)
+        a.push_back("--moe-expert-capacity-factor " + num_text(cf) + " --moe-pad-expert-input-to-capacity");
+      if (l.ep > c.r.gpus_per_node && !(cf > 0))
         a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
       else
         a.push_back("--moe-token-dispatcher-type alltoall");

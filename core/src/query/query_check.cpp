@@ -126,6 +126,19 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
            to_string(fw.cp_scheme) + " is)";
   }
+  // Mixture-of-experts routing: a model with experts; a capacity factor only where the trainer has one (and then
+  // every expert is padded to it, so an imbalance has nothing to add).
+  if (q.train.moe_capacity_factor > 0 || q.train.moe_imbalance != 1.0) {
+    *field = q.train.moe_capacity_factor > 0 ? "moe.capacity_factor" : "moe.imbalance";
+    if (q.model.num_experts <= 1) return "needs a mixture-of-experts model";
+    const FrameworkProfile& fw = framework_profile(q.train.framework);
+    if (q.train.moe_capacity_factor > 0 && !fw.moe_capacity)
+      return std::string(fw.name) + " routes dropless (no capacity factor; megatron-core has one)";
+    if (q.train.moe_capacity_factor > 0 && q.train.moe_imbalance != 1.0) {
+      *field = "moe.imbalance";
+      return "a capacity factor pads every expert to it: give moe.capacity_factor or moe.imbalance, not both";
+    }
+  }
   if (std::string why = recompute_modules_error(q.model, q.train); !why.empty()) {
     *field = "recompute_modules";
     return why;

@@ -17,9 +17,13 @@ namespace {
 
 // The order in which keys are applied matters for one thing: a preset `model` must be applied before
 // inline `model.*` overrides. JSON objects are applied in key-table order, not text order, for that reason.
+// The query's nested objects (the key table's "group.key" paths), in the order they are applied.
+constexpr const char* kGroups[] = {"model", "parallel", "moe", "dataset", "filters", "cost", "target", "calibration"};
+
 bool is_group(std::string_view path) {
-  return path == "model" || path == "parallel" || path == "dataset" || path == "filters" || path == "cost" ||
-         path == "target" || path == "calibration";
+  for (const char* g : kGroups)
+    if (path == g) return true;
+  return false;
 }
 
 std::string apply_object(Query& q, const json& obj, const std::string& prefix, std::string* bad_field) {
@@ -58,7 +62,7 @@ std::string apply_object(Query& q, const json& obj, const std::string& prefix, s
     }
   }
   if (!prefix.empty()) return "";
-  for (const char* group : {"model", "parallel", "dataset", "filters", "cost", "target", "calibration"}) {
+  for (const char* group : kGroups) {
     auto it = obj.find(group);
     if (it == obj.end() || !it->is_object()) continue;
     const std::string sub = group;

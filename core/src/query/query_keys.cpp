@@ -228,6 +228,10 @@ void add_training_keys(std::vector<Key>& t) {
       }));
   t.push_back(enum_key("cp_scheme", kCpSchemes, [](Query& q) -> CpScheme& { return q.train.cp_scheme; }));
   t.push_back(num_key<int>("loss_chunks", Kind::integer, 0, 4096, [](Query& q) -> int& { return q.train.loss_chunks; }));
+  // Mixture-of-experts routing (job.h): 0 = dropless; an imbalance of 1 = balanced.
+  t.push_back(num_key<double>("moe.capacity_factor", Kind::number, 0, 16,
+                              [](Query& q) -> double& { return q.train.moe_capacity_factor; }));
+  t.push_back(num_key<double>("moe.imbalance", Kind::number, 1, 8, [](Query& q) -> double& { return q.train.moe_imbalance; }));
   t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
 }
 

@@ -129,6 +129,10 @@ struct FrameworkProfile {
   // permutations and the scatter-add combine of a dispatcher that is not fused (0: none beyond the transfer).
   double moe_dispatch_overhead_s_per_GB = 0;
   const char* moe_dispatch_overhead_source = "";
+  // The router can cap each expert's tokens at a capacity factor and pad every expert to it (TrainConfig
+  // moe_capacity_factor); false: dropless only.
+  bool moe_capacity = false;
+  const char* moe_capacity_source = "";
   // Context-parallel schemes the trainer launches (bit s: CpScheme s) and the one it uses when the query leaves
   // cp_scheme on auto.
   unsigned cp_schemes = cp_scheme_bit(CpScheme::ring);

@@ -173,6 +173,13 @@ struct TrainConfig {
   // Chunks the logits and the loss are computed in (torchtune CEWithChunkedOutputLoss, torchtitan
   // ChunkedLossWrapper num_chunks); 0: the framework's default (framework.h loss_chunks), 1: the whole sequence.
   int loss_chunks = 0;
+  // Mixture of experts. Each expert's token capacity as a multiple of its balanced share, padded to it (Megatron-Core
+  // --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity: every expert computes exactly that many rows
+  // and tokens beyond them are dropped); 0: dropless, every routed token computed (the default of every framework).
+  double moe_capacity_factor = 0;
+  // Dropless routing's load imbalance: the busiest expert-parallel rank's routed tokens over the mean (1: balanced,
+  // as benchmarks force it). That rank's expert GEMMs, all-to-alls and buffers set the step and the peak.
+  double moe_imbalance = 1;
   Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.
@@ -210,6 +217,14 @@ struct TrainConfig {
 
   bool operator==(const TrainConfig&) const = default;
 };
+
+// The routed-expert rows on the busiest GPU over the balanced k x tokens (TrainConfig moe_capacity_factor,
+// moe_imbalance): padded capacity sets every expert's rows; dropless, the imbalance reaches a GPU only through
+// expert parallelism (without it every GPU holds all the experts and all its tokens' routes).
+inline double moe_rows_factor(const TrainConfig& t, int ep) {
+  if (t.moe_capacity_factor > 0) return t.moe_capacity_factor;
+  return ep > 1 ? t.moe_imbalance : 1.0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // How much data. Either tokens directly or examples x average length x epochs.

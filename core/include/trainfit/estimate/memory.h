@@ -122,6 +122,8 @@ struct Method {  // what the training method keeps (memory.cpp method_flags)
 };
 struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP, SP, CP and recompute
   double rep = 0, split = 0, score_coef = 0, e = 0, h = 0, heads = 0;
+  // The routed experts' part of split: their rows grow with a capacity factor or an imbalance (job.h moe_rows_factor).
+  double routed_split = 0;
   // Selective recompute by op policy (framework.h selective_op_sac): what the policy saves, per token.
   double op_sac_rep = 0, op_sac_split = 0;
   // ...and, with expert parallelism, the all-to-all outputs it saves (the policy keeps communication results).
@@ -129,6 +131,7 @@ struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP
   // Selective recompute by module (TrainConfig::recompute_modules, Megatron-Core): what the named modules drop,
   // per token (replicated and TP-split parts), and whether the attention scores are still kept (no core_attn).
   double module_drop_rep = 0, module_drop_split = 0;
+  double module_drop_routed = 0;  // the routed experts' part of module_drop_split
   bool keeps_scores = false;
   bool amp = false;
 };
