@@ -81,6 +81,16 @@ void add_recompute_modules(json& q, std::mt19937_64& rng) {
   q["recompute_modules"] = json::parse(lists[rng() % 4]);
 }
 
+// Mixture-of-experts routing for the MoE models, from its own generator: a capacity factor under megatron-core
+// (the one framework with one), an imbalance elsewhere, or neither.
+void add_moe_routing(json& q, std::mt19937_64& rng) {
+  if (q["model"] != "gpt-oss-20b" && q["model"] != "qwen3-30b-a3b") return;
+  const int r = static_cast<int>(rng() % 3);
+  if (r == 0) return;
+  if (q["framework"] == "megatron-core") q["moe"] = {{"capacity_factor", r == 1 ? 1.0 : 1.25}};
+  else q["moe"] = {{"imbalance", r == 1 ? 1.2 : 1.5}};
+}
+
 // Megatron-Core MoE jobs under recompute auto with the default module list, where the planner also tries the
 // published recipes' lists (planner.cpp module_list_alternatives): rare among the random queries, so added.
 json module_search_query(int k) {
@@ -94,11 +104,13 @@ json module_search_query(int k) {
 TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 rng(20261202);
   std::mt19937_64 module_rng(20261205);
+  std::mt19937_64 routing_rng(20261206);
   int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0, module_lists = 0;
-  int planner_lists = 0;
+  int planner_lists = 0, routed = 0;
   for (int i = 0; i < 1004; ++i) {
     json q = i < 1000 ? random_query(rng) : module_search_query(i - 1000);
     if (i < 1000) add_recompute_modules(q, module_rng);
+    if (i < 1000) add_moe_routing(q, routing_rng);
     const json rank = call("rank", q);
     ASSERT_TRUE(rank.value("ok", false)) << q.dump() << " -> " << rank.dump();
     ++queries;
@@ -125,6 +137,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
                       row["plan"].get<std::string>().find("selective (") != std::string::npos;
       planner_lists += !q.contains("recompute_modules") && (*p).contains("recompute_modules");
       expert_parallel += (*p)["ep"].get<int>() > 1;
+      routed += q.contains("moe") && (*p)["ep"].get<int>() > 1;
       if ((*p)["cp"].get<int>() > 1) ((*p)["cp_scheme"] == "ulysses" ? cp_ulysses : cp_ring) += 1;
 
       // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
@@ -181,6 +194,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   EXPECT_GT(cp_ulysses, 0) << "no Ulysses context-parallel plan among the random queries";
   EXPECT_GT(module_lists, 0) << "no plan with Megatron-Core's module recompute among the random queries";
   EXPECT_GT(planner_lists, 0) << "no plan with a module list the planner chose under recompute auto";
+  EXPECT_GT(routed, 0) << "no expert-parallel plan with a capacity factor or an imbalance among the random queries";
 }
 
 }  // namespace
