@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -22,6 +23,14 @@ const ModelSpec& qwen3_moe() {
   const ModelSpec* m = find_model("qwen3-30b-a3b");
   EXPECT_NE(m, nullptr);
   return *m;
+}
+
+// One 8-GPU B200 node with NVSwitch (Nebius), from the bundled snapshot.
+const Offer& b200_node() {
+  const Snapshot& snap = test::bundled_snapshot();
+  const int oi = snap.find_offer("nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1");
+  EXPECT_GE(oi, 0);
+  return snap.offers[std::max(oi, 0)];
 }
 
 TrainConfig full_training(Framework fw = Framework::megatron_core) {
@@ -139,11 +148,8 @@ TEST(Moe, AllToAllAcrossNodesIsSlowerThanInsideANode) {
 // The planner searches EP where the framework launches it (Megatron-Core, torchtitan), never under hf-trainer,
 // and a fixed EP layout is evaluated exactly, with its all-to-all in the step.
 TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
-  const Snapshot& snap = test::bundled_snapshot();
-  const int oi = snap.find_offer("nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1");
-  ASSERT_GE(oi, 0);
-  const Offer& offer = snap.offers[oi];
-  const GpuSpec& gpu = snap.gpus[offer.gpu];
+  const Offer& offer = b200_node();
+  const GpuSpec& gpu = test::bundled_snapshot().gpus[offer.gpu];
   Dataset d;
   d.tokens = 1e10;
   TrainConfig t = full_training(Framework::megatron_core);
@@ -331,11 +337,8 @@ TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
 }
 
 TEST(MoeRouting, TheBusiestRankSetsTheStep) {
-  const Snapshot& snap = test::bundled_snapshot();
-  const int oi = snap.find_offer("nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1");
-  ASSERT_GE(oi, 0);
-  const Offer& offer = snap.offers[oi];
-  const GpuSpec& gpu = snap.gpus[offer.gpu];
+  const Offer& offer = b200_node();
+  const GpuSpec& gpu = test::bundled_snapshot().gpus[offer.gpu];
   Dataset d;
   d.tokens = 1e10;
   TrainConfig t = full_training(Framework::megatron_core);
