@@ -79,10 +79,10 @@ int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4
       if ((allowed & (1u << z)) && (z == 0 || dp * cp > 1))
         zeros[kept++] = z;
   }
-  if (dropped >= 0) {
-    if (s.skipped.empty()) s.skipped = framework_layout_error(train.framework, train.method, 1, 1, 1, 1, dropped, false);
-    ++s.skipped_count;
-  }
+  // A stage the framework does not run is named where nothing fits (planner_report.cpp why_not); the layout itself
+  // is still planned with the stages it runs, so it is not counted as skipped.
+  if (dropped >= 0 && s.skipped.empty())
+    s.skipped = framework_layout_error(train.framework, train.method, 1, 1, 1, 1, dropped, false);
   return kept;
 }
 
@@ -120,6 +120,7 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   const CpScheme scheme = resolved_cp_scheme(train);
   if (std::string why = framework_layout_error(train.framework, train.method, tp, pp, cp, dp, -1, false, 1, scheme);
       !why.empty()) {
+    if (s.skipped_layout.empty()) s.skipped_layout = why;
     if (s.skipped.empty()) s.skipped = std::move(why);
     ++s.skipped_count;
     return true;

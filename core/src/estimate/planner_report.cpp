@@ -202,7 +202,7 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
   }
   if (s.skipped_count > 0)
     res.warnings.push_back({"framework", "framework_layouts",
-                            std::to_string(s.skipped_count) + " layout(s) skipped: " + s.skipped});
+                            std::to_string(s.skipped_count) + " layout(s) skipped: " + s.skipped_layout});
   // The default is news only where it is not 64 (a DP width that does not divide 64); each plan's JSON says
   // global_batch_default either way.
   if (best.global_batch_default && best.global_batch != kDefaultGlobalBatchTarget)

@@ -103,7 +103,8 @@ struct Searcher {
   double limit_bytes;  // usable memory per GPU
   double host_limit_bytes;
   FitLevel level;      // expected (fits or tight) or safe (fits only: filters.must_fit)
-  std::string skipped;   // the first layout the query's framework cannot run, in words (framework.h)
+  std::string skipped;   // the first thing the query's framework cannot run (a layout or a ZeRO stage), in words
+  std::string skipped_layout;  // the first layout it cannot run (framework.h), and how many were skipped
   int skipped_count = 0;
   std::vector<LayoutKey> layouts;
   std::vector<int64_t> mbs;
