@@ -395,15 +395,16 @@ bool training_widgets(Query& d) {
                        "Chunks the logits and the loss are computed in; 0: the framework's (8 under torchtune and "
                        "torchtitan, whose ChunkedLossWrapper runs each chunk's backward at once), 1: the whole batch.");
 
-  if (d.model.num_experts > 1) {
+  // Shown for a mixture-of-experts model, and while set (a dense model refuses them: they stay clearable).
+  if (d.model.num_experts > 1 || d.train.moe_capacity_factor != 0 || d.train.moe_imbalance != 1) {
     changed |= input_num("Expert capacity", &d.train.moe_capacity_factor, "%.3g",
                          "Each expert's token capacity over its balanced share, every expert padded to it "
-                         "(megatron-core --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); "
-                         "0: dropless, every routed token computed.");
+                         "(megatron-core only: --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); "
+                         "0: dropless, every routed token computed. Not with a routing imbalance.");
     changed |= input_num("Routing imbalance", &d.train.moe_imbalance, "%.3g",
                          "Dropless routing: the busiest expert-parallel rank's routed tokens over the mean (1: "
                          "balanced, as benchmarks force it). Its expert GEMMs, all-to-alls and buffers set the pace "
-                         "and the peak.");
+                         "and the peak; without expert parallelism it changes nothing.");
   }
 
   const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};

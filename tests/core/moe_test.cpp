@@ -334,6 +334,13 @@ TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
   EXPECT_DOUBLE_EQ(MemoryEstimator(m, t).estimate(l)->moe_dispatch, 1.25 * d1);
   b.moe_capacity_factor = 1.25;
   EXPECT_DOUBLE_EQ(MemoryEstimator(m, b).estimate(l)->moe_dispatch, 1.25 * d1);
+  // torchtitan's op-level policy saves the all-to-all results (2 x k x hidden per token, bf16): the received copies
+  // grow with the imbalance, the returned outputs do not.
+  TrainConfig tt = full_training(Framework::torchtitan);
+  l.recompute = Recompute::selective;
+  const double saved = layer_activations(m, tt, l)->stored;
+  tt.moe_imbalance = 1.5;
+  EXPECT_NEAR(layer_activations(m, tt, l)->stored - saved, 0.5 * 0.5 * (2.0 * 8 * 2048 * 2) * 8192, 1.0);
 }
 
 TEST(MoeRouting, TheBusiestRankSetsTheStep) {

@@ -783,10 +783,10 @@ TEST(TimeValidation, MoeFactorsAreTheGeometricMeanOfTheirCalibrationRows) {
     if (r.calibration && own) {
       log_own += std::log(r.published / r.estimate);
       ++n_own;
-    } else if (r.calibration) {
+    } else if (r.calibration && r.name.find("torchtitan") == std::string::npos) {
       log_meg += std::log(r.published / r.estimate);
       ++n_meg;
-    }
+    }  // torchtitan's default all-to-all row calibrates its dispatch overhead, by its ratio to the DeepEP run
     if (own || !r.fully_specified) continue;
     ++full;
     within += std::fabs(r.relative_error) <= 0.20;

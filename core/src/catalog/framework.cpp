@@ -239,8 +239,8 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .moe_dispatch_overhead_s_per_GB = 3.2e-3,
         .moe_dispatch_overhead_source = TRAINFIT_SOURCE("pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 "
                                         "(33% faster than the default expert parallelism: 14,796 vs 9,930 tok/s/GPU at "
-                                        "EP 8); PR #1597 (\"the input/output splits must be provided on the host, "
-                                        "resulting in a D2H sync before the a2a\"), issue #2101"),
+                                        "EP 8); pytorch/torchtitan PR #1597 (the splits must be on the host: a "
+                                        "device-to-host sync before each all-to-all), issue #2101"),
         .source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)",
     },
 }});

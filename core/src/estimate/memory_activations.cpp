@@ -319,6 +319,10 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
   // The busiest GPU's routed-expert rows (job.h moe_rows_factor: padded capacity, or dropless imbalance under EP)
   // scale what the routed experts keep.
   const double rows = moe_rows_factor(t, l.ep) - 1.0;
+  // The saved all-to-all results (op_sac_ep: the dispatched copies received and the expert outputs returned): padding
+  // swells both, an imbalance the received half only (as the dispatch buffers, memory_stages.cpp).
+  const double send = t.moe_capacity_factor > 0 ? t.moe_capacity_factor : 1.0;
+  const double saved_a2a = 0.5 * (send + 1.0 + rows);
   const double rep = terms.rep, split = terms.split + rows * terms.routed_split, score_coef = terms.score_coef;
   const double e = terms.e, h = terms.h, heads = terms.heads;
   const bool amp = terms.amp;
@@ -348,7 +352,7 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
       // An op-level policy (op_sac_terms) keeps less: its saved set, never more than the layer without recompute.
       if (terms.op_sac_rep + terms.op_sac_split > 0)
         out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp +
-                                                          (l.ep > 1 ? (1.0 + rows) * terms.op_sac_ep : 0.0)));
+                                                          (l.ep > 1 ? saved_a2a * terms.op_sac_ep : 0.0)));
       break;
     case Recompute::full:        // Table 2 "full": only the layer input, 2sbh (SP: / t); under autocast the
       // residual stream stays fp32 (fp32 embeddings + 16-bit branch outputs, or fp32 LayerNorm outputs)

@@ -387,8 +387,7 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
   // Expert parallelism's token dispatch (Megatron-Core MoEAlltoAllTokenDispatcher, torchtitan's all-to-all
   // expert parallel): the layer being computed holds its tokens permuted into a send buffer and the tokens
   // received from the other EP ranks, each k copies of the local tokens (balanced routing) of hidden width;
-  // SP splits the tokens over the TP ranks. One layer's pair is alive at a time. Routing imbalance (the busiest
-  // rank receives more than k x its tokens) is not modelled.
+  // SP splits the tokens over the TP ranks. One layer's pair is alive at a time.
   double& dispatch = ga.dispatch;
   // A capacity factor pads both buffers to it; an imbalance swells the busiest rank's receive buffer.
   if (l.ep > 1 && moe_layer_count(model) > 0) {

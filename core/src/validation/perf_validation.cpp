@@ -174,8 +174,9 @@ constexpr const char* kTitanQwenMoe =
     "GBS 64, selective AC, compiled; 19.52k tokens/s/GPU)";
 constexpr const char* kTitanDeepEpReadme =
     "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B-A3B on 8x B200: \"33% faster "
-    "than TorchTitan's default expert parallelism (14,796 vs 9,930 tok/s/GPU at EP=8)\"; the job of its table: FSDP 8, "
-    "EP 8, local batch 8, seq 4096, full AC, BF16)";
+    "than TorchTitan's default expert parallelism (14,796 vs 9,930 tok/s/GPU at EP=8)\"; the job of its table, "
+    "torchtitan/models/qwen3/train_configs/qwen3_30b_a3b_with_deepep.toml: FSDP over all GPUs, EP 8, local batch 8, "
+    "seq 4096, full AC, BF16)";
 constexpr const char* kTitanH200 =
     "pytorch/torchtitan benchmarks/llama3_8b_h200_2025-06_torchtitan.md @bcdeaa3 (4 and 8 H200 nodes, float8 "
     "tensorwise, llama3_8b.toml: seq 8192, selective op AC)";
@@ -436,7 +437,7 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
         // The default dispatcher's run of the DeepEP README's job. Its ratio to the DeepEP run (0.671) sets the
         // default path's overhead (framework.cpp moe_dispatch_overhead_s_per_GB); the level is the profile's.
         {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, default all-to-all), seq 4096, local batch 8",
-         "qwen3-30b-a3b", F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 9930, false, kTitanDeepEpReadme,
+         "qwen3-30b-a3b", F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 9930, true, kTitanDeepEpReadme,
          true, nullptr, 8},
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
