@@ -89,6 +89,12 @@ std::string check_model(const Query& q, std::string* field) {
       *field = "model.experts_per_token";
       return "cannot exceed num_experts (" + std::to_string(m.num_experts) + ")";
     }
+    // Every other rule of a model object (model.h validate_model), so a query that parses has a model the
+    // estimators accept (fuzz_facade_docs found a shared expert on a one-expert model parsed, then refused).
+    if (Result<bool> ok = validate_model(m, "model"); !ok) {
+      *field = ok.error().field;
+      return ok.error().message;
+    }
     if (!q.train.parallel.automatic) {
       std::string e = check_layout_fits_model(q, kv, field);
       if (!e.empty()) return e;
@@ -224,6 +230,10 @@ Result<Query> finish(Query q) {
     q.model = std::move(derived).value();
     if (!name.empty() && name != "Custom model") q.model.name = name;
   }
+  // An inline model's num_kv_heads 0 means as many K/V heads as query heads (multi-head attention): resolved here, so
+  // the estimators see the model the query means (they refused the 0).
+  if (q.model.arch != Arch::params_only && q.model.num_kv_heads == 0 && q.model.num_heads > 0)
+    q.model.num_kv_heads = q.model.num_heads;
   ParallelConfig& p = q.train.parallel;
   // In 64 bits: tp, pp, dp and cp are each in range but their product can overflow int (UBSan found
   // 1024 * 1024 * 65536); check_query then refuses it as absurdly large.
