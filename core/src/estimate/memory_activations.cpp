@@ -321,8 +321,7 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
   const double rows = moe_rows_factor(t, l.ep) - 1.0;
   // The saved all-to-all results (op_sac_ep: the dispatched copies received and the expert outputs returned): padding
   // swells both, an imbalance the received half only (as the dispatch buffers, memory_stages.cpp).
-  const double send = t.moe_capacity_factor > 0 ? t.moe_capacity_factor : 1.0;
-  const double saved_a2a = 0.5 * (send + 1.0 + rows);
+  const double saved_a2a = 0.5 * (moe_send_factor(t) + 1.0 + rows);
   const double rep = terms.rep, split = terms.split + rows * terms.routed_split, score_coef = terms.score_coef;
   const double e = terms.e, h = terms.h, heads = terms.heads;
   const bool amp = terms.amp;

@@ -391,8 +391,7 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
   double& dispatch = ga.dispatch;
   // A capacity factor pads both buffers to it; an imbalance swells the busiest rank's receive buffer.
   if (l.ep > 1 && moe_layer_count(model) > 0) {
-    const double send = j.train.moe_capacity_factor > 0 ? j.train.moe_capacity_factor : 1.0;
-    dispatch = (send + moe_rows_factor(j.train, l.ep)) * tokens * double(model.experts_per_token) * h * e / rep_div;
+    dispatch = (moe_send_factor(j.train) + moe_rows_factor(j.train, l.ep)) * tokens * double(model.experts_per_token) * h * e / rep_div;
   }
   acts_gpu += dispatch;
   // Sequence parallelism keeps activations split over the TP ranks, but each column-parallel GEMM all-gathers its

@@ -225,6 +225,11 @@ inline double moe_rows_factor(const TrainConfig& t, int ep) {
   if (t.moe_capacity_factor > 0) return t.moe_capacity_factor;
   return ep > 1 ? t.moe_imbalance : 1.0;
 }
+// The rows each GPU sends to the experts over the balanced k x tokens: the padded capacity, else its own tokens'
+// routes (an imbalance swells only what the busiest GPU receives, moe_rows_factor).
+inline double moe_send_factor(const TrainConfig& t) {
+  return t.moe_capacity_factor > 0 ? t.moe_capacity_factor : 1.0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // How much data. Either tokens directly or examples x average length x epochs.
