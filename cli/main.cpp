@@ -31,6 +31,7 @@ struct Inputs {
   // Flags for the common fields; empty / negative = not given.
   std::string hf_config;  // a Hugging Face config.json: the model, every knob derived (api verb hf_config)
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework, cp_scheme;
+  std::string moe_dispatcher;
   bool must_fit = false;
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   long long loss_chunks = -1;
@@ -134,6 +135,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.loss_chunks >= 0) set("loss_chunks", in.loss_chunks);
   if (in.moe_capacity_factor) doc["moe"]["capacity_factor"] = *in.moe_capacity_factor;
   if (in.moe_imbalance) doc["moe"]["imbalance"] = *in.moe_imbalance;
+  if (!in.moe_dispatcher.empty()) doc["moe"]["dispatcher"] = in.moe_dispatcher;
   if (!in.recompute_modules.empty()) {
     json mods = json::array();
     if (in.recompute_modules != "none")
@@ -242,6 +244,9 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   sub->add_option("--moe-imbalance", in.moe_imbalance,
                   "mixture of experts, dropless: the busiest expert-parallel rank's routed tokens over the mean "
                   "(1 = balanced, default)");
+  sub->add_option("--moe-dispatcher", in.moe_dispatcher,
+                  "auto | alltoall | deepep: how expert parallelism sends tokens (alltoall: once per routed expert; "
+                  "deepep: DeepEP, once per destination node; auto: the framework's, megatron-core DeepEP across nodes)");
   sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
   sub->add_flag("--must-fit", in.must_fit,
                 "plan only layouts whose verdict is 'fits' (the memory band's top under the GPU's memory), no 'tight' ones");

@@ -396,7 +396,8 @@ bool training_widgets(Query& d) {
                        "torchtitan, whose ChunkedLossWrapper runs each chunk's backward at once), 1: the whole batch.");
 
   // Shown for a mixture-of-experts model, and while set (a dense model refuses them: they stay clearable).
-  if (d.model.num_experts > 1 || d.train.moe_capacity_factor != 0 || d.train.moe_imbalance != 1) {
+  if (d.model.num_experts > 1 || d.train.moe_capacity_factor != 0 || d.train.moe_imbalance != 1 ||
+      d.train.moe_dispatcher != MoeDispatcher::automatic) {
     changed |= input_num("Expert capacity", &d.train.moe_capacity_factor, "%.3g",
                          "Each expert's token capacity over its balanced share, every expert padded to it "
                          "(megatron-core only: --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); "
@@ -405,6 +406,12 @@ bool training_widgets(Query& d) {
                          "Dropless routing: the busiest expert-parallel rank's routed tokens over the mean (1: "
                          "balanced, as benchmarks force it). Its expert GEMMs, all-to-alls and buffers set the pace "
                          "and the peak; without expert parallelism it changes nothing.");
+    const MoeDispatcher dispatchers[] = {MoeDispatcher::automatic, MoeDispatcher::alltoall, MoeDispatcher::deepep};
+    changed |= enum_combo("EP dispatcher", &d.train.moe_dispatcher, dispatchers,
+                          "How expert parallelism sends tokens to the experts. alltoall: once per routed expert "
+                          "(torchtitan's default path, megatron-core alltoall); deepep: DeepEP's fused kernels, once "
+                          "per destination node (megatron-core flex, torchtitan use_deepep). auto: the framework's "
+                          "(megatron-core DeepEP across nodes).");
   }
 
   const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};

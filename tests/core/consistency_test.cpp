@@ -91,6 +91,18 @@ void add_moe_routing(json& q, std::mt19937_64& rng) {
   else q["moe"] = {{"imbalance", r == 1 ? 1.2 : 1.5}};
 }
 
+// The expert-parallel token dispatcher for the MoE models under the trainers with expert parallelism, from its own
+// generator: DeepEP where the trainer runs it and no capacity factor pads the experts, else the plain all-to-all.
+void add_moe_dispatcher(json& q, std::mt19937_64& rng) {
+  if (q["model"] != "gpt-oss-20b" && q["model"] != "qwen3-30b-a3b") return;
+  const std::string fw = q["framework"].get<std::string>();
+  if (fw != "generic" && fw != "megatron-core" && fw != "torchtitan" && fw != "nanotron") return;
+  const int r = static_cast<int>(rng() % 3);
+  if (r == 0) return;
+  const bool padded = q.contains("moe") && q["moe"].contains("capacity_factor");
+  q["moe"]["dispatcher"] = r == 1 || padded || fw == "nanotron" ? "alltoall" : "deepep";
+}
+
 // Megatron-Core MoE jobs under recompute auto with the default module list, where the planner also tries the
 // published recipes' lists (planner.cpp module_list_alternatives): rare among the random queries, so added.
 json module_search_query(int k) {
@@ -105,12 +117,14 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 rng(20261202);
   std::mt19937_64 module_rng(20261205);
   std::mt19937_64 routing_rng(20261206);
+  std::mt19937_64 dispatcher_rng(20261207);
   int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0, module_lists = 0;
-  int planner_lists = 0, routed = 0;
+  int planner_lists = 0, routed = 0, deepep = 0;
   for (int i = 0; i < 1004; ++i) {
     json q = i < 1000 ? random_query(rng) : module_search_query(i - 1000);
     if (i < 1000) add_recompute_modules(q, module_rng);
     if (i < 1000) add_moe_routing(q, routing_rng);
+    if (i < 1000) add_moe_dispatcher(q, dispatcher_rng);
     const json rank = call("rank", q);
     ASSERT_TRUE(rank.value("ok", false)) << q.dump() << " -> " << rank.dump();
     ++queries;
@@ -137,7 +151,9 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
                       row["plan"].get<std::string>().find("selective (") != std::string::npos;
       planner_lists += !q.contains("recompute_modules") && (*p).contains("recompute_modules");
       expert_parallel += (*p)["ep"].get<int>() > 1;
-      routed += q.contains("moe") && (*p)["ep"].get<int>() > 1;
+      const bool ep_plan = (*p)["ep"].get<int>() > 1;
+      routed += ep_plan && q.contains("moe") && (q["moe"].contains("capacity_factor") || q["moe"].contains("imbalance"));
+      deepep += ep_plan && q.contains("moe") && q["moe"].value("dispatcher", "") == "deepep";
       if ((*p)["cp"].get<int>() > 1) ((*p)["cp_scheme"] == "ulysses" ? cp_ulysses : cp_ring) += 1;
 
       // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
@@ -195,6 +211,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   EXPECT_GT(module_lists, 0) << "no plan with Megatron-Core's module recompute among the random queries";
   EXPECT_GT(planner_lists, 0) << "no plan with a module list the planner chose under recompute auto";
   EXPECT_GT(routed, 0) << "no expert-parallel plan with a capacity factor or an imbalance among the random queries";
+  EXPECT_GT(deepep, 0) << "no expert-parallel plan with the DeepEP dispatcher among the random queries";
 }
 
 }  // namespace

@@ -418,6 +418,109 @@ TEST(MoeRouting, QueryKeysCheckedAndTheMegatronRecipeWritesTheCapacity) {
   refused(R"({"model":"qwen3-30b-a3b","moe":1.25})", "moe", "");
 }
 
+// The token dispatcher (moe.dispatcher). torchtitan's default path pays its dispatch overhead (framework.cpp
+// moe_dispatch_overhead_s_per_GB); DeepEP does not, so on one node the step's expert-parallel time drops by exactly that overhead. Across
+// nodes DeepEP sends a token once per destination node, the plain all-to-all once per routed expert.
+TEST(MoeDispatcher, DeepEpDropsTheOverheadAndSendsOncePerNode) {
+  // The B200 node, clustered over 8 x 400 Gb/s InfiniBand (a DGX B200's NICs).
+  Offer offer = b200_node();
+  offer.inter_net = NetKind::infiniband;
+  offer.inter_net_Gbps = 3200;
+  offer.max_nodes = 4;
+  const GpuSpec& gpu = test::bundled_snapshot().gpus[offer.gpu];
+  Dataset d;
+  d.tokens = 1e10;
+  TrainConfig t = full_training(Framework::torchtitan);
+  t.global_batch = 64;
+  t.micro_batch = 8;
+  t.recompute = Recompute::full;
+  t.parallel.automatic = false;
+  t.parallel.gpus = 8;
+  t.parallel.dp = 8;
+  t.parallel.ep = 8;
+  t.parallel.etp = 1;
+  t.parallel.zero = 3;
+  auto step = [&](const TrainConfig& c, int nodes) {
+    auto r = plan_job(qwen3_moe(), c, d, gpu, offer, nodes);
+    EXPECT_TRUE(r.ok() && r->fits) << (r.ok() ? r->why_not : r.error().to_string());
+    return r.ok() ? r->best.step : StepTime{};
+  };
+  const StepTime dflt = step(t, 1);
+  TrainConfig deepep = t;
+  deepep.moe_dispatcher = MoeDispatcher::deepep;
+  const StepTime fused = step(deepep, 1);
+  EXPECT_LT(fused.total_s, dflt.total_s);
+  // The dispatched bytes per MoE layer and micro-batch, each way: 8 x 4096 tokens x k 8 x hidden 2048 x 2 B.
+  const double gb_per_layer = 8.0 * 4096 * 8 * 2048 * 2 / 1e9;
+  const double overhead = framework_profile(Framework::torchtitan).moe_dispatch_overhead_s_per_GB;
+  EXPECT_GT(overhead, 0.0);
+  EXPECT_GT(dflt.ep_comm_s - fused.ep_comm_s, gb_per_layer * overhead * 48);  // at least one transfer per layer
+  TrainConfig a2a = t;
+  a2a.moe_dispatcher = MoeDispatcher::alltoall;
+  EXPECT_DOUBLE_EQ(step(a2a, 1).total_s, dflt.total_s);  // torchtitan's default is its all-to-all
+  // Megatron-Core, EP 16 over two nodes: its default (flex / DeepEP across nodes) is DeepEP; the plain all-to-all
+  // sends more across the NICs; inside one node the two cost the same.
+  TrainConfig m = full_training(Framework::megatron_core);
+  m.global_batch = 64;
+  m.micro_batch = 2;
+  m.recompute = Recompute::full;
+  m.parallel = t.parallel;
+  m.parallel.gpus = 16;
+  m.parallel.dp = 16;
+  m.parallel.ep = 16;
+  m.parallel.zero = 1;
+  const StepTime mauto = step(m, 2);
+  TrainConfig mdeep = m;
+  mdeep.moe_dispatcher = MoeDispatcher::deepep;
+  EXPECT_DOUBLE_EQ(step(mdeep, 2).total_s, mauto.total_s);
+  TrainConfig mall = m;
+  mall.moe_dispatcher = MoeDispatcher::alltoall;
+  EXPECT_GT(step(mall, 2).ep_comm_s, mauto.ep_comm_s);
+  m.parallel.gpus = m.parallel.dp = m.parallel.ep = 8;
+  mall.parallel = m.parallel;
+  EXPECT_DOUBLE_EQ(step(mall, 1).total_s, step(m, 1).total_s);
+}
+
+TEST(MoeDispatcher, QueryKeyCheckedAndTheMegatronRecipeWritesIt) {
+  const std::string base =
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
+      R"("micro_batch":1,"parallel":{"dp":8,"ep":8,"etp":1,"zero":1},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"},)";
+  auto megatron_args = [](const Query& q) {
+    auto r = make_recipe(q, test::bundled_snapshot());
+    EXPECT_TRUE(r.ok()) << r.error().to_string();
+    std::string text;
+    if (r.ok())
+      for (const RecipeFile& f : r->files)
+        if (f.format == "megatron") text = f.text;
+    return text;
+  };
+  // Inside one node the default is the all-to-all; DeepEP asked for is written as the flex dispatcher.
+  EXPECT_NE(megatron_args(test::query_of((base + R"("loss_chunks":0})").c_str())).find("--moe-token-dispatcher-type alltoall"),
+            std::string::npos);
+  Query q = test::query_of((base + R"("moe":{"dispatcher":"deepep"}})").c_str());
+  EXPECT_EQ(q.train.moe_dispatcher, MoeDispatcher::deepep);
+  auto back = parse_query_hash(query_to_hash(q));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->train.moe_dispatcher, MoeDispatcher::deepep);
+  EXPECT_NE(megatron_args(q).find("--moe-token-dispatcher-type flex --moe-enable-deepep"), std::string::npos);
+  auto refused = [](const std::string& text, const char* field, const char* words) {
+    auto p = parse_query_json(text);
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_EQ(p.error().field, field) << text;
+    EXPECT_NE(p.error().message.find(words), std::string::npos) << p.error().message;
+  };
+  refused(R"({"model":"llama-3.1-8b","moe":{"dispatcher":"alltoall"}})", "moe.dispatcher", "mixture-of-experts");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"nanotron","moe":{"dispatcher":"deepep"}})",
+          "moe.dispatcher", "no DeepEP");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"hf-trainer","moe":{"dispatcher":"alltoall"}})",
+          "moe.dispatcher", "no expert parallelism");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","moe":{"capacity_factor":1.25,)"
+          R"("dispatcher":"deepep"}})",
+          "moe.dispatcher", "capacity factor");
+  refused(R"({"model":"qwen3-30b-a3b","moe":{"dispatcher":"nccl"}})", "moe.dispatcher", "");
+}
+
 // Megatron-Core's module-level selective recompute (--recompute-modules; megatron/core/transformer/
 // transformer_config.py): moe_act drops the routed experts' activation output (fc2's input, k x f_e elements per
 // token of every MoE layer, split by TP); moe drops the whole block but its input and re-runs its GEMMs and all-to-alls.

@@ -207,7 +207,7 @@ def check_case(case, query_path):
     # Ulysses-only context parallelism runs on the Hugging Face path (DeepSpeed ALST through accelerate).
     hf_ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses" and plan["tp"] == 1 and plan["pp"] == 1 \
         and plan["ep"] == 1
-    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses)
+    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses) or plan["ep"] > 1
                        or query.get("framework") == "megatron-core"),
           case, "engine does not follow the layout / framework")
 

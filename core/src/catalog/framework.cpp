@@ -46,6 +46,8 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .lora = {.note = "any layout", .source = "no restriction"},
         .qlora = {.note = "any layout", .source = "no restriction"},
         .interleaved_pp = true,
+        .moe_deepep = true,
+        .moe_deepep_source = "no restriction",
         .cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses),
         .source = "trainfit's framework-free model: ZeRO (Rajbhandari et al. 2020), Megatron-LM (Narayanan et al. 2021)",
     },
@@ -165,6 +167,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .moe_dispatch_per_node = true,
         .moe_dispatch_source = TRAINFIT_SOURCE("Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
                                "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP"),
+        .moe_deepep = true,
+        .moe_deepep_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --moe-token-dispatcher-type flex, --moe-enable-deepep "
+                             "(megatron/core/transformer/moe/fused_a2a.py: DeepEP Buffer dispatch / combine)"),
         .moe_capacity = true,
         .moe_capacity_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --moe-expert-capacity-factor, "
                                "--moe-pad-expert-input-to-capacity, --moe-token-drop-policy (moe/moe_utils.py "
@@ -241,6 +246,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
                                         "(33% faster than the default expert parallelism: 14,796 vs 9,930 tok/s/GPU at "
                                         "EP 8); pytorch/torchtitan PR #1597 (the splits must be on the host: a "
                                         "device-to-host sync before each all-to-all), issue #2101"),
+        .moe_deepep = true,
+        .moe_deepep_source = TRAINFIT_SOURCE("pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885: MoEArgs "
+                             "use_deepep=True (the qwen3 flavor 30B-A3B-deepep) with parallelism.expert_parallel_degree"),
         .source = "github.com/pytorch/torchtitan docs (composable FSDP2 / TP / PP / CP)",
     },
 }});
@@ -331,6 +339,16 @@ double pipeline_stage_factor(int64_t layers, int pp, int vp) {
 
 CpScheme resolved_cp_scheme(const TrainConfig& train) {
   return train.cp_scheme == CpScheme::automatic ? framework_profile(train.framework).cp_scheme : train.cp_scheme;
+}
+
+MoeDispatch resolved_moe_dispatch(const TrainConfig& train) {
+  const FrameworkProfile& fw = framework_profile(train.framework);
+  // Megatron-Core's flex (DeepEP) dispatcher refuses padding to capacity (token_dispatcher.py: "Flex token dispatcher
+  // does not support --moe-pad-expert-input-to-capacity"): with a capacity factor the all-to-all sends per expert.
+  if (train.moe_capacity_factor > 0 || train.moe_dispatcher == MoeDispatcher::alltoall)
+    return {false, fw.moe_dispatch_overhead_s_per_GB};
+  if (train.moe_dispatcher == MoeDispatcher::deepep) return {true, 0.0};
+  return {fw.moe_dispatch_per_node, fw.moe_dispatch_overhead_s_per_GB};
 }
 
 std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {

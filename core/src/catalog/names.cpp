@@ -10,6 +10,7 @@ const char* to_string(Optimizer o) { return enum_name(kOptimizers, o); }
 const char* to_string(Recompute r) { return enum_name(kRecomputes, r); }
 const char* to_string(CpScheme s) { return enum_name(kCpSchemes, s); }
 const char* to_string(Attention a) { return enum_name(kAttentions, a); }
+const char* to_string(MoeDispatcher d) { return enum_name(kMoeDispatchers, d); }
 const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
 const char* to_string(Arch a) { return enum_name(kArchs, a); }
 

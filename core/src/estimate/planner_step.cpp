@@ -169,17 +169,16 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
     // A dispatcher that sends a token once per destination node (framework.h moe_dispatch_per_node) moves the
     // cross-node share of its k copies once per distinct node: N (1 - (1 - 1/N)^k) of k for N nodes in the group
     // and uniform routing (DeepEP, Liu et al. 2024 DeepSeek-V3 §3.2.2: node-then-GPU forwarding).
+    // The job's dispatcher (framework.h resolved_moe_dispatch: the query's moe.dispatcher or the framework's).
+    const MoeDispatch d = resolved_moe_dispatch(*c.train);
     double cross = 1.0;
-    // Megatron's flex (DeepEP) dispatcher refuses padding to capacity (token_dispatcher.py: "Flex token dispatcher
-    // does not support --moe-pad-expert-input-to-capacity"): with a capacity factor the all-to-all sends per expert.
-    if (fw.moe_dispatch_per_node && ep > per_node_ep && !(c.train->moe_capacity_factor > 0)) {
+    if (d.per_node && ep > per_node_ep) {
       const double nodes = static_cast<double>(ep) / per_node_ep;
       cross = nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, c.topk)) / c.topk;
     }
     // The framework's own cost per byte dispatched (framework.h moe_dispatch_overhead_s_per_GB: torchtitan's
-    // default all-to-all path) runs on the critical path with the transfer.
-    mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu, cross) +
-             bytes / 1e9 * fw.moe_dispatch_overhead_s_per_GB;
+    // default all-to-all path; none under DeepEP) runs on the critical path with the transfer.
+    mt.a2a = all_to_all_time_s(bytes, ep, per_node_ep, *c.offer, *c.gpu, cross) + bytes / 1e9 * d.overhead_s_per_GB;
   }
 }
 

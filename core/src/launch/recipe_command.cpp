@@ -185,7 +185,8 @@ std::vector<std::string> megatron_args(Ctx& c) {
     if (m.num_experts > 1) {
       a.push_back("--num-experts " + itext(m.num_experts) + " --moe-router-topk " + itext(m.experts_per_token));
       // The routed experts' width, grouped GEMMs and the token dispatcher the megatron-core time model assumes
-      // (framework.h moe_efficiency, moe_dispatch_per_node): all-to-all inside a node, DeepEP across nodes.
+      // (framework.h moe_efficiency, resolved_moe_dispatch): the query's moe.dispatcher, or by default all-to-all
+      // inside a node and DeepEP across nodes.
       if (m.moe_intermediate_size > 0) a.push_back("--moe-ffn-hidden-size " + itext(m.moe_intermediate_size));
       if (m.shared_expert_intermediate_size > 0)
         a.push_back("--moe-shared-expert-intermediate-size " + itext(m.shared_expert_intermediate_size));
@@ -194,7 +195,8 @@ std::vector<std::string> megatron_args(Ctx& c) {
       const double cf = c.q.train.moe_capacity_factor;
       if (cf > 0)
         a.push_back("--moe-expert-capacity-factor " + num_text(cf) + " --moe-pad-expert-input-to-capacity");
-      if (l.ep > c.r.gpus_per_node && !(cf > 0))
+      const MoeDispatcher d = c.q.train.moe_dispatcher;
+      if (!(cf > 0) && (d == MoeDispatcher::deepep || (d == MoeDispatcher::automatic && l.ep > c.r.gpus_per_node)))
         a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
       else
         a.push_back("--moe-token-dispatcher-type alltoall");

@@ -145,6 +145,19 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
       return "a capacity factor pads every expert to it: give moe.capacity_factor or moe.imbalance, not both";
     }
   }
+  // The token dispatcher: a model with experts, a trainer with expert parallelism, DeepEP where the trainer
+  // launches it (framework.h moe_deepep), and not with padding to capacity, which only the all-to-all runs.
+  if (q.train.moe_dispatcher != MoeDispatcher::automatic) {
+    *field = "moe.dispatcher";
+    if (q.model.num_experts <= 1) return "needs a mixture-of-experts model";
+    const FrameworkProfile& fw = framework_profile(q.train.framework);
+    if (!fw.full.ep && !fw.lora.ep && !fw.qlora.ep)
+      return std::string(fw.name) + " runs no expert parallelism, so no token dispatcher to choose";
+    if (q.train.moe_dispatcher == MoeDispatcher::deepep && !fw.moe_deepep)
+      return std::string(fw.name) + " has no DeepEP dispatcher (megatron-core and torchtitan have)";
+    if (q.train.moe_dispatcher == MoeDispatcher::deepep && q.train.moe_capacity_factor > 0)
+      return "DeepEP (megatron-core's flex dispatcher) refuses padding to a capacity factor: use alltoall";
+  }
   if (std::string why = recompute_modules_error(q.model, q.train); !why.empty()) {
     *field = "recompute_modules";
     return why;

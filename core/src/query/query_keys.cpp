@@ -232,6 +232,8 @@ void add_training_keys(std::vector<Key>& t) {
   t.push_back(num_key<double>("moe.capacity_factor", Kind::number, 0, 16,
                               [](Query& q) -> double& { return q.train.moe_capacity_factor; }));
   t.push_back(num_key<double>("moe.imbalance", Kind::number, 1, 8, [](Query& q) -> double& { return q.train.moe_imbalance; }));
+  t.push_back(enum_key("moe.dispatcher", kMoeDispatchers,
+                       [](Query& q) -> MoeDispatcher& { return q.train.moe_dispatcher; }));
   t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
 }
 

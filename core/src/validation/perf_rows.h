@@ -32,6 +32,7 @@ struct FrameworkRun {
   int ep = 1;            // expert parallel (MoE), experts whole on each rank (expert tensor parallel 1)
   CpScheme cp_scheme = CpScheme::automatic;  // how CP splits attention (automatic: the framework's)
   uint32_t recompute_modules = kRecomputeCoreAttn;  // selective recompute's modules (Megatron-Core)
+  MoeDispatcher dispatcher = MoeDispatcher::automatic;  // expert parallelism's token dispatcher (automatic: the framework's)
 };
 
 // The run's row: its fixed layout timed under its framework profile, against the published tokens/s per GPU, with

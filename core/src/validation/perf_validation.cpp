@@ -177,6 +177,10 @@ constexpr const char* kTitanDeepEpReadme =
     "than TorchTitan's default expert parallelism (14,796 vs 9,930 tok/s/GPU at EP=8)\"; the job of its table, "
     "torchtitan/models/qwen3/train_configs/qwen3_30b_a3b_with_deepep.toml: FSDP over all GPUs, EP 8, local batch 8, "
     "seq 4096, full AC, BF16)";
+constexpr const char* kTitanDeepEpScaling =
+    "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (\"Scaling Results: Qwen3-30B\": strong "
+    "scaling on 1-16 nodes of 8 B200 and the weak-scaling row at local batch 10, tokens/s per GPU; config "
+    "qwen3_30b_a3b_with_deepep.toml: FSDP over all GPUs, EP 8, seq 4096, full AC, BF16)";
 constexpr const char* kTitanH200 =
     "pytorch/torchtitan benchmarks/llama3_8b_h200_2025-06_torchtitan.md @bcdeaa3 (4 and 8 H200 nodes, float8 "
     "tensorwise, llama3_8b.toml: seq 8192, selective op AC)";
@@ -439,6 +443,27 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
         {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, default all-to-all), seq 4096, local batch 8",
          "qwen3-30b-a3b", F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 9930, true, kTitanDeepEpReadme,
          true, nullptr, 8},
+        // The same job with DeepEP (MoEArgs use_deepep), and the README's strong-scaling table: FSDP over 16-128 GPUs
+        // across nodes, EP 8 inside each node, local batch 8 (10 in its weak-scaling row). The 8-GPU run is the
+        // other half of the ratio above; the cross-node rows are held out.
+        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
+         F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 14796, true, kTitanDeepEpReadme, true, nullptr, 8,
+         CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
+        {"torchtitan Qwen3-30B-A3B, 16x B200 BF16 (FSDP 16, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
+         F::torchtitan, 2, 16, 1, 1, 1, 1, 3, 8, 128, 4096, full, bf16, 14380, false, kTitanDeepEpScaling, true,
+         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
+        {"torchtitan Qwen3-30B-A3B, 32x B200 BF16 (FSDP 32, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
+         F::torchtitan, 2, 32, 1, 1, 1, 1, 3, 8, 256, 4096, full, bf16, 14276, false, kTitanDeepEpScaling, true,
+         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
+        {"torchtitan Qwen3-30B-A3B, 64x B200 BF16 (FSDP 64, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
+         F::torchtitan, 2, 64, 1, 1, 1, 1, 3, 8, 512, 4096, full, bf16, 14107, false, kTitanDeepEpScaling, true,
+         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
+        {"torchtitan Qwen3-30B-A3B, 128x B200 BF16 (FSDP 128, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
+         F::torchtitan, 2, 128, 1, 1, 1, 1, 3, 8, 1024, 4096, full, bf16, 13856, false, kTitanDeepEpScaling, true,
+         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
+        {"torchtitan Qwen3-30B-A3B, 128x B200 BF16 (FSDP 128, EP 8, DeepEP), seq 4096, local batch 10", "qwen3-30b-a3b",
+         F::torchtitan, 2, 128, 1, 1, 1, 1, 3, 10, 1280, 4096, full, bf16, 14123, false, kTitanDeepEpScaling, true,
+         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
   }
@@ -539,6 +564,7 @@ TimeReference framework_row(const FrameworkRun& r) {
   t.parallel.etp = r.ep > 1 ? 1 : 0;
   t.parallel.sequence_parallel = r.tp > 1;  // Megatron recipes and torchtitan TP both shard norms/dropout (SP)
   t.recompute_modules = r.recompute_modules;
+  t.moe_dispatcher = r.dispatcher;
   double tok_s = 0;
   if (base) {
     ModelSpec m = *base;
@@ -559,6 +585,7 @@ TimeReference framework_row(const FrameworkRun& r) {
     a.global_batch = r.gb;
     a.cp_scheme = r.cp_scheme;
     a.recompute_modules = r.recompute_modules;  // the run's modules are the planner's selective candidate
+    a.moe_dispatcher = r.dispatcher;
     Dataset d;
     d.tokens = 1e9;
     const int nodes = r.gpus / o.gpu_count;

@@ -129,6 +129,10 @@ struct FrameworkProfile {
   // permutations and the scatter-add combine of a dispatcher that is not fused (0: none beyond the transfer).
   double moe_dispatch_overhead_s_per_GB = 0;
   const char* moe_dispatch_overhead_source = "";
+  // The trainer launches DeepEP's dispatcher when the job asks for it (TrainConfig moe_dispatcher deepep): fused
+  // kernels, a token sent once per destination node, no overhead beyond the transfer.
+  bool moe_deepep = false;
+  const char* moe_deepep_source = "";
   // The router can cap each expert's tokens at a capacity factor and pad every expert to it (TrainConfig
   // moe_capacity_factor); false: dropless only.
   bool moe_capacity = false;
@@ -162,6 +166,14 @@ int resolved_loss_chunks(const TrainConfig& train);
 double grad_element_bytes(const TrainConfig& train, double dtype_bytes);
 // The context-parallel scheme the job runs: the query's, or its framework's when the query says auto.
 CpScheme resolved_cp_scheme(const TrainConfig& train);
+// How the job's expert-parallel tokens travel (TrainConfig moe_dispatcher, or its framework's when the query says
+// auto): across nodes once per destination node (DeepEP's class) or once per routed expert, and the framework's own
+// seconds per GB dispatched beyond the transfer. Padding to a capacity factor runs on the plain all-to-all.
+struct MoeDispatch {
+  bool per_node = false;
+  double overhead_s_per_GB = 0;
+};
+MoeDispatch resolved_moe_dispatch(const TrainConfig& train);
 // Why the job's recompute_modules cannot run ("" = they can, or they are the default): Megatron-Core's own rules
 // (megatron/core/transformer/transformer_config.py, recompute_modules checks), plus trainfit's: only megatron-core
 // recomputes by module. Under recompute none or full the list is ignored, as Megatron ignores it outside

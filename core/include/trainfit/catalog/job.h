@@ -108,6 +108,13 @@ enum class GradReduce { automatic, fp32, bf16 };
 // Megatron-Core CP p2p, torchtitan, ring-flash-attn); ulysses = all-to-alls switch the sequence split to a head split
 // around attention (Jacobs et al. 2023, DeepSpeed-Ulysses; ALST, arXiv:2506.13996), so cp must divide the heads.
 enum class CpScheme { automatic, ring, ulysses };
+// The expert-parallel token dispatcher (framework.h moe_deepep): automatic = the framework's (Megatron-Core's
+// all-to-all inside a node and flex / DeepEP across nodes, torchtitan's default all-to-all); alltoall = a plain
+// all-to-all that sends each token once per routed expert (Megatron-Core --moe-token-dispatcher-type alltoall,
+// torchtitan's default path); deepep = DeepEP's fused dispatch and combine kernels, which send a token once per
+// destination node and fan it out inside the node (Zhao et al. 2025, DeepEP; Megatron-Core flex with
+// --moe-enable-deepep; torchtitan MoEArgs use_deepep).
+enum class MoeDispatcher { automatic, alltoall, deepep };
 // Megatron-Core's selective recompute by module (--recompute-granularity selective --recompute-modules ...;
 // megatron/core/transformer/transformer_config.py recompute_modules, default ["core_attn"]): what each re-runs in
 // backward instead of keeping its activations. core_attn: the attention core (Korthikanti et al. 2022 Sec. 5);
@@ -180,6 +187,7 @@ struct TrainConfig {
   // Dropless routing's load imbalance: the busiest expert-parallel rank's routed tokens over the mean (1: balanced,
   // as benchmarks force it). That rank's expert GEMMs, all-to-alls and buffers set the step and the peak.
   double moe_imbalance = 1;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::automatic;
   Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.

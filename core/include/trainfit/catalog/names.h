@@ -31,6 +31,8 @@ inline constexpr EnumName<RecomputeModule> kRecomputeModules[] = {
 inline constexpr EnumName<Attention> kAttentions[] = {{Attention::flash, "flash"}, {Attention::eager, "eager"}};
 inline constexpr EnumName<CpScheme> kCpSchemes[] = {
     {CpScheme::automatic, "auto"}, {CpScheme::ring, "ring"}, {CpScheme::ulysses, "ulysses"}};
+inline constexpr EnumName<MoeDispatcher> kMoeDispatchers[] = {
+    {MoeDispatcher::automatic, "auto"}, {MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}};
 inline constexpr EnumName<GradReduce> kGradReduces[] = {
     {GradReduce::automatic, "auto"}, {GradReduce::fp32, "fp32"}, {GradReduce::bf16, "bf16"}};
 // The profiles' names (framework.h; framework.cpp holds what each supports).
@@ -53,6 +55,7 @@ const char* to_string(Precision p);
 const char* to_string(Optimizer o);
 const char* to_string(Recompute r);
 const char* to_string(CpScheme s);
+const char* to_string(MoeDispatcher d);
 const char* to_string(Attention a);
 const char* to_string(GradReduce g);
 const char* to_string(Framework f);
