@@ -231,6 +231,13 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .uneven_pp_source = TRAINFIT_SOURCE("torchtitan distributed/pipeline_parallel.py: stages split by module names "
                             "(pipeline_parallel_split_points, or generate_llm_fqn_per_model_part: L + 2 layer-equivalents "
                             "with the embedding and the output as one each, the remainder on the first stages)"),
+        // Its grouped GEMMs (torch._grouped_mm under torch.compile) with DeepEP's permutation: fitted to its DeepEP
+        // README's Qwen3-30B-A3B run on 8 B200 (14,796 tok/s/GPU; perf_validation.cpp, a calibration row), whose
+        // transfer costs what the all-to-all model says. The README's cross-node scaling rows (16-128 B200) and the
+        // FSDP-only Qwen3-30B-A3B row are held out.
+        .moe_efficiency = 0.51,
+        .moe_efficiency_source = TRAINFIT_SOURCE("pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B-A3B, "
+                                 "8x B200, EP 8 with DeepEP: 14,796 tok/s/GPU)"),
         // torch SDPA's cuDNN / FlashAttention backends under torch.compile (rotary fused by Inductor): Transformer
         // Engine's class (assumption, checked by its held-out H200 / B200 rows in perf_validation.cpp).
         .attention_end_to_end = 0.75,
@@ -239,9 +246,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         // block re-runs), tokens are permuted to expert-major order and back by index gathers, the combine is a
         // scatter-add. Its README for DeepEP gives the same job both ways: 9,930 tok/s/GPU with the default
         // dispatcher against 14,796 with DeepEP (Qwen3-30B-A3B, 8 B200, EP 8, local batch 8, seq 4096, full AC),
-        // 0.671 of it. The value makes the estimate of the default run 0.671 of the estimate at the transfer's
-        // cost alone, DeepEP's class (perf_validation.cpp: the torchtitan EP rows).
-        .moe_dispatch_overhead_s_per_GB = 3.2e-3,
+        // 0.671 of it. The value makes the estimate of the default run 0.671 of the DeepEP run's estimate (the
+        // transfer's cost alone, moe_deepep; perf_validation.cpp: the torchtitan EP rows).
+        .moe_dispatch_overhead_s_per_GB = 3.5e-3,
         .moe_dispatch_overhead_source = TRAINFIT_SOURCE("pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 "
                                         "(33% faster than the default expert parallelism: 14,796 vs 9,930 tok/s/GPU at "
                                         "EP 8); pytorch/torchtitan PR #1597 (the splits must be on the host: a "
