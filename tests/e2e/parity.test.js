@@ -29,6 +29,10 @@ const QUERIES = [
     filters: { max_nodes: 2 }, top: 20 },
   { model: 'qwen3-30b-a3b', method: 'full', parallel: { dp: 8, ep: 8, etp: 1, zero: 1 }, micro_batch: 1,
     global_batch: 64, grad_reduce: 'bf16', top: 10 },
+  // torchtitan's DeepEP dispatcher on a fixed EP 8 layout over two nodes (moe.dispatcher)
+  { model: 'qwen3-30b-a3b', method: 'full', framework: 'torchtitan', parallel: { dp: 16, ep: 8, etp: 1, zero: 3 },
+    micro_batch: 8, global_batch: 128, recompute: 'full', moe: { dispatcher: 'deepep' }, dataset: { tokens: 1e10 },
+    filters: { max_nodes: 2 }, top: 10 },
   // Long context under both context-parallel schemes: hf-trainer's Ulysses (all-to-all) at 128k, megatron-core's ring
   // at 256k on a fixed CP 8 layout, and the planner's own choice at 64k
   { model: 'qwen3-4b', method: 'full', framework: 'hf-trainer', seq_len: 131072, cp_scheme: 'ulysses',
