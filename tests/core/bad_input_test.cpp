@@ -289,11 +289,14 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
   expect_rejected(R"({"model":"gpt2","method":"lora","lora_rank":769})", "lora_rank", "hidden size");
   expect_rejected(R"({"model":"gpt2","method":"qlora","lora_rank":4096})", "lora_rank", "hidden size");
   expect_rejected(R"({"model":{"arch":"llama","hidden_size":4096,"num_layers":32,"num_heads":32,"num_kv_heads":5,
-                      "vocab_size":32000}})",
+                      "intermediate_size":11008,"vocab_size":32000}})",
                   "model.num_kv_heads", "must divide");
   expect_rejected(R"({"model":{"arch":"mixtral","hidden_size":4096,"num_layers":32,"num_heads":32,"vocab_size":32000,
-                      "num_experts":8,"experts_per_token":9}})",
-                  "model.experts_per_token", "cannot exceed");
+                      "intermediate_size":14336,"num_experts":8,"experts_per_token":9}})",
+                  "model.experts_per_token", "between 1 and num_experts");
+  // An inline model's every field is checked: one without its MLP width is refused by name.
+  expect_rejected(R"({"model":{"arch":"llama","hidden_size":4096,"num_layers":32,"num_heads":32,"vocab_size":32000}})",
+                  "model.intermediate_size", "positive");
   // Context-parallel schemes: a name the table lacks, a scheme the framework does not run, Ulysses over more ranks
   // than heads divide (Llama 3.1 8B: 32 heads, 8 K/V heads).
   expect_rejected(R"({"cp_scheme":"spiral"})", "cp_scheme", "expected one of");
