@@ -91,12 +91,13 @@ void add_moe_routing(json& q, std::mt19937_64& rng) {
   else q["moe"] = {{"imbalance", r == 1 ? 1.2 : 1.5}};
 }
 
-// The expert-parallel token dispatcher for the MoE models under the trainers with expert parallelism, from its own
+// The expert-parallel token dispatcher for full training of the MoE models under the trainers with expert parallelism, from its own
 // generator: DeepEP where the trainer runs it and no capacity factor pads the experts, else the plain all-to-all.
 void add_moe_dispatcher(json& q, std::mt19937_64& rng) {
   if (q["model"] != "gpt-oss-20b" && q["model"] != "qwen3-30b-a3b") return;
   const std::string fw = q["framework"].get<std::string>();
   if (fw != "generic" && fw != "megatron-core" && fw != "torchtitan" && fw != "nanotron") return;
+  if (q["method"] != "full") return;  // expert parallelism is full training's (megatron-core's LoRA aside)
   const int r = static_cast<int>(rng() % 3);
   if (r == 0) return;
   const bool padded = q.contains("moe") && q["moe"].contains("capacity_factor");

@@ -454,7 +454,10 @@ TEST(MoeDispatcher, DeepEpDropsTheOverheadAndSendsOncePerNode) {
   const double gb_per_layer = 8.0 * 4096 * 8 * 2048 * 2 / 1e9;
   const double overhead = framework_profile(Framework::torchtitan).moe_dispatch_overhead_s_per_GB;
   EXPECT_GT(overhead, 0.0);
-  EXPECT_GT(dflt.ep_comm_s - fused.ep_comm_s, gb_per_layer * overhead * 48);  // at least one transfer per layer
+  // Six all-to-alls per MoE layer and micro-batch under full recompute (dispatch and combine in forward, again in
+  // the recomputed forward, and in backward), 48 MoE layers, one micro-batch.
+  const double expected = 6 * 48 * gb_per_layer * overhead;
+  EXPECT_NEAR(dflt.ep_comm_s - fused.ep_comm_s, expected, 1e-6 * expected);
   TrainConfig a2a = t;
   a2a.moe_dispatcher = MoeDispatcher::alltoall;
   EXPECT_DOUBLE_EQ(step(a2a, 1).total_s, dflt.total_s);  // torchtitan's default is its all-to-all
@@ -515,10 +518,31 @@ TEST(MoeDispatcher, QueryKeyCheckedAndTheMegatronRecipeWritesIt) {
           "moe.dispatcher", "no DeepEP");
   refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"hf-trainer","moe":{"dispatcher":"alltoall"}})",
           "moe.dispatcher", "no expert parallelism");
+  refused(R"({"model":"qwen3-30b-a3b","method":"lora","framework":"generic","moe":{"dispatcher":"deepep"}})",
+          "moe.dispatcher", "no expert parallelism for lora");
   refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","moe":{"capacity_factor":1.25,)"
           R"("dispatcher":"deepep"}})",
           "moe.dispatcher", "capacity factor");
   refused(R"({"model":"qwen3-30b-a3b","moe":{"dispatcher":"nccl"}})", "moe.dispatcher", "");
+  // A plan without expert parallelism keeps the all-to-all arguments (Megatron's flex dispatcher needs TP x EP > 1).
+  Query no_ep = test::query_of(
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
+      R"("micro_batch":1,"parallel":{"dp":8,"zero":3},"moe":{"dispatcher":"deepep"},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})");
+  EXPECT_NE(megatron_args(no_ep).find("--moe-token-dispatcher-type alltoall"), std::string::npos);
+  // torchtitan's default path across nodes is its all-to-all, as the time model says; DeepEP asked for gets the
+  // note that says how torchtitan runs it.
+  const std::string titan =
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"torchtitan","seq_len":4096,"global_batch":128,)"
+      R"("micro_batch":8,"recompute":"full","parallel":{"dp":16,"ep":16,"etp":1,"zero":3},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"aws/p6-b200.48xlarge/us-east-1","nodes":2},)";
+  EXPECT_NE(megatron_args(test::query_of((titan + R"("loss_chunks":0})").c_str())).find("--moe-token-dispatcher-type alltoall"),
+            std::string::npos);
+  auto deep = make_recipe(test::query_of((titan + R"("moe":{"dispatcher":"deepep"}})").c_str()), test::bundled_snapshot());
+  ASSERT_TRUE(deep.ok()) << deep.error().to_string();
+  bool noted = false;
+  for (const std::string& n : deep->notes) noted |= n.find("use_deepep=True") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 // Megatron-Core's module-level selective recompute (--recompute-modules; megatron/core/transformer/

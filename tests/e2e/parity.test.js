@@ -29,8 +29,8 @@ const QUERIES = [
     filters: { max_nodes: 2 }, top: 20 },
   { model: 'qwen3-30b-a3b', method: 'full', parallel: { dp: 8, ep: 8, etp: 1, zero: 1 }, micro_batch: 1,
     global_batch: 64, grad_reduce: 'bf16', top: 10 },
-  // torchtitan's DeepEP dispatcher on a fixed EP 8 layout over two nodes (moe.dispatcher)
-  { model: 'qwen3-30b-a3b', method: 'full', framework: 'torchtitan', parallel: { dp: 16, ep: 8, etp: 1, zero: 3 },
+  // torchtitan's DeepEP dispatcher on a fixed EP 16 layout over two 8-GPU nodes (moe.dispatcher: once per node)
+  { model: 'qwen3-30b-a3b', method: 'full', framework: 'torchtitan', parallel: { dp: 16, ep: 16, etp: 1, zero: 3 },
     micro_batch: 8, global_batch: 128, recompute: 'full', moe: { dispatcher: 'deepep' }, dataset: { tokens: 1e10 },
     filters: { max_nodes: 2 }, top: 10 },
   // Long context under both context-parallel schemes: hf-trainer's Ulysses (all-to-all) at 128k, megatron-core's ring

@@ -172,6 +172,18 @@ def megatron_problems(words, env_text, tp, cp, gpu_arch_major):
             out.append("megatron: --data-parallel-sharding-strategy not one of Megatron's choices")
     elif (tp > 1 or cp > 1) and gpu_arch_major < 10 and "CUDA_DEVICE_MAX_CONNECTIONS=1" not in env_text:
         out.append("megatron: TP/CP > 1 without CUDA_DEVICE_MAX_CONNECTIONS=1 (validate_args asserts)")
+    # The flex (DeepEP) dispatcher's own asserts (megatron/core/transformer/moe/token_dispatcher.py,
+    # MoEFlexTokenDispatcher.__init__): expert TP x EP > 1, --moe-enable-deepep, no padding to capacity.
+    def int_flag(flag, default):
+        return int(words[words.index(flag) + 1]) if flag in words else default
+    if "--moe-token-dispatcher-type" in words and words[words.index("--moe-token-dispatcher-type") + 1] == "flex":
+        etp = int_flag("--expert-tensor-parallel-size", int_flag("--tensor-model-parallel-size", 1))
+        if etp * int_flag("--expert-model-parallel-size", 1) <= 1:
+            out.append("megatron: flex token dispatcher with expert TP x EP = 1 (it asserts TPxEP > 1)")
+        if "--moe-enable-deepep" not in words:
+            out.append("megatron: flex token dispatcher without --moe-enable-deepep")
+        if "--moe-pad-expert-input-to-capacity" in words:
+            out.append("megatron: flex token dispatcher with --moe-pad-expert-input-to-capacity (it asserts)")
     ch = MEGATRON.get("choices", {})
     for flag, allowed in ch.items():
         if allowed and flag in words:

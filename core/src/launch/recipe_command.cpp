@@ -184,9 +184,10 @@ std::vector<std::string> megatron_args(Ctx& c) {
     a.push_back("--max-position-embeddings " + itext(std::max(m.max_position_embeddings, c.q.train.seq_len)));
     if (m.num_experts > 1) {
       a.push_back("--num-experts " + itext(m.num_experts) + " --moe-router-topk " + itext(m.experts_per_token));
-      // The routed experts' width, grouped GEMMs and the token dispatcher the megatron-core time model assumes
-      // (framework.h moe_efficiency, resolved_moe_dispatch): the query's moe.dispatcher, or by default all-to-all
-      // inside a node and DeepEP across nodes.
+      // The routed experts' width, grouped GEMMs and the token dispatcher the time model assumes (framework.h
+      // moe_efficiency, resolved_moe_dispatch): DeepEP (flex) where the job's dispatcher sends once per node, asked
+      // for by the query or, by default under megatron-core, across nodes; else the all-to-all. Megatron's flex
+      // dispatcher needs TP x EP > 1 (token_dispatcher.py MoEFlexTokenDispatcher) and refuses padding to capacity.
       if (m.moe_intermediate_size > 0) a.push_back("--moe-ffn-hidden-size " + itext(m.moe_intermediate_size));
       if (m.shared_expert_intermediate_size > 0)
         a.push_back("--moe-shared-expert-intermediate-size " + itext(m.shared_expert_intermediate_size));
@@ -196,7 +197,9 @@ std::vector<std::string> megatron_args(Ctx& c) {
       if (cf > 0)
         a.push_back("--moe-expert-capacity-factor " + num_text(cf) + " --moe-pad-expert-input-to-capacity");
       const MoeDispatcher d = c.q.train.moe_dispatcher;
-      if (!(cf > 0) && (d == MoeDispatcher::deepep || (d == MoeDispatcher::automatic && l.ep > c.r.gpus_per_node)))
+      const bool flex = l.ep > 1 && !(cf > 0) && resolved_moe_dispatch(c.q.train).per_node &&
+                        (d == MoeDispatcher::deepep || l.ep > c.r.gpus_per_node);
+      if (flex)
         a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
       else
         a.push_back("--moe-token-dispatcher-type alltoall");

@@ -143,10 +143,11 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     *field = "moe.dispatcher";
     if (q.model.num_experts <= 1) return "needs a mixture-of-experts model";
     const FrameworkProfile& fw = framework_profile(q.train.framework);
-    if (!fw.full.ep && !fw.lora.ep && !fw.qlora.ep)
-      return std::string(fw.name) + " runs no expert parallelism, so no token dispatcher to choose";
+    if (!fw.method(q.train.method).ep)
+      return std::string(fw.name) + " runs no expert parallelism for " + to_string(q.train.method) +
+             ", so no token dispatcher to choose";
     if (q.train.moe_dispatcher == MoeDispatcher::deepep && !fw.moe_deepep)
-      return std::string(fw.name) + " has no DeepEP dispatcher (megatron-core and torchtitan have)";
+      return std::string(fw.name) + " has no DeepEP dispatcher (generic, megatron-core and torchtitan have)";
     if (q.train.moe_dispatcher == MoeDispatcher::deepep && q.train.moe_capacity_factor > 0)
       return "DeepEP (megatron-core's flex dispatcher) refuses padding to a capacity factor: use alltoall";
   }
