@@ -358,6 +358,11 @@ MoeDispatch resolved_moe_dispatch(const TrainConfig& train) {
   return {fw.moe_dispatch_per_node, fw.moe_dispatch_overhead_s_per_GB};
 }
 
+bool runs_deepep(const TrainConfig& train, int ep, int gpus_per_node) {
+  return ep > 1 && resolved_moe_dispatch(train).per_node &&
+         (train.moe_dispatcher == MoeDispatcher::deepep || ep > gpus_per_node);
+}
+
 std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {
   const uint32_t mods = t.recompute_modules;
   if (mods == kRecomputeCoreAttn) return "";

@@ -142,11 +142,11 @@ std::string plan_summary(const Plan& p) {
     std::snprintf(buf, sizeof buf, "%d node%s x %d GPU", p.nodes, p.nodes == 1 ? "" : "s", p.gpus_per_node);
     return buf;
   }
-  char cp[32] = "", vp[24] = "", ep[48] = "";
+  char cp[32] = "", vp[24] = "", ep[64] = "";
   if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d%s", l.cp, l.cp_ulysses ? " (Ulysses)" : "");
   if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
   const int etp = l.etp > 0 ? l.etp : l.tp;
-  if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d)", l.ep, etp);
+  if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d%s)", l.ep, etp, p.deepep ? ", DeepEP" : "");
   // Megatron-Core's module list where it is not the default: "selective (layernorm, moe) recompute".
   std::string rc = l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full");
   if (named_recompute_modules(l.recompute, p.recompute_modules))

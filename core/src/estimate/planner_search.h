@@ -327,6 +327,7 @@ struct Searcher {
     p.memory_limit_bytes = limit_bytes;
     p.topology = topology_of(p.nodes, p.gpus);
     p.recompute_modules = train.recompute_modules;
+    p.deepep = runs_deepep(train, p.layout.ep, c.g);
     return p;
   }
 };

@@ -215,6 +215,7 @@ json plan_doc(const Plan& p) {
               {"verdict", p.tokens_per_s > 0 ? to_string(p.verdict) : to_string(FitVerdict::no_fit)},
               {"why", p.why}};
   if (l.cp > 1) d["cp_scheme"] = l.cp_ulysses ? "ulysses" : "ring";  // how the context-parallel ranks share attention
+  if (l.ep > 1) d["dispatcher"] = p.deepep ? "deepep" : "alltoall";  // how the expert-parallel tokens travel
   // Megatron-Core's module list where a selective recompute re-runs other modules than the attention core.
   if (named_recompute_modules(l.recompute, p.recompute_modules))
     d["recompute_modules"] = recompute_module_names(p.recompute_modules);

@@ -196,10 +196,7 @@ std::vector<std::string> megatron_args(Ctx& c) {
       const double cf = c.q.train.moe_capacity_factor;
       if (cf > 0)
         a.push_back("--moe-expert-capacity-factor " + num_text(cf) + " --moe-pad-expert-input-to-capacity");
-      const MoeDispatcher d = c.q.train.moe_dispatcher;
-      const bool flex = l.ep > 1 && !(cf > 0) && resolved_moe_dispatch(c.q.train).per_node &&
-                        (d == MoeDispatcher::deepep || l.ep > c.r.gpus_per_node);
-      if (flex)
+      if (runs_deepep(c.q.train, l.ep, c.r.gpus_per_node))
         a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
       else
         a.push_back("--moe-token-dispatcher-type alltoall");

@@ -174,6 +174,10 @@ struct MoeDispatch {
   double overhead_s_per_GB = 0;
 };
 MoeDispatch resolved_moe_dispatch(const TrainConfig& train);
+// Whether an expert-parallel layout of `ep` ranks on nodes of `gpus_per_node` runs DeepEP (Megatron-Core's flex
+// dispatcher): asked for, or the framework's default across nodes; never without EP or with padding to capacity.
+// The plan text names it and the Megatron arguments launch it.
+bool runs_deepep(const TrainConfig& train, int ep, int gpus_per_node);
 // Why the job's recompute_modules cannot run ("" = they can, or they are the default): Megatron-Core's own rules
 // (megatron/core/transformer/transformer_config.py, recompute_modules checks), plus trainfit's: only megatron-core
 // recomputes by module. Under recompute none or full the list is ignored, as Megatron ignores it outside

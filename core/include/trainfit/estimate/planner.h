@@ -86,6 +86,8 @@ struct Plan {
   // What a selective recompute re-runs (the job's TrainConfig::recompute_modules, or a list the planner chose under
   // recompute auto; named in the summary when it is not Megatron-Core's default, the attention core).
   uint32_t recompute_modules = kRecomputeCoreAttn;
+  // The expert-parallel tokens travel through DeepEP (framework.h runs_deepep); the summary says so.
+  bool deepep = false;
   std::string why;              // runner-up: why it lost; by_nodes entry that does not fit: why (empty when it runs)
 };
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1), ZeRO-1, no recompute, micro-batch 1 x 32
+# trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1, DeepEP), ZeRO-1, no recompute, micro-batch 1 x 32
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
 MEGATRON_ARGS=(
   --tensor-model-parallel-size 1

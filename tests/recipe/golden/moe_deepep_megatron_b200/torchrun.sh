@@ -1,5 +1,5 @@
 #!/bin/bash
-# trainfit recipe: 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1), ZeRO-1, no recompute, micro-batch 1 x 32
+# trainfit recipe: 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1, DeepEP), ZeRO-1, no recompute, micro-batch 1 x 32
 # One node: run as is (NODE_RANK defaults to 0, MASTER_ADDR to 127.0.0.1).
 set -e
 torchrun \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1), ZeRO-3, full recompute, micro-batch 8 x 1
+# trainfit recipe: Megatron-LM arguments for 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1, DeepEP), ZeRO-3, full recompute, micro-batch 8 x 1
 # torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}"   (see torchrun.sh for the launcher arguments)
 unset CUDA_DEVICE_MAX_CONNECTIONS
 MEGATRON_ARGS=(

@@ -1,5 +1,5 @@
 #!/bin/bash
-# trainfit recipe: 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1), ZeRO-3, full recompute, micro-batch 8 x 1
+# trainfit recipe: 1 node x 8 GPU: TP 1, PP 1, DP 8, EP 8 (ETP 1, DeepEP), ZeRO-3, full recompute, micro-batch 8 x 1
 # One node: run as is (NODE_RANK defaults to 0, MASTER_ADDR to 127.0.0.1).
 set -e
 unset CUDA_DEVICE_MAX_CONNECTIONS
