@@ -42,6 +42,30 @@ TrainConfig full_training(Framework fw = Framework::megatron_core) {
   return t;
 }
 
+// A fixed layout: `gpus` GPUs all data parallel, the experts split over `ep` of them (whole: ETP 1), full recompute.
+TrainConfig fixed_ep_job(Framework fw, int gpus, int ep, int zero, int64_t micro_batch) {
+  TrainConfig t = full_training(fw);
+  t.global_batch = 64;
+  t.micro_batch = micro_batch;
+  t.recompute = Recompute::full;
+  t.parallel.automatic = false;
+  t.parallel.gpus = gpus;
+  t.parallel.dp = gpus;
+  t.parallel.ep = ep;
+  t.parallel.etp = 1;
+  t.parallel.zero = zero;
+  return t;
+}
+
+// The best plan's step on `nodes` nodes of `offer` (the job must fit).
+StepTime fixed_step(const TrainConfig& t, const Offer& offer, int nodes) {
+  Dataset d;
+  d.tokens = 1e10;
+  auto r = plan_job(qwen3_moe(), t, d, test::bundled_snapshot().gpus[offer.gpu], offer, nodes);
+  EXPECT_TRUE(r.ok() && r->fits) << (r.ok() ? r->why_not : r.error().to_string());
+  return r.ok() ? r->best.step : StepTime{};
+}
+
 // Qwen3-30B-A3B (config.json of Qwen/Qwen3-30B-A3B): 48 layers, 128 experts of SwiGLU width 768 on hidden 2048,
 // every layer MoE: 48 x 128 x 3 x 2048 x 768 = 28,991,029,248 routed-expert parameters of the 30,532,122,624.
 TEST(Moe, RoutedExpertParametersAreCountedApart) {
@@ -345,23 +369,8 @@ TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
 
 TEST(MoeRouting, TheBusiestRankSetsTheStep) {
   const Offer& offer = b200_node();
-  const GpuSpec& gpu = test::bundled_snapshot().gpus[offer.gpu];
-  Dataset d;
-  d.tokens = 1e10;
-  TrainConfig t = full_training(Framework::megatron_core);
-  t.global_batch = 64;
-  t.micro_batch = 2;
-  t.recompute = Recompute::full;
-  t.parallel.automatic = false;
-  t.parallel.gpus = 8;
-  t.parallel.dp = 8;
-  t.parallel.ep = 8;
-  t.parallel.zero = 1;
-  auto step = [&](const TrainConfig& c) {
-    auto r = plan_job(qwen3_moe(), c, d, gpu, offer, 1);
-    EXPECT_TRUE(r.ok() && r->fits) << (r.ok() ? r->why_not : r.error().to_string());
-    return r.ok() ? r->best.step : StepTime{};
-  };
+  const TrainConfig t = fixed_ep_job(Framework::megatron_core, 8, 8, 1, 2);
+  auto step = [&](const TrainConfig& c) { return fixed_step(c, offer, 1); };
   const StepTime base = step(t);
   TrainConfig c = t;
   c.moe_capacity_factor = 1.0;
@@ -427,24 +436,8 @@ TEST(MoeDispatcher, DeepEpDropsTheOverheadAndSendsOncePerNode) {
   offer.inter_net = NetKind::infiniband;
   offer.inter_net_Gbps = 3200;
   offer.max_nodes = 4;
-  const GpuSpec& gpu = test::bundled_snapshot().gpus[offer.gpu];
-  Dataset d;
-  d.tokens = 1e10;
-  TrainConfig t = full_training(Framework::torchtitan);
-  t.global_batch = 64;
-  t.micro_batch = 8;
-  t.recompute = Recompute::full;
-  t.parallel.automatic = false;
-  t.parallel.gpus = 8;
-  t.parallel.dp = 8;
-  t.parallel.ep = 8;
-  t.parallel.etp = 1;
-  t.parallel.zero = 3;
-  auto step = [&](const TrainConfig& c, int nodes) {
-    auto r = plan_job(qwen3_moe(), c, d, gpu, offer, nodes);
-    EXPECT_TRUE(r.ok() && r->fits) << (r.ok() ? r->why_not : r.error().to_string());
-    return r.ok() ? r->best.step : StepTime{};
-  };
+  const TrainConfig t = fixed_ep_job(Framework::torchtitan, 8, 8, 3, 8);
+  auto step = [&](const TrainConfig& c, int nodes) { return fixed_step(c, offer, nodes); };
   const StepTime dflt = step(t, 1);
   TrainConfig deepep = t;
   deepep.moe_dispatcher = MoeDispatcher::deepep;
@@ -463,15 +456,7 @@ TEST(MoeDispatcher, DeepEpDropsTheOverheadAndSendsOncePerNode) {
   EXPECT_DOUBLE_EQ(step(a2a, 1).total_s, dflt.total_s);  // torchtitan's default is its all-to-all
   // Megatron-Core, EP 16 over two nodes: its default (flex / DeepEP across nodes) is DeepEP; the plain all-to-all
   // sends more across the NICs; inside one node the two cost the same.
-  TrainConfig m = full_training(Framework::megatron_core);
-  m.global_batch = 64;
-  m.micro_batch = 2;
-  m.recompute = Recompute::full;
-  m.parallel = t.parallel;
-  m.parallel.gpus = 16;
-  m.parallel.dp = 16;
-  m.parallel.ep = 16;
-  m.parallel.zero = 1;
+  TrainConfig m = fixed_ep_job(Framework::megatron_core, 16, 16, 1, 2);
   const StepTime mauto = step(m, 2);
   TrainConfig mdeep = m;
   mdeep.moe_dispatcher = MoeDispatcher::deepep;
