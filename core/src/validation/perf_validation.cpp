@@ -3,6 +3,7 @@
 // Error convention: estimate / published - 1 on a time (GPU-hours, days); rates are turned into the time to
 // process a fixed number of tokens, so +10% always means "we predict 10% longer than published".
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -443,29 +444,30 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
         {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, default all-to-all), seq 4096, local batch 8",
          "qwen3-30b-a3b", F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 9930, true, kTitanDeepEpReadme,
          true, nullptr, 8},
-        // The same job with DeepEP (MoEArgs use_deepep), and the README's strong-scaling table: FSDP over 16-128 GPUs
-        // across nodes, EP 8 inside each node, local batch 8 (10 in its weak-scaling row). The 8-GPU run is the
-        // other half of the ratio above; the cross-node rows are held out.
+        // The same job with DeepEP (MoEArgs use_deepep): the other half of the ratio above, and the level that
+        // torchtitan's grouped-GEMM factor is fitted to (framework.cpp moe_efficiency).
         {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
          F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 14796, true, kTitanDeepEpReadme, true, nullptr, 8,
          CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
-        {"torchtitan Qwen3-30B-A3B, 16x B200 BF16 (FSDP 16, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
-         F::torchtitan, 2, 16, 1, 1, 1, 1, 3, 8, 128, 4096, full, bf16, 14380, false, kTitanDeepEpScaling, true,
-         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
-        {"torchtitan Qwen3-30B-A3B, 32x B200 BF16 (FSDP 32, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
-         F::torchtitan, 2, 32, 1, 1, 1, 1, 3, 8, 256, 4096, full, bf16, 14276, false, kTitanDeepEpScaling, true,
-         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
-        {"torchtitan Qwen3-30B-A3B, 64x B200 BF16 (FSDP 64, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
-         F::torchtitan, 2, 64, 1, 1, 1, 1, 3, 8, 512, 4096, full, bf16, 14107, false, kTitanDeepEpScaling, true,
-         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
-        {"torchtitan Qwen3-30B-A3B, 128x B200 BF16 (FSDP 128, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
-         F::torchtitan, 2, 128, 1, 1, 1, 1, 3, 8, 1024, 4096, full, bf16, 13856, false, kTitanDeepEpScaling, true,
-         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
-        {"torchtitan Qwen3-30B-A3B, 128x B200 BF16 (FSDP 128, EP 8, DeepEP), seq 4096, local batch 10", "qwen3-30b-a3b",
-         F::torchtitan, 2, 128, 1, 1, 1, 1, 3, 10, 1280, 4096, full, bf16, 14123, false, kTitanDeepEpScaling, true,
-         nullptr, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+  }
+  // The DeepEP README's scaling table, held out: FSDP across 2-16 nodes of 8 B200, EP 8 inside each node, local batch
+  // 8 (strong scaling) and 10 (its weak-scaling row on 16 nodes).
+  struct Scaling {
+    int gpus;
+    int64_t local_batch;
+    double tok_s_gpu;
+  } scaling[] = {{16, 8, 14380}, {32, 8, 14276}, {64, 8, 14107}, {128, 8, 13856}, {128, 10, 14123}};
+  for (const Scaling& sc : scaling) {
+    char name[128];
+    std::snprintf(name, sizeof name,
+                  "torchtitan Qwen3-30B-A3B, %dx B200 BF16 (FSDP %d, EP 8, DeepEP), seq 4096, local batch %lld",
+                  sc.gpus, sc.gpus, static_cast<long long>(sc.local_batch));
+    rows.push_back(framework_row({name, "qwen3-30b-a3b", Framework::torchtitan, 2, sc.gpus, 1, 1, 1, 1, 3,
+                                  sc.local_batch, sc.local_batch * sc.gpus, 4096, Recompute::full, Precision::bf16_mixed,
+                                  sc.tok_s_gpu, false, kTitanDeepEpScaling, true, nullptr, 8, CpScheme::automatic,
+                                  kRecomputeCoreAttn, MoeDispatcher::deepep}));
   }
 }
 
