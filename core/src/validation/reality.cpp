@@ -188,6 +188,7 @@ void add_moe_cases(std::vector<Case>& c) {
   {
     TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 4096);
     t.loss_chunks = 1;  // that fork's train.py: one (compiled) cross-entropy over the batch, no ChunkedLossWrapper
+    t.moe_dispatcher = MoeDispatcher::deepep;  // the memory model counts the all-to-all's buffers either way
     MemoryLayout l = layout(10, 1, Recompute::full, 128, 3, {.ep = 8});
     const char* src = "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B, 16 nodes x 8 B200)";
     const char* note = "torchtitan profile, FSDP 128 with EP 8, full activation checkpointing, seq 4096";
