@@ -243,7 +243,7 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
   if (r.engine == "megatron" && l.zero == 3 && l.pp > 1)
     r.notes.push_back("Megatron-FSDP (ZeRO-3) runs without pipeline parallelism: the launchers' Megatron arguments "
                       "need PP 1, or the distributed optimizer (ZeRO-1) with more GPU memory than planned");
-  if (q.train.framework == Framework::torchtitan && l.ep > 1 && q.train.moe_dispatcher == MoeDispatcher::deepep)
+  if (q.train.framework == Framework::torchtitan && r.plan.deepep)
     r.notes.push_back("torchtitan runs DeepEP when the model's MoEArgs set use_deepep=True (Qwen3's -deepep flavors, "
                       "e.g. 30B-A3B-deepep), with DeepEP and NVSHMEM installed (torchtitan/distributed/deepep/README.md)");
   if (r.precision == "fp8")

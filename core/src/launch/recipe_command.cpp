@@ -184,10 +184,8 @@ std::vector<std::string> megatron_args(Ctx& c) {
     a.push_back("--max-position-embeddings " + itext(std::max(m.max_position_embeddings, c.q.train.seq_len)));
     if (m.num_experts > 1) {
       a.push_back("--num-experts " + itext(m.num_experts) + " --moe-router-topk " + itext(m.experts_per_token));
-      // The routed experts' width, grouped GEMMs and the token dispatcher the time model assumes (framework.h
-      // moe_efficiency, resolved_moe_dispatch): DeepEP (flex) where the job's dispatcher sends once per node, asked
-      // for by the query or, by default under megatron-core, across nodes; else the all-to-all. Megatron's flex
-      // dispatcher needs TP x EP > 1 (token_dispatcher.py MoEFlexTokenDispatcher) and refuses padding to capacity.
+      // The routed experts' width, grouped GEMMs and the token dispatcher the plan was timed with (framework.h
+      // moe_efficiency; Plan::deepep, from runs_deepep): flex with DeepEP where the plan runs it, else the all-to-all.
       if (m.moe_intermediate_size > 0) a.push_back("--moe-ffn-hidden-size " + itext(m.moe_intermediate_size));
       if (m.shared_expert_intermediate_size > 0)
         a.push_back("--moe-shared-expert-intermediate-size " + itext(m.shared_expert_intermediate_size));
@@ -196,7 +194,7 @@ std::vector<std::string> megatron_args(Ctx& c) {
       const double cf = c.q.train.moe_capacity_factor;
       if (cf > 0)
         a.push_back("--moe-expert-capacity-factor " + num_text(cf) + " --moe-pad-expert-input-to-capacity");
-      if (runs_deepep(c.q.train, l.ep, c.r.gpus_per_node))
+      if (c.r.plan.deepep)
         a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
       else
         a.push_back("--moe-token-dispatcher-type alltoall");
