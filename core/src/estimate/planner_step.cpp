@@ -166,10 +166,10 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
   if (ep > 1) {
     const double bytes = (tp > 1 && sp ? tok / tp : tok) * c.topk * c.width * c.act_bytes * rows;
     const int per_node_ep = std::min(ep, std::max(1, c.g / etp_r));
-    // A dispatcher that sends a token once per destination node (framework.h moe_dispatch_per_node) moves the
-    // cross-node share of its k copies once per distinct node: N (1 - (1 - 1/N)^k) of k for N nodes in the group
-    // and uniform routing (DeepEP, Liu et al. 2024 DeepSeek-V3 §3.2.2: node-then-GPU forwarding).
-    // The job's dispatcher (framework.h resolved_moe_dispatch: the query's moe.dispatcher or the framework's).
+    // The job's dispatcher (framework.h resolved_moe_dispatch: the query's moe.dispatcher or the framework's). One
+    // that sends a token once per destination node moves the cross-node share of its k copies once per distinct
+    // node: N (1 - (1 - 1/N)^k) of k for N nodes in the group and uniform routing (DeepEP, Liu et al. 2024
+    // DeepSeek-V3 §3.2.2: node-then-GPU forwarding).
     const MoeDispatch d = resolved_moe_dispatch(*c.train);
     double cross = 1.0;
     if (d.per_node && ep > per_node_ep) {

@@ -124,31 +124,29 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
            to_string(fw.cp_scheme) + " is)";
   }
-  // Mixture-of-experts routing: a model with experts; a capacity factor only where the trainer has one (and then
-  // every expert is padded to it, so an imbalance has nothing to add).
-  if (q.train.moe_capacity_factor > 0 || q.train.moe_imbalance != 1.0) {
-    *field = q.train.moe_capacity_factor > 0 ? "moe.capacity_factor" : "moe.imbalance";
+  // Mixture-of-experts routing and dispatch: a model with experts; a capacity factor only where the trainer has one
+  // (and then every expert is padded to it, so an imbalance has nothing to add); a dispatcher only where the trainer
+  // runs expert parallelism for the method, DeepEP where it launches it (framework.h moe_deepep) and not with padding
+  // to capacity, which only the all-to-all runs.
+  const bool capacity = q.train.moe_capacity_factor > 0, imbalance = q.train.moe_imbalance != 1.0,
+             dispatcher = q.train.moe_dispatcher != MoeDispatcher::automatic;
+  if (capacity || imbalance || dispatcher) {
+    *field = capacity ? "moe.capacity_factor" : imbalance ? "moe.imbalance" : "moe.dispatcher";
     if (q.model.num_experts <= 1) return "needs a mixture-of-experts model";
     const FrameworkProfile& fw = framework_profile(q.train.framework);
-    if (q.train.moe_capacity_factor > 0 && !fw.moe_capacity)
+    if (capacity && !fw.moe_capacity)
       return std::string(fw.name) + " routes dropless (no capacity factor; megatron-core has one)";
-    if (q.train.moe_capacity_factor > 0 && q.train.moe_imbalance != 1.0) {
+    if (capacity && imbalance) {
       *field = "moe.imbalance";
       return "a capacity factor pads every expert to it: give moe.capacity_factor or moe.imbalance, not both";
     }
-  }
-  // The token dispatcher: a model with experts, a trainer with expert parallelism, DeepEP where the trainer
-  // launches it (framework.h moe_deepep), and not with padding to capacity, which only the all-to-all runs.
-  if (q.train.moe_dispatcher != MoeDispatcher::automatic) {
     *field = "moe.dispatcher";
-    if (q.model.num_experts <= 1) return "needs a mixture-of-experts model";
-    const FrameworkProfile& fw = framework_profile(q.train.framework);
-    if (!fw.method(q.train.method).ep)
+    if (dispatcher && !fw.method(q.train.method).ep)
       return std::string(fw.name) + " runs no expert parallelism for " + to_string(q.train.method) +
              ", so no token dispatcher to choose";
     if (q.train.moe_dispatcher == MoeDispatcher::deepep && !fw.moe_deepep)
       return std::string(fw.name) + " has no DeepEP dispatcher (generic, megatron-core and torchtitan have)";
-    if (q.train.moe_dispatcher == MoeDispatcher::deepep && q.train.moe_capacity_factor > 0)
+    if (q.train.moe_dispatcher == MoeDispatcher::deepep && capacity)
       return "DeepEP (megatron-core's flex dispatcher) refuses padding to a capacity factor: use alltoall";
   }
   if (std::string why = recompute_modules_error(q.model, q.train); !why.empty()) {

@@ -15,11 +15,10 @@ namespace trainfit {
 namespace query_detail {
 namespace {
 
-// The query's nested objects (the key table's "group.key" paths), in the order they are applied.
-constexpr const char* kGroups[] = {"model", "parallel", "moe", "dataset", "filters", "cost", "target", "calibration"};
-
 // The order in which keys are applied matters for one thing: a preset `model` must be applied before
 // inline `model.*` overrides. JSON objects are applied in key-table order, not text order, for that reason.
+// The query's nested objects (the key table's "group.key" paths), in the order they are applied.
+constexpr const char* kGroups[] = {"model", "parallel", "moe", "dataset", "filters", "cost", "target", "calibration"};
 
 bool is_group(std::string_view path) {
   for (const char* g : kGroups)
