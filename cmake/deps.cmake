@@ -18,12 +18,6 @@ add_library(trainfit_json INTERFACE)
 target_include_directories(trainfit_json SYSTEM INTERFACE "${TRAINFIT_THIRD_INCLUDE}")
 target_compile_definitions(trainfit_json INTERFACE JSON_USE_IMPLICIT_CONVERSIONS=0)
 
-# RapidJSON (rapidjson-dev 1.1.0, header-only): the parser of the snapshot reader and the model catalog
-# (core/src/base/json_reader.h; its settings are in core/src/base/rapidjson_config.h).
-trainfit_system_headers(rapidjson document.h "RapidJSON")
-add_library(trainfit_rapidjson INTERFACE)
-target_include_directories(trainfit_rapidjson SYSTEM INTERFACE "${TRAINFIT_THIRD_INCLUDE}")
-
 if(NOT EMSCRIPTEN AND NOT TRAINFIT_CORE_ONLY)
   if(NOT EXISTS "/usr/include/CLI/CLI.hpp")
     message(FATAL_ERROR "CLI11 not found: run scripts/setup")

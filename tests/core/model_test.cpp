@@ -159,15 +159,16 @@ TEST(ModelCatalog, ErrorsNameTheJsonPointer) {
 }
 
 TEST(ModelCatalog, DuplicateKeysKeepTheLastValueAndParseErrorsSayWhere) {
-  // The catalog reader (RapidJSON since the load-time work) keeps nlohmann's rules: of duplicate
+  // The catalog reader (json_reader.h's tree over nlohmann's SAX parser) keeps nlohmann's rules: of duplicate
   // keys only the last counts, even when an earlier one would be refused.
   auto m = parse_model_json(R"({"arch": "llama", "hidden_size": 256, "num_layers": -1, "num_layers": 2,
       "num_heads": 4, "intermediate_size": 512, "vocab_size": 1000})");
   ASSERT_TRUE(m.ok()) << m.error().to_string();
   EXPECT_EQ(m->num_layers, 2);
-  auto bad = parse_model_catalog(R"({"models": [{"id": "a" "arch": "llama"}]})");  // byte 23: the second key
+  auto bad = parse_model_catalog(R"({"models": [{"id": "a" "arch": "llama"}]})");  // column 29: just past the second key
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("at byte 23"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("line 1, column 29: syntax error while parsing object"), std::string::npos)
+      << bad.error().message;
   EXPECT_FALSE(parse_model_catalog("{\"models\": [{\"id\": \"\xff\"}]}").ok()) << "invalid UTF-8 is refused";
 }
 

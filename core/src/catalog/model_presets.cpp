@@ -17,7 +17,7 @@ namespace trainfit {
 namespace {
 
 // Reads one model object. `ptr` is its JSON pointer (or "model" for queries); errors name the key. Read with
-// RapidJSON (json_reader.h): the catalog is parsed at start-up, on the web page's critical path.
+// the compact tree of json_reader.h (document order, the readers' type checks).
 using jsonr::JValue;
 using jsonr::text_of;
 
@@ -148,7 +148,7 @@ Result<ModelPreset> preset_from_json(const JValue& j, const std::string& ptr, bo
 
 Result<ModelSpec> parse_model_json(std::string_view json_text) {
   try {
-    rapidjson::Document doc;
+    jsonr::Document doc;
     std::string why;
     if (!jsonr::parse_json(json_text, &doc, &why)) return Error{"model", "invalid JSON: " + why};
     auto p = preset_from_json(doc, "model", false);
@@ -161,7 +161,7 @@ Result<ModelSpec> parse_model_json(std::string_view json_text) {
 
 Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text) {
   try {
-    rapidjson::Document doc;
+    jsonr::Document doc;
     std::string why;
     if (!jsonr::parse_json(json_text, &doc, &why)) return Error{"", "invalid model catalog JSON: " + why};
     if (!doc.IsObject()) return Error{"", "the model catalog must be a JSON object"};

@@ -34,7 +34,7 @@ inline std::string fmt_num(double v) {
   return buf;
 }
 
-// ---------------------------------------------------------------- reading the parsed document (RapidJSON)
+// ---------------------------------------------------------------- reading the parsed document (json_reader.h)
 // The parser and its small helpers are in json_reader.h: the model catalog reads with them too.
 using jsonr::find_member;
 using jsonr::JValue;

@@ -25,20 +25,20 @@ using nlohmann::json;
 // A value as nlohmann::json::dump() printed it (only for the schema_version message; bounded by the depth check).
 json to_nlohmann(const JValue& v) {
   switch (v.GetType()) {
-    case rapidjson::kNullType: return nullptr;
-    case rapidjson::kFalseType: return false;
-    case rapidjson::kTrueType: return true;
-    case rapidjson::kStringType: return std::string(text_of(v));
-    case rapidjson::kNumberType:
+    case jsonr::kNullType: return nullptr;
+    case jsonr::kFalseType: return false;
+    case jsonr::kTrueType: return true;
+    case jsonr::kStringType: return std::string(text_of(v));
+    case jsonr::kNumberType:
       if (v.IsUint64()) return v.GetUint64();
       if (v.IsInt64()) return v.GetInt64();
       return v.GetDouble();
-    case rapidjson::kArrayType: {
+    case jsonr::kArrayType: {
       json a = json::array();
       for (SizeType i = 0; i < v.Size(); ++i) a.push_back(to_nlohmann(v[i]));
       return a;
     }
-    case rapidjson::kObjectType: {
+    case jsonr::kObjectType: {
       json o = json::object();
       const auto members = v.MemberBegin();
       for (SizeType i = 0; i < v.MemberCount(); ++i)
@@ -57,7 +57,7 @@ bool text_within_bounds(Ctx& c, std::string_view text, const SnapshotLoadOptions
                     std::to_string(opt.max_input_bytes) + "-byte limit");
     return false;
   }
-  // Nesting is checked on the raw text before RapidJSON builds anything: a hostile document of a million
+  // Nesting is checked on the raw text before the parser builds anything: a hostile document of a million
   // '[' must cost one linear scan, not a million-entry parser stack.
   if (jsonr::json_nesting_exceeds(text, kMaxDepth)) {
     c.error("", "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
@@ -104,7 +104,7 @@ std::optional<Snapshot> read_snapshot_json(std::string_view text, const Snapshot
   Ctx c(r, std::max(1, opt.max_errors));
   try {
     if (!text_within_bounds(c, text, opt)) return std::nullopt;
-    rapidjson::Document doc;
+    jsonr::Document doc;
     std::string why;
     if (!parse_json(text, &doc, &why)) {
       c.error("", "not valid JSON (truncated or malformed): " + why);

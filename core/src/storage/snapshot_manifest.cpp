@@ -245,7 +245,7 @@ Result<SnapshotManifest> parse_snapshot_manifest(std::string_view text) {
   if (text.size() > kMaxManifestBytes)
     return Error{"", "the manifest is " + std::to_string(text.size()) + " bytes, over the " + std::to_string(kMaxManifestBytes) + "-byte limit"};
   if (jsonr::json_nesting_exceeds(text, kMaxDepth)) return Error{"", "the manifest nests deeper than a manifest does"};
-  rapidjson::Document doc;
+  jsonr::Document doc;
   std::string why;
   if (!jsonr::parse_json(text, &doc, &why)) return Error{"", "not valid JSON (truncated or malformed): " + why};
   SnapshotManifest m;

@@ -273,7 +273,7 @@ Result<size_t> apply_snapshot_text(Snapshot& s, std::string_view text) {
     return Error{"", "the text sidecar is " + std::to_string(text.size()) + " bytes (at most " + std::to_string(kMaxSidecarBytes) + ")"};
   if (jsonr::json_nesting_exceeds(text, kMaxDepth))
     return Error{"", "the text sidecar nests deeper than " + std::to_string(kMaxDepth) + " levels"};
-  rapidjson::Document doc;
+  jsonr::Document doc;
   std::string why;
   if (!jsonr::parse_json(text, &doc, &why)) return Error{"", "the text sidecar is not JSON: " + why};
   Fill fill;
