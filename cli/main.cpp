@@ -449,10 +449,14 @@ void add_recipe_command(CLI::App& cli, Inputs& in) {
   recipe->add_flag("--spot", in.spot_only, "the offer's spot price (target.pricing)");
   recipe->add_flag("--on-demand", in.on_demand_only, "the offer's on-demand price (target.pricing)");
   recipe->add_flag("--reserved", in.reserved_only, "the offer's reserved-capacity booking (target.pricing)");
-  recipe->add_option("--format", in.recipe_formats,
-                     "skypilot | dstack | deepspeed | accelerate | torchrun | megatron | all | json (repeatable)")
+  // The choices are the recipe formats (kRecipeFormats, one table) plus "all" and "json".
+  std::vector<std::string> recipe_choices(std::begin(trainfit::kRecipeFormats), std::end(trainfit::kRecipeFormats));
+  recipe_choices.insert(recipe_choices.end(), {"all", "json"});
+  std::string recipe_help;
+  for (const std::string& f : recipe_choices) recipe_help += (recipe_help.empty() ? "" : " | ") + f;
+  recipe->add_option("--format", in.recipe_formats, recipe_help + " (repeatable)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"skypilot", "dstack", "deepspeed", "accelerate", "torchrun", "megatron", "all", "json"}))
+      ->check(CLI::IsMember(recipe_choices))
       ->required();
   recipe->add_option("--out", in.out_dir, "directory to write the files into (needed for several formats)");
   recipe->callback([&in] {

@@ -515,19 +515,31 @@ TEST(MoeDispatcher, QueryKeyCheckedAndTheMegatronRecipeWritesIt) {
       R"("micro_batch":1,"parallel":{"dp":8,"zero":3},"moe":{"dispatcher":"deepep"},"dataset":{"tokens":1e10},)"
       R"("target":{"offer":"nebius/gpu-b200-sxm_8gpu-160vcpu-1792gb/us-central1"}})");
   EXPECT_NE(megatron_args(no_ep).find("--moe-token-dispatcher-type alltoall"), std::string::npos);
-  // torchtitan's default path across nodes is its all-to-all, as the time model says; DeepEP asked for gets the
-  // note that says how torchtitan runs it.
+  // torchtitan plans launch torchtitan: its job config names the expert-parallel backend, the default all-to-all
+  // ("standard": no key) unless the plan runs DeepEP; the Megatron arguments do not apply.
   const std::string titan =
       R"({"model":"qwen3-30b-a3b","method":"full","framework":"torchtitan","seq_len":4096,"global_batch":128,)"
       R"("micro_batch":8,"recompute":"full","parallel":{"dp":16,"ep":16,"etp":1,"zero":3},"dataset":{"tokens":1e10},)"
       R"("target":{"offer":"aws/p6-b200.48xlarge/us-east-1","nodes":2},)";
-  EXPECT_NE(megatron_args(test::query_of((titan + R"("loss_chunks":0})").c_str())).find("--moe-token-dispatcher-type alltoall"),
+  auto titan_file = [](const Query& q) {
+    auto r = make_recipe(q, test::bundled_snapshot());
+    EXPECT_TRUE(r.ok()) << r.error().to_string();
+    std::string text;
+    if (r.ok()) {
+      EXPECT_EQ(r->engine, "torchtitan");
+      for (const RecipeFile& f : r->files) {
+        if (f.format == "torchtitan") text = f.text;
+        if (f.format == "megatron") EXPECT_FALSE(f.applies);
+      }
+    }
+    return text;
+  };
+  const std::string standard = titan_file(test::query_of((titan + R"("loss_chunks":0})").c_str()));
+  EXPECT_NE(standard.find("expert_parallel_degree = 16\n"), std::string::npos) << standard;
+  EXPECT_EQ(standard.find("expert_parallel_comm_backend"), std::string::npos) << standard;
+  EXPECT_NE(titan_file(test::query_of((titan + R"("moe":{"dispatcher":"deepep"}})").c_str()))
+                .find("expert_parallel_comm_backend = \"deepep\"\n"),
             std::string::npos);
-  auto deep = make_recipe(test::query_of((titan + R"("moe":{"dispatcher":"deepep"}})").c_str()), test::bundled_snapshot());
-  ASSERT_TRUE(deep.ok()) << deep.error().to_string();
-  bool noted = false;
-  for (const std::string& n : deep->notes) noted |= n.find("use_deepep=True") != std::string::npos;
-  EXPECT_TRUE(noted);
 }
 
 // Megatron-Core's module-level selective recompute (--recompute-modules; megatron/core/transformer/

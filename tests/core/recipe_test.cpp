@@ -157,6 +157,50 @@ std::string megatron_query(const std::string& model, const std::string& offer, c
          R"( "dataset": {"tokens": 1e9}, "target": {"offer": ")" + offer + R"(", "pricing": "on-demand"}})";
 }
 
+// torchtitan plans launch torchtitan: torchtitan.toml (its v0.2.x job config) with the plan's degrees and batches,
+// torchrun running the module; the Megatron, DeepSpeed and accelerate files step aside. A plan made for another
+// framework gets no torchtitan file, and a torchtitan plan the file cannot carry (fp16: torchtitan trains in bf16 or
+// fp32) falls back to the Megatron / Hugging Face arguments with a note. (tests/recipe runs torchtitan's own checks.)
+TEST(Recipe, TorchtitanPlansWriteTorchtitansJobConfig) {
+  const char* job = R"({"model": "llama-3.1-8b", "method": "full", "framework": "torchtitan", "seq_len": 4096,
+      "micro_batch": 1, "global_batch": 64, "recompute": "selective", "parallel": {"gpus": 8, "dp": 8, "zero": 3},
+      "dataset": {"tokens": 1e9}, "target": {"offer": "aws/p5.48xlarge/us-east-1", "nodes": 1, "pricing": "on-demand"}})";
+  Result<Query> q = parse_query_json(job);
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  Result<Recipe> r = make_recipe(*q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->engine, "torchtitan");
+  const RecipeFile& t = file_of(*r, "torchtitan");
+  ASSERT_TRUE(t.applies) << t.why;
+  EXPECT_EQ(t.filename, "torchtitan.toml");
+  for (const char* want : {"name = \"llama3\"\n", "flavor = \"8B\"\n", "local_batch_size = 1\n", "global_batch_size = 64\n",
+                           "seq_len = 4096\n", "data_parallel_shard_degree = 8\n", "data_parallel_replicate_degree = 1\n",
+                           "mode = \"selective\"\nselective_ac_option = \"op\"\n"})
+    EXPECT_NE(t.text.find(want), std::string::npos) << want << "\n" << t.text;
+  EXPECT_NE(t.text.find("interval = " + std::to_string(r->save_interval_steps) + "\n"), std::string::npos);
+  EXPECT_NE(file_of(*r, "torchrun").text.find("  -m torchtitan.train \\\n  --job.config_file torchtitan.toml\n"),
+            std::string::npos) << file_of(*r, "torchrun").text;
+  for (const char* other : {"megatron", "deepspeed", "accelerate"}) {
+    EXPECT_FALSE(file_of(*r, other).applies) << other;
+    EXPECT_NE(file_of(*r, other).why.find("torchtitan job"), std::string::npos) << file_of(*r, other).why;
+  }
+  // The same job under Megatron-Core: no torchtitan file, and why.
+  Query generic = *q;
+  generic.train.framework = Framework::megatron_core;
+  Result<Recipe> g = make_recipe(generic, bundled());
+  ASSERT_TRUE(g.ok()) << g.error().to_string();
+  EXPECT_NE(g->engine, "torchtitan");
+  EXPECT_FALSE(file_of(*g, "torchtitan").applies);
+  EXPECT_NE(file_of(*g, "torchtitan").why.find("not a torchtitan job"), std::string::npos);
+  // fp16: torchtitan.toml cannot say it, so the launchers keep the other arguments and the file says why.
+  Query fp16 = *q;
+  fp16.train.precision = Precision::fp16_mixed;
+  Result<Recipe> h = make_recipe(fp16, bundled());
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  EXPECT_NE(h->engine, "torchtitan");
+  EXPECT_NE(file_of(*h, "torchtitan").why.find("not fp16"), std::string::npos) << file_of(*h, "torchtitan").why;
+}
+
 TEST(Recipe, MegatronArgumentsCarryEachFamilysArchitecture) {
   const std::string h100 = "lambda/gpu_8x_h100_sxm5/us-east-1";
   // Qwen3: per-head q/k RMSNorm, head_dim 128 (hidden 2048 / 32 heads would be 64), rotary base 1e6, no dropout

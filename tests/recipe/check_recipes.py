@@ -72,7 +72,16 @@ def arch_major(gpu_id):
     return 10 if GPUS[gpu_id]["arch"] == "Blackwell" else 9
 
 
-def upstream_case(case, doc, plan, offer, query_method):
+def query_layers(query):
+    """The query's model's layer count (a catalog id from data/models.json, or an inline model object)."""
+    m = query.get("model")
+    if isinstance(m, dict):
+        return m.get("num_layers", 0)
+    with open(os.path.join(SRC, "data", "models.json")) as f:
+        return next((x.get("num_layers", 0) for x in json.load(f)["models"] if x["id"] == m), 0)
+
+
+def upstream_case(case, doc, plan, offer, query_method, layers=0):
     """Every file of one recipe through its tool's own validation code (upstream_checks.py)."""
     files = {f["format"]: f for f in doc["files"]}
     spot = doc["option"] == "spot"
@@ -105,8 +114,11 @@ def upstream_case(case, doc, plan, offer, query_method):
         t = files["megatron"]["text"]
         problems += up.megatron_problems(up.megatron_words(t), t, plan["tp"], plan["cp"], env_major)
     else:
-        check(query_method in ("lora", "qlora") or plan["offload_optimizer"] or plan["offload_params"], case,
-              "megatron not written for a full fine-tune without offload")
+        check(query_method in ("lora", "qlora") or plan["offload_optimizer"] or plan["offload_params"]
+              or doc["engine"] == "torchtitan", case, "megatron not written for a full fine-tune without offload")
+    if files["torchtitan"]["applies"]:
+        problems += up.torchtitan_problems(files["torchtitan"]["text"], doc["nodes"] * doc["nproc_per_node"],
+                                           layers)[0]
     if doc["engine"] == "megatron":
         for fmt in ("torchrun", "skypilot", "dstack"):
             if not files[fmt]["applies"]:
@@ -126,13 +138,14 @@ def upstream_case(case, doc, plan, offer, query_method):
                 t = yaml.safe_load(t)["run"]
             elif fmt == "dstack":
                 t = "\n".join(yaml.safe_load(t)["commands"])
-            problems += up.torchrun_problems(fmt, t, doc["nodes"], offer["gpu_count"], doc["nproc_per_node"])
+            problems += up.torchrun_problems(fmt, t, doc["nodes"], offer["gpu_count"], doc["nproc_per_node"],
+                                             "torchtitan.train" if doc["engine"] == "torchtitan" else None)
     for m in problems:
         check(False, case, m)
     # Every format saves at the one interval the cost model priced.
     k = str(doc["save_interval_steps"])
     for fmt in ("torchrun", "skypilot", "dstack", "megatron"):
-        if files[fmt]["applies"]:
+        if files[fmt]["applies"] and doc["engine"] != "torchtitan":  # torchtitan's interval is in its file
             check(("--save_steps " + k) in files[fmt]["text"] or ("--save-interval " + k) in files[fmt]["text"], case,
                   f"{fmt}: save interval is not {k}")
 
@@ -204,14 +217,23 @@ def check_case(case, query_path):
     offer = snapshot_offer(doc["offer"])
     spot = doc["option"] == "spot"
     megatron = doc["engine"] == "megatron"
+    # torchtitan's plans launch torchtitan (torchtitan.toml) whenever that file carries the plan.
+    titan = doc["engine"] == "torchtitan"
+    check(titan == (query.get("framework") == "torchtitan" and files["torchtitan"]["applies"]), case,
+          "engine torchtitan exactly when torchtitan.toml applies to a torchtitan plan")
     # Ulysses-only context parallelism runs on the Hugging Face path (DeepSpeed ALST through accelerate).
     hf_ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses" and plan["tp"] == 1 and plan["pp"] == 1 \
         and plan["ep"] == 1
-    check(megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses) or plan["ep"] > 1
-                       or query.get("framework") == "megatron-core"),
+    check(titan or megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses)
+                                or plan["ep"] > 1 or query.get("framework") == "megatron-core"),
           case, "engine does not follow the layout / framework")
 
     def train_args_ok(args, fmt):
+        if titan:
+            # torchrun -m torchtitan.train --job.config_file torchtitan.toml: every number is in the file.
+            check("-m" in args and args[args.index("-m") + 1] == "torchtitan.train", case, f"{fmt}: -m torchtitan.train")
+            check(flag_value(args, "--job.config_file") == "torchtitan.toml", case, f"{fmt}: --job.config_file")
+            return
         if megatron:
             check(flag_value(args, "--micro-batch-size") == str(mb), case, f"{fmt}: --micro-batch-size")
             check(flag_value(args, "--global-batch-size") == str(gb), case, f"{fmt}: --global-batch-size")
@@ -283,7 +305,7 @@ def check_case(case, query_path):
         check(bash_syntax_ok(run_block), case, "skypilot run block: bash -n fails")
         for var in ("SKYPILOT_NUM_NODES", "SKYPILOT_NODE_RANK", "SKYPILOT_NODE_IPS"):
             check(var in run_block, case, f"skypilot run lacks {var}")
-        args = words(run_block.split("torchrun", 1)[1])
+        args = words(run_block.split("torchrun \\\n", 1)[1])
         check(flag_value(args, "--nnodes") == "$SKYPILOT_NUM_NODES", case, "skypilot --nnodes")
         check(flag_value(args, "--nproc-per-node") in ("$SKYPILOT_NUM_GPUS_PER_NODE", str(doc["nproc_per_node"])), case,
               "skypilot --nproc-per-node")
@@ -294,12 +316,15 @@ def check_case(case, query_path):
             check((mount is not None and mount.get("mode") == "MOUNT") == can_mount, case, "spot: checkpoint bucket mount")
             check(can_mount or any("cannot mount a bucket" in n for n in doc["notes"]), case, "spot: no mount and no note")
             check((res.get("job_recovery") or {}).get("strategy") == "FAILOVER", case, "spot: no job_recovery")
-            check(megatron or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
+            check(megatron or titan or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
             check(doc["save_interval_steps"] < doc["steps"], case, "spot: checkpoints only at the end")
         else:
             check("file_mounts" not in sky, case, "on-demand recipe mounts a bucket")
         if files["deepspeed"]["applies"] and plan["zero"] > 0:
             check("cat > ds_config.json" in run_block, case, "skypilot run does not write ds_config.json")
+        if titan:
+            check("cat > torchtitan.toml <<'EOF'\n" + files["torchtitan"]["text"] + "EOF\n" in run_block, case,
+                  "skypilot run does not write this recipe's torchtitan.toml")
 
     # dstack.
     if files["dstack"]["applies"]:
@@ -310,10 +335,13 @@ def check_case(case, query_path):
         check(ds["regions"] == [offer["region"]], case, "dstack region")
         cmds = "\n".join(ds["commands"])
         check(bash_syntax_ok(cmds), case, "dstack commands: bash -n fails")
-        args = words(cmds.split("torchrun", 1)[1])
+        args = words(cmds.split("torchrun \\\n", 1)[1])
         check(flag_value(args, "--nnodes") == "$DSTACK_NODES_NUM", case, "dstack --nnodes")
         check(flag_value(args, "--master-addr") == "$DSTACK_MASTER_NODE_IP", case, "dstack --master-addr")
         train_args_ok(args, "dstack")
+        if titan:
+            check("cat > torchtitan.toml <<'EOF'\n" + files["torchtitan"]["text"] + "EOF" in cmds, case,
+                  "dstack commands do not write this recipe's torchtitan.toml")
 
     # torchrun.sh.
     t = files["torchrun"]["text"]
@@ -339,7 +367,7 @@ def check_case(case, query_path):
         check(d["fp16"]["enabled"] == (doc["precision"] == "fp16"), case, "deepspeed fp16")
         check(d["gradient_clipping"] == 1.0, case, "deepspeed gradient_clipping")
     else:
-        check(megatron, case, "deepspeed refused for a data-parallel plan")
+        check(megatron or titan, case, "deepspeed refused for a data-parallel plan")
 
     # accelerate.
     if files["accelerate"]["applies"]:
@@ -376,7 +404,36 @@ def check_case(case, query_path):
         train_args_ok(megatron_args, "megatron")
         megatron = saved
 
-    upstream_case(case, doc, plan, offer, query.get("method"))
+    # torchtitan's job config: the plan's numbers, as torchtitan reads them (upstream_case runs its own checks).
+    if files["torchtitan"]["applies"]:
+        _, cfg = up.torchtitan_problems(files["torchtitan"]["text"], doc["nodes"] * doc["nproc_per_node"],
+                                        query_layers(query))
+        if cfg is not None:
+            p, t = cfg.parallelism, cfg.training
+            shard = plan["zero"] == 3
+            check((p.data_parallel_shard_degree, p.data_parallel_replicate_degree) == ((dp, 1) if shard else (1, dp)),
+                  case, "torchtitan: FSDP over the plan's data-parallel ranks exactly when it is ZeRO-3")
+            check((p.tensor_parallel_degree, p.pipeline_parallel_degree, p.context_parallel_degree)
+                  == (plan["tp"], plan["pp"], plan["cp"]), case, "torchtitan: TP / PP / CP degrees")
+            check(p.expert_parallel_degree == plan["ep"], case, "torchtitan: EP degree")
+            if plan["ep"] > 1:
+                check(p.expert_tensor_parallel_degree == (plan.get("etp") or plan["tp"]), case, "torchtitan: ETP degree")
+                check((p.expert_parallel_comm_backend == "deepep") == (plan.get("dispatcher") == "deepep"), case,
+                      "torchtitan: DeepEP exactly where the plan runs it")
+            local = mb * ga if plan["pp"] > 1 else mb
+            check((t.local_batch_size, t.global_batch_size, t.seq_len) == (local, gb, query["seq_len"]), case,
+                  "torchtitan: local / global batch, sequence length")
+            if plan["pp"] > 1:
+                check(p.pipeline_parallel_microbatch_size == mb, case, "torchtitan: pipeline micro-batch")
+                check(p.pipeline_parallel_schedule == ("Interleaved1F1B" if plan.get("vp", 1) > 1 else "1F1B"), case,
+                      "torchtitan: pipeline schedule")
+            check(t.steps == int(doc["steps"]), case, "torchtitan: steps")
+            check(cfg.checkpoint.enable and cfg.checkpoint.interval == doc["save_interval_steps"], case,
+                  "torchtitan: checkpoint interval")
+            check(cfg.activation_checkpoint.mode == plan["recompute"], case, "torchtitan: activation checkpointing")
+            check((cfg.job.dump_folder == "/checkpoints") == spot, case, "torchtitan: spot checkpoints go to the bucket")
+
+    upstream_case(case, doc, plan, offer, query.get("method"), query_layers(query))
 
     # The checkpoint interval in steps follows the cost model's interval.
     step_s = plan["step"]["total_s"]

@@ -9,6 +9,8 @@
   torchrun    every launch line, expanded by bash in the launcher's environment, parsed by an argparse parser built
               from the options of torch/distributed/run.py get_args_parser (types, choices, flags without a value)
               plus the --nnodes rule of config_from_args
+  torchtitan  the real JobConfig built from the TOML file (unknown keys raise), then torchtitan's own rules for the
+              parallel dimensions, the batch sizes and the pipeline's virtual stages (torchtitan_checks.py)
 Each function returns a list of problems (empty: accepted)."""
 import json
 import os
@@ -20,10 +22,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UP = os.path.join(HERE, "upstream")
 sys.path.insert(0, os.path.join(UP, "accelerate"))
 sys.path.insert(0, os.path.join(UP, "deepspeed"))
+sys.path.insert(0, os.path.join(UP, "torchtitan"))
 
 from accelerate.commands.config.config_args import load_config_from_file  # noqa: E402
 from deepspeed.runtime import constants as ds_constants  # noqa: E402
 from deepspeed.runtime.zero.config import DeepSpeedZeroConfig  # noqa: E402
+from torchtitan.config.job_config import JobConfig  # noqa: E402
+import torchtitan_checks as titan  # noqa: E402
 
 
 def _load(path):
@@ -115,7 +120,7 @@ def launcher_env(nodes, gpus):
             "DSTACK_MASTER_NODE_IP": "10.0.0.1", "PATH": os.environ.get("PATH", "")}
 
 
-def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node):
+def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node, module=None):
     """The torchrun command of a launch script, as torchrun receives it on a node: the command is cut out of the
     script (from `torchrun` to the line without a continuation), run by bash with a `torchrun` function that prints
     its arguments, in the launcher's environment; then parsed with torchrun's options."""
@@ -152,6 +157,8 @@ def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node):
         out.append(f"{fmt}: torchrun starts {a.nproc_per_node} processes per node, the plan uses {nproc_per_node}")
     if nodes > 1 and a.master_addr in (None, "127.0.0.1"):
         out.append(f"{fmt}: a multi-node torchrun without --master-addr")
+    if module is not None and not (a.module and a.training_script == module):
+        out.append(f"{fmt}: torchrun does not run the module {module} (-m)")
     return out
 
 
@@ -243,3 +250,36 @@ def megatron_words(text):
     """The words of the MEGATRON_ARGS=( ... ) array of megatron_args.sh."""
     body = text[text.index("MEGATRON_ARGS=(") + len("MEGATRON_ARGS=("):text.rindex(")")]
     return shlex.split(body.replace("\\\n", " "), comments=True)
+
+
+def torchtitan_problems(toml_text, world_size, num_layers):
+    """A torchtitan.toml as torchtitan v0.2.2 reads it: tomllib, then ConfigManager._dict_to_dataclass into the real
+    JobConfig (unknown tables or keys raise), then the checks train.py runs before any GPU work (ParallelDims on the
+    world size, the gradient accumulation, the pipeline's virtual stages). Returns (problems, JobConfig or None)."""
+    import tomllib
+    try:
+        data = tomllib.loads(toml_text)
+    except tomllib.TOMLDecodeError as e:
+        return [f"torchtitan.toml: not TOML: {e}"], None
+    try:
+        cfg = titan.dict_to_dataclass(JobConfig, data)
+    except (ValueError, TypeError) as e:
+        return [f"torchtitan.toml: JobConfig refuses it: {e}"], None
+    out = []
+    p, t = cfg.parallelism, cfg.training
+    try:
+        dp_shard = titan.validate_parallel_dims(p.data_parallel_replicate_degree, p.data_parallel_shard_degree,
+                                                p.context_parallel_degree, p.tensor_parallel_degree,
+                                                p.pipeline_parallel_degree, p.expert_parallel_degree,
+                                                p.expert_tensor_parallel_degree, world_size)
+        titan.gradient_accumulation_steps(t.global_batch_size, t.local_batch_size,
+                                          p.data_parallel_replicate_degree * dp_shard)
+        if p.pipeline_parallel_degree > 1:
+            single = p.pipeline_parallel_schedule in ("1F1B", "GPipe")
+            titan.pipeline_virtual_stages(num_layers, p.pipeline_parallel_degree, p.pipeline_parallel_layers_per_stage,
+                                          single)
+            if t.local_batch_size % p.pipeline_parallel_microbatch_size != 0:
+                out.append("torchtitan.toml: local_batch_size is not a whole number of pipeline micro-batches")
+    except (AssertionError, ValueError) as e:
+        out.append(f"torchtitan.toml: torchtitan refuses it: {e}")
+    return out, cfg

@@ -137,7 +137,11 @@ void choose_engine(Recipe& r, const Query& q, const GpuSpec& g) {
   r.engine = (l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1 || fw == Framework::megatron_core)
                  ? "megatron"
                  : "hf";
-  if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core)
+  // torchtitan plans launch torchtitan itself (torchtitan.toml; the profile has full training only), unless the
+  // file cannot carry the plan: then the Megatron-LM or Hugging Face arguments, with the note below.
+  if (fw == Framework::torchtitan && q.train.method == Method::full && torchtitan_limits(q, r).empty())
+    r.engine = "torchtitan";
+  if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core && r.engine != "torchtitan")
     r.notes.push_back(std::string("the training-script arguments follow ") +
                       (r.engine == "megatron" ? "Megatron-LM" : "Hugging Face TrainingArguments") + "; " +
                       to_string(fw) + " takes its own config: carry over the same micro-batch, accumulation, "
@@ -243,10 +247,15 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
   if (r.engine == "megatron" && l.zero == 3 && l.pp > 1)
     r.notes.push_back("Megatron-FSDP (ZeRO-3) runs without pipeline parallelism: the launchers' Megatron arguments "
                       "need PP 1, or the distributed optimizer (ZeRO-1) with more GPU memory than planned");
-  if (q.train.framework == Framework::torchtitan && r.plan.deepep)
-    r.notes.push_back("torchtitan runs DeepEP when the model's MoEArgs set use_deepep=True (Qwen3's -deepep flavors, "
-                      "e.g. 30B-A3B-deepep), with DeepEP and NVSHMEM installed (torchtitan/distributed/deepep/README.md)");
-  if (r.precision == "fp8")
+  if (r.engine == "torchtitan" && r.plan.deepep)
+    r.notes.push_back("torchtitan.toml asks for DeepEP (parallelism.expert_parallel_comm_backend = \"deepep\"): install "
+                      "DeepEP and NVSHMEM on every node (torchtitan/distributed/deepep/README.md)");
+  if (r.engine == "torchtitan")
+    r.notes.push_back("torchtitan.toml is a v0.2.x job config (pip install torchtitan==0.2.2); torchtitan's main branch "
+                      "configures jobs in Python (torchtitan_recipes) instead");
+  if (r.precision == "fp8" && r.engine == "torchtitan")
+    r.notes.push_back("fp8: torchtitan's float8 model converter (converters = [\"float8\"]) needs torchao installed");
+  else if (r.precision == "fp8")
     r.notes.push_back("fp8 needs NVIDIA Transformer Engine; the Hugging Face recipes run bf16 (accelerate: mixed_precision fp8)");
 }
 
@@ -255,6 +264,9 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
 // Why format `fmt`'s file does not fit the plan, or "" when it does.
 std::string why_not(const Ctx& c, const std::string& fmt) {
   const MemoryLayout& l = c.r.plan.layout;
+  if (fmt == "torchtitan") return torchtitan_why_not(c);
+  if (c.r.engine == "torchtitan" && (fmt == "deepspeed" || fmt == "accelerate" || fmt == "megatron"))
+    return "the plan is a torchtitan job: torchtitan.toml carries it (torchrun.sh and the launchers run it)";
   const bool model_parallel = l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1;
   if (fmt == "skypilot" && !(c.launch && c.launch->sky))
     return "SkyPilot has no cloud for " + safe_token(c.provider_id, "this provider") +
@@ -280,7 +292,7 @@ std::string why_not(const Ctx& c, const std::string& fmt) {
   return "";
 }
 
-// The six files in kRecipeFormats order: each written by its writer, or why it does not apply.
+// The seven files in kRecipeFormats order: each written by its writer, or why it does not apply.
 void fill_files(Ctx& c) {
   struct FileKind {
     const char* filename;
@@ -288,7 +300,8 @@ void fill_files(Ctx& c) {
   };
   static constexpr FileKind kFiles[] = {{"trainfit-skypilot.yaml", skypilot_yaml}, {"trainfit.dstack.yml", dstack_yaml},
                                         {"ds_config.json", deepspeed_json},          {"accelerate_config.yaml", accelerate_yaml},
-                                        {"torchrun.sh", torchrun_sh},               {"megatron_args.sh", megatron_sh}};
+                                        {"torchrun.sh", torchrun_sh},               {"megatron_args.sh", megatron_sh},
+                                        {"torchtitan.toml", torchtitan_toml}};
   static_assert(std::size(kFiles) == std::size(kRecipeFormats));
   for (size_t i = 0; i < std::size(kFiles); ++i) {
     RecipeFile file;

@@ -297,14 +297,17 @@ std::vector<std::string> hf_args(Ctx& c) {
   return a;
 }
 
-std::vector<std::string> train_args(Ctx& c) { return c.r.engine == "megatron" ? megatron_args(c) : hf_args(c); }
+std::vector<std::string> train_args(Ctx& c) {
+  if (c.r.engine == "torchtitan") return {"--job.config_file torchtitan.toml"};
+  return c.r.engine == "megatron" ? megatron_args(c) : hf_args(c);
+}
 
 }  // namespace
 
 // The spot resume step: the Trainer's checkpoints are <output_dir>/checkpoint-<step>; the newest one is resumed.
-// (Megatron resumes by itself from --load.)
+// (Megatron resumes by itself from --load, torchtitan from its checkpoint folder.)
 std::string resume_lines(Ctx& c) {
-  if (!c.spot || c.r.engine == "megatron") return "";
+  if (!c.spot || c.r.engine != "hf") return "";
   return "RESUME=\"\"\n"
          "LAST=$(ls -d " + c.ckpt_dir + "/checkpoint-* 2>/dev/null | sort -V | tail -n 1)\n"
          "if [ -n \"$LAST\" ]; then RESUME=\"--resume_from_checkpoint $LAST\"; fi\n";
@@ -322,10 +325,12 @@ std::string torchrun_command(Ctx& c, const std::string& nnodes, const std::strin
                                     "  --node-rank=" + rank,
                                     "  --master-addr=" + addr,
                                     "  --master-port=" + itext(kMasterPort),
-                                    "  " + c.sh_fill(c.r.engine == "megatron" ? "training script (Megatron-LM pretrain_gpt.py)"
-                                                                              : "training script")};
+                                    c.r.engine == "torchtitan"
+                                        ? std::string("  -m torchtitan.train")  // torchrun --module: run it as python -m
+                                        : "  " + c.sh_fill(c.r.engine == "megatron" ? "training script (Megatron-LM pretrain_gpt.py)"
+                                                                                  : "training script")};
   for (const std::string& a : train_args(c)) lines.push_back("  " + a);
-  if (c.spot && c.r.engine != "megatron") lines.push_back("  $RESUME");  // unquoted: empty, or two words
+  if (c.spot && c.r.engine == "hf") lines.push_back("  $RESUME");  // unquoted: empty, or two words
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) out += indent + lines[i] + (i + 1 < lines.size() ? " \\\n" : "\n");
   return out;

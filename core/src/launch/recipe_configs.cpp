@@ -105,6 +105,8 @@ std::string torchrun_sh(Ctx& c) {
   else
     t += "# One node: run as is (NODE_RANK defaults to 0, MASTER_ADDR to 127.0.0.1).\n";
   if (c.deepspeed) t += "# Needs ds_config.json (this recipe's deepspeed file) in the working directory.\n";
+  if (c.r.engine == "torchtitan")
+    t += "# Needs torchtitan.toml (this recipe's torchtitan file) in the working directory, torchtitan installed.\n";
   t += "set -e\n";
   t += resume_lines(c);
   t += megatron_env(c) + ulysses_env(c);

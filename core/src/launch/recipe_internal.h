@@ -106,6 +106,15 @@ std::string accelerate_yaml(Ctx& c);
 std::string torchrun_sh(Ctx& c);
 std::string megatron_sh(Ctx& c);
 
+// ---- torchtitan's job config (recipe_torchtitan.cpp) ----
+
+// What of a torchtitan plan torchtitan.toml cannot carry ("" when it carries all of it): fp16, an optimizer-only
+// offload, an expert layout torchtitan's meshes do not build, a pipeline split it cannot make.
+std::string torchtitan_limits(const Query& q, const Recipe& r);
+// Why torchtitan.toml does not apply ("" when the launchers run it): another framework's plan, or the limits above.
+std::string torchtitan_why_not(const Ctx& c);
+std::string torchtitan_toml(Ctx& c);
+
 // ---- the launchers (recipe_launchers.cpp) ----
 
 std::string skypilot_yaml(Ctx& c);

@@ -1,0 +1,2 @@
+# Stub (not upstream): torchtitan/__init__.py imports torchtitan.components.quantization (torch, torchao); the checks
+# need only torchtitan/config/job_config.py, which is verbatim.

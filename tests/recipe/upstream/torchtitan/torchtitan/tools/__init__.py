@@ -1,0 +1,1 @@
+# Stub (not upstream): an empty package for tools/logging.py below.
