@@ -14,6 +14,8 @@
 // efsdp = dp_shard x cp x tp / (ep x etp) whole), train.py (global batch = local batch x dp x accumulation) and
 // distributed/pipeline_parallel.py (stages = ceil((layers + 2) / layers per stage), a whole number per rank).
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "launch/recipe_internal.h"
 #include "trainfit/catalog/framework.h"
@@ -22,26 +24,21 @@
 namespace trainfit::recipe_detail {
 namespace {
 
-// torchtitan's name and flavor for a catalog model: the `*_configs` tables of torchtitan/models/<name>/__init__.py
-// at v0.2.2 (llama3: 8B / 70B / 405B are Llama 3.1's; qwen3; deepseek_v3; llama4; gpt_oss).
-struct TitanModel {
-  const char* id;
-  const char* name;
-  const char* flavor;
-};
-constexpr TitanModel kTitanModels[] = {
-    {"llama-3.1-8b", "llama3", "8B"},         {"llama-3.1-70b", "llama3", "70B"},   {"llama-3.3-70b", "llama3", "70B"},
-    {"llama-3.1-405b", "llama3", "405B"},     {"qwen3-0.6b", "qwen3", "0.6B"},      {"qwen3-1.7b", "qwen3", "1.7B"},
-    {"qwen3-4b", "qwen3", "4B"},              {"qwen3-8b", "qwen3", "8B"},          {"qwen3-14b", "qwen3", "14B"},
-    {"qwen3-32b", "qwen3", "32B"},            {"qwen3-30b-a3b", "qwen3", "30B-A3B"}, {"qwen3-235b-a22b", "qwen3", "235B-A22B"},
-    {"deepseek-v3", "deepseek_v3", "671B"},   {"llama-4-scout", "llama4", "17bx16e"}, {"llama-4-maverick", "llama4", "17bx128e"},
-    {"gpt-oss-20b", "gpt_oss", "20b"},        {"gpt-oss-120b", "gpt_oss", "120b"},
-};
-
-const TitanModel* titan_model(const std::string& model_id) {
-  for (const TitanModel& m : kTitanModels)
-    if (model_id == m.id) return &m;
-  return nullptr;
+// torchtitan's name and flavor for a catalog model, as "name flavor": the `*_configs` tables of
+// torchtitan/models/<name>/__init__.py at v0.2.2 (llama3: 8B / 70B / 405B are Llama 3.1's; qwen3; deepseek_v3;
+// llama4; gpt_oss). Empty when torchtitan does not ship the model.
+std::string_view titan_model(std::string_view model_id) {
+  static constexpr std::pair<std::string_view, std::string_view> kTitanModels[] = {
+      {"llama-3.1-8b", "llama3 8B"},        {"llama-3.1-70b", "llama3 70B"},     {"llama-3.3-70b", "llama3 70B"},
+      {"llama-3.1-405b", "llama3 405B"},    {"qwen3-0.6b", "qwen3 0.6B"},        {"qwen3-1.7b", "qwen3 1.7B"},
+      {"qwen3-4b", "qwen3 4B"},             {"qwen3-8b", "qwen3 8B"},            {"qwen3-14b", "qwen3 14B"},
+      {"qwen3-32b", "qwen3 32B"},           {"qwen3-30b-a3b", "qwen3 30B-A3B"},  {"qwen3-235b-a22b", "qwen3 235B-A22B"},
+      {"deepseek-v3", "deepseek_v3 671B"},  {"llama-4-scout", "llama4 17bx16e"}, {"llama-4-maverick", "llama4 17bx128e"},
+      {"gpt-oss-20b", "gpt_oss 20b"},       {"gpt-oss-120b", "gpt_oss 120b"},
+  };
+  for (const auto& [id, titan] : kTitanModels)
+    if (id == model_id) return titan;
+  return {};
 }
 
 // A TOML basic string (TOML 1.0: '"', '\' and control characters escaped).
@@ -119,9 +116,9 @@ std::string torchtitan_toml(Ctx& c) {
   t += "description = " + tq(c.job_name) + "\n";
 
   t += "\n[model]\n";
-  if (const TitanModel* m = titan_model(c.q.model_id)) {
-    t += "name = " + tq(m->name) + "\n";
-    t += "flavor = " + tq(m->flavor) + "\n";
+  if (const std::string_view m = titan_model(c.q.model_id); !m.empty()) {
+    t += "name = " + tq(m.substr(0, m.find(' '))) + "\n";
+    t += "flavor = " + tq(m.substr(m.find(' ') + 1)) + "\n";
   } else {
     t += "name = " + tq(c.fill("torchtitan model name (torchtitan/models)")) + "\n";
     t += "flavor = " + tq(c.fill("torchtitan model flavor")) + "\n";
