@@ -35,7 +35,7 @@ std::string clip_text() {
 
 // A YAML double-quoted scalar (YAML 1.2 §7.3.1): backslash and quote escaped, control characters as \xNN. Every
 // string that comes from the snapshot or the query is written this way, so no value can change the structure.
-std::string yq(std::string_view s) {
+std::string double_quoted(std::string_view s, const char* control_format) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') {
@@ -43,7 +43,7 @@ std::string yq(std::string_view s) {
       out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7f) {
       char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", c);
+      std::snprintf(b, sizeof b, control_format, c);
       out += b;
     } else {
       out += static_cast<char>(c);
@@ -51,6 +51,8 @@ std::string yq(std::string_view s) {
   }
   return out + "\"";
 }
+
+std::string yq(std::string_view s) { return double_quoted(s, "\\x%02x"); }
 
 // Only [A-Za-z0-9._/-] (and the characters in `extra`) survive: for names that go into comments, shell commands
 // and job names.

@@ -21,6 +21,9 @@ inline constexpr int kMasterPort = 8008;
 std::string num_text(double v);
 std::string itext(int64_t v);
 std::string clip_text();
+// A double-quoted string: '"' and '\\' escaped, control characters (and DEL) written with `control_format`
+// (one printf conversion of the byte).
+std::string double_quoted(std::string_view s, const char* control_format);
 // A YAML double-quoted scalar.
 std::string yq(std::string_view s);
 // s if it holds only [A-Za-z0-9._/-] (and the characters in `extra`), else fallback.

@@ -41,31 +41,14 @@ std::string_view titan_model(std::string_view model_id) {
   return {};
 }
 
-// A TOML basic string (TOML 1.0: '"', '\' and control characters escaped).
-std::string tq(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const unsigned char u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (u < 0x20 || u == 0x7f) {
-      static const char* hex = "0123456789ABCDEF";
-      out += "\\u00";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+// A TOML basic string (TOML 1.0): '"' and '\' escaped, control characters (tab included) as \uXXXX.
+std::string tq(std::string_view s) { return double_quoted(s, "\\u%04X"); }
 
 // The expert tensor-parallel degree the plan runs (0 in the layout: the dense TP).
 int expert_tp(const MemoryLayout& l) { return l.etp > 0 ? l.etp : l.tp; }
 
-// torchtitan's pipeline_parallel_layers_per_stage for pp x vp stages, or 0 when its default split (one stage per
-// rank, two with a looped schedule) already gives them or no value does: stages = ceil((layers + 2) / value), the
+// torchtitan's pipeline_parallel_layers_per_stage for pp x vp stages: 0 when its default split (one stage per rank,
+// two with a looped schedule) already gives them, -1 when no value does: stages = ceil((layers + 2) / value), the
 // embedding and the output counted as one layer each (pipeline_parallel_first/last_stage_less_layers = 1).
 int64_t layers_per_stage(int64_t layers, int pp, int vp) {
   if (pp <= 1 || vp <= 2) return 0;
