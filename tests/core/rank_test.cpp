@@ -239,6 +239,97 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
     }
 }
 
+// A shared plan is compared field by field with the plan plan_job makes for the offer on its own.
+void expect_same_plan(const PlanResult& shared, const PlanResult& own, const std::string& id) {
+  EXPECT_EQ(shared.fits, own.fits) << id;
+  EXPECT_EQ(shared.verdict, own.verdict) << id;
+  EXPECT_EQ(plan_summary(shared.best), plan_summary(own.best)) << id;
+  EXPECT_EQ(shared.best.tokens_per_s, own.best.tokens_per_s) << id;
+  EXPECT_EQ(shared.time_s, own.time_s) << id;
+  EXPECT_EQ(shared.memory.total, own.memory.total) << id;
+  EXPECT_EQ(shared.memory.total_high, own.memory.total_high) << id;
+  EXPECT_EQ(shared.data.needed_Bps, own.data.needed_Bps) << id;
+  EXPECT_EQ(shared.data.storage_Bps, own.data.storage_Bps) << id;
+  EXPECT_EQ(shared.data.storage_bound, own.data.storage_bound) << id;
+  EXPECT_EQ(shared.why_not, own.why_not) << id;
+  EXPECT_EQ(shared.uses_host, own.uses_host) << id;
+  ASSERT_EQ(shared.warnings.size(), own.warnings.size()) << id;
+  for (size_t i = 0; i < own.warnings.size(); ++i) EXPECT_EQ(shared.warnings[i].message, own.warnings[i].message) << id;
+  ASSERT_EQ(shared.runners_up.size(), own.runners_up.size()) << id;
+  for (size_t i = 0; i < own.runners_up.size(); ++i) EXPECT_EQ(shared.runners_up[i].why, own.runners_up[i].why) << id;
+  ASSERT_EQ(shared.by_nodes.size(), own.by_nodes.size()) << id;
+  for (size_t i = 0; i < own.by_nodes.size(); ++i)
+    EXPECT_EQ(shared.by_nodes[i].tokens_per_s, own.by_nodes[i].tokens_per_s) << id;
+}
+
+// The plan plan_job makes for offer `k` of `s` with the ranking's options.
+PlanResult own_plan(const Query& q, const Snapshot& s, int k) {
+  const Offer& o = s.offers[k];
+  PlanOptions popt;
+  popt.storage_read_MBps = s.providers[o.provider].storage_read_MBps;
+  popt.max_runners_up = 3;
+  popt.alternatives = kRankAlternatives;
+  popt.require_fits = q.filters.must_fit;
+  const int max_nodes = std::max(1, std::min(o.max_nodes, q.filters.max_nodes));
+  Result<PlanResult> own = plan_job(q.model, q.train, q.dataset, s.gpus[o.gpu], o, max_nodes, popt);
+  EXPECT_TRUE(own.ok()) << own.error().to_string();
+  return own ? *own : PlanResult{};
+}
+
+// Shapes that differ only in the provider's storage rate share one plan unless the rate caps the winner's pace:
+// the search never reads it, the report caps tokens/s at it (a dataset stored at many bytes per token, an offer
+// whose storage reads 1 MB/s).
+TEST(Ranking, StorageRateTwinsShareAPlanUnlessTheRateCapsIt) {
+  Snapshot s = two_offers(55.04, 10.49264);
+  s.offers.resize(1);
+  const int slow = s.find_provider("lambda");
+  const int fast = s.find_provider("runpod");
+  ASSERT_GE(slow, 0);
+  ASSERT_GE(fast, 0);
+  s.providers[slow].storage_read_MBps = 1;
+  s.providers[fast].storage_read_MBps = 5000;
+  s.providers[s.offers[0].provider].storage_read_MBps = 2000;
+  for (int prov : {fast, slow}) {
+    Offer o = s.offers[0];
+    o.provider = prov;
+    o.id = "test/8xh100/" + s.providers[prov].id;
+    s.offers.push_back(o);
+  }
+  Query q = test::query_of(R"({"model":"llama-3.1-8b","method":"full","global_batch":64,"dataset":{"tokens":1e9}})");
+  q.dataset.bytes_per_token = 4096;  // (no query key: the snapshot's datasets are text)
+  Result<RankResult> r = rank_offers(q, s);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->shapes_planned, 3);
+  EXPECT_EQ(r->shapes_shared, 1) << "the 5000 MB/s twin shares; the 1 MB/s one caps the pace and is planned";
+  for (const RankRow& row : r->rows) {
+    if (row.shape < 0) continue;
+    expect_same_plan(r->shapes[row.shape].plan, own_plan(q, s, row.offer), s.offers[row.offer].id);
+  }
+  for (const ShapePlan& sp : r->shapes)
+    EXPECT_EQ(sp.plan.data.storage_bound, sp.storage_read_MBps == 1) << sp.storage_read_MBps;
+}
+
+// Every shape of the bundled market, shared or planned, carries the plan its offers get on their own.
+TEST(Ranking, EverySharedPlanIsTheOffersOwn) {
+  const Snapshot s = test::bundled_copy();
+  for (const char* text : {R"({"model":"llama-3.1-8b","method":"lora"})",
+                           R"({"model":"qwen2.5-14b","method":"full","global_batch":64,"dataset":{"tokens":1e9}})"}) {
+    const Query q = test::query_of(text);
+    Result<RankResult> r = rank_offers(q, s);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_GT(r->shapes_shared, 100) << text;
+    std::vector<char> seen(r->shapes.size(), 0);
+    int checked = 0;
+    for (const RankRow& row : r->rows) {
+      if (row.shape < 0 || seen[row.shape]) continue;
+      seen[row.shape] = 1;
+      ++checked;
+      expect_same_plan(r->shapes[row.shape].plan, own_plan(q, s, row.offer), s.offers[row.offer].id);
+    }
+    EXPECT_EQ(checked, static_cast<int>(r->shapes.size())) << "every shape is some row's";
+  }
+}
+
 // Offers of one instance type in regions with the same prices get the same node-count choice; the ranking
 // reuses it (rank.cpp keeps the last two) and the rows are the ones costed from scratch.
 TEST(Ranking, SamePricedRegionsReuseTheNodeCountChoice) {

@@ -1,5 +1,6 @@
-// trainfit core — the ranking's plans: one per instance shape, shared by a twin that differs only in host RAM /
-// vCPUs, served from a PlanCache when its key (the job and the GPU table) matches.
+// trainfit core — the ranking's plans: one per instance shape, shared by a twin that differs only in what the plan
+// did not read (host RAM and vCPUs, the storage rate), served from a PlanCache when its key (the job and the GPU
+// table) matches.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -11,14 +12,30 @@ namespace trainfit {
 namespace {
 
 // Whether shape `a` is what offer `o` gives at `max_nodes` nodes and storage rate `read_MBps`: the same GPUs, links,
-// networks, node cap and storage rate and, with `with_host`, the same vCPUs and host RAM. Without them: the twin of
-// a shape that differs in host RAM and vCPUs only. The planner reads those two only for CPU-offload layouts, so a
-// plan whose search tried none (PlanResult::uses_host false) is exactly the plan of such a twin.
-bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps, bool with_host = true) {
+// networks, node cap, storage rate, vCPUs and host RAM.
+bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
   return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
          a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
          a.max_nodes == max_nodes && a.offer_max_nodes == o.max_nodes && a.storage_read_MBps == read_MBps &&
-         (!with_host || (a.vcpus == o.vcpus && a.host_ram_bytes == o.host_ram_bytes));
+         a.vcpus == o.vcpus && a.host_ram_bytes == o.host_ram_bytes;
+}
+
+// Whether `a`'s plan is exactly the plan of offer `o` at `max_nodes` nodes and storage rate `read_MBps` (a twin):
+// the same GPUs, links, networks and node cap, and
+// - host RAM and vCPUs: the planner reads them only for CPU-offload layouts, so they may differ when the search
+//   tried none (PlanResult::uses_host false);
+// - the storage rate: the search never reads it; the report caps the winner's tokens/s at it when the winner would
+//   read faster (planner_report.cpp), so it may differ when neither rate caps the winner. A plan that fits no
+//   layout never reads it.
+bool twin_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
+  if (!a.ok || a.gpu != o.gpu || a.gpu_count != o.gpu_count || a.intra_link != o.intra_link ||
+      a.intra_link_GBps != o.intra_link_GBps || a.inter_net != o.inter_net || a.inter_net_Gbps != o.inter_net_Gbps ||
+      a.max_nodes != max_nodes || a.offer_max_nodes != o.max_nodes)
+    return false;
+  if (a.plan.uses_host && (a.vcpus != o.vcpus || a.host_ram_bytes != o.host_ram_bytes)) return false;
+  if (a.storage_read_MBps == read_MBps || !a.plan.fits) return true;
+  const DataPipeline& d = a.plan.data;
+  return !d.storage_bound && (read_MBps <= 0 || !(d.needed_Bps > read_MBps * 1e6));
 }
 
 // The plan-cache key's parts: numbers as raw bytes and strings with their length, so two keys are equal
@@ -134,15 +151,16 @@ int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
                   .host_ram_bytes = o.host_ram_bytes};
   const ShapePlan* twin = nullptr;
   for (int k : shapes_of_gpu[o.gpu]) {
-    const ShapePlan& c = r.shapes[k];
-    if (c.ok && !c.plan.uses_host && same_shape(c, o, max_nodes, p.storage_read_MBps, false)) {
-      twin = &c;
+    if (twin_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) {
+      twin = &r.shapes[k];
       break;
     }
   }
   if (twin) {
     shape.ok = true;
     shape.plan = twin->plan;
+    // What the report writes of this rate when it caps nothing (planner_report.cpp, report_plans).
+    if (shape.plan.fits) shape.plan.data.storage_Bps = p.storage_read_MBps > 0 ? p.storage_read_MBps * 1e6 : 0;
     ++r.shapes_shared;
   } else {
     if (!job) job.emplace(q.model, train, q.dataset);
