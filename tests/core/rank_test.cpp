@@ -134,6 +134,44 @@ TEST(Ranking, RowsAreSortedAndTheParetoFrontierIsNonDominated) {
   EXPECT_TRUE(r->rows[0].pareto) << "the cheapest row is always on the frontier";
 }
 
+// The frontier by its definition, under every sort key: a ranked row is on it when no other ranked row is as cheap
+// and comes first in (wall time, cost, place) order. Sorted by cost or by time the ranking finds it by a sweep over
+// its rows in order, under the other keys by a sort of its own (rank_sort.cpp mark_pareto); cost and cost per
+// million tokens choose the same node counts, so their frontiers are the same rows.
+TEST(Ranking, TheParetoFrontierIsTheDefinitionsUnderEverySortKey) {
+  const Snapshot s = test::bundled_copy();
+  for (const char* text : {R"({"model":"qwen2.5-7b","method":"lora","dataset":{"tokens":3e8}})",
+                           R"({"model":"llama-3.1-70b","method":"full","global_batch":64,"dataset":{"tokens":1e9}})"}) {
+    std::set<std::pair<std::string, int>> by_cost, by_usd_per_mtok;
+    for (const char* sort : {"cost", "time", "usd_per_mtok", "dev_cycle", "cost_under_deadline"}) {
+      nlohmann::json j = nlohmann::json::parse(text);
+      j["sort"] = sort;
+      if (std::string(sort) == "dev_cycle") j["cost"] = {{"dev_runs", 3}, {"dev_run_minutes", 20}};
+      const Query q = test::query_of(j.dump().c_str());
+      Result<RankResult> r = rank_offers(q, s);
+      ASSERT_TRUE(r.ok()) << r.error().to_string();
+      const auto& rows = r->rows;
+      int marked = 0;
+      for (int i = 0; i < r->ranked; ++i) {
+        bool dominated = false;
+        for (int k = 0; k < r->ranked && !dominated; ++k) {
+          const bool first = rows[k].wall_s < rows[i].wall_s ||
+                             (rows[k].wall_s == rows[i].wall_s &&
+                              (rows[k].total_usd < rows[i].total_usd || (rows[k].total_usd == rows[i].total_usd && k < i)));
+          dominated = first && rows[k].total_usd <= rows[i].total_usd;
+        }
+        EXPECT_EQ(rows[i].pareto, !dominated) << text << " sorted by " << sort << ", row " << i;
+        marked += rows[i].pareto;
+        const std::pair<std::string, int> id{s.offers[rows[i].offer].id, static_cast<int>(rows[i].option)};
+        if (rows[i].pareto && std::string(sort) == "cost") by_cost.insert(id);
+        if (rows[i].pareto && std::string(sort) == "usd_per_mtok") by_usd_per_mtok.insert(id);
+      }
+      EXPECT_GE(marked, 2) << text << " sorted by " << sort;
+    }
+    EXPECT_EQ(by_cost, by_usd_per_mtok) << text;
+  }
+}
+
 TEST(Ranking, PlansAreSharedPerInstanceShapeNotPerRegion) {
   const Snapshot s = test::bundled_copy();
   Result<RankResult> r = rank_offers(default_query(), s);

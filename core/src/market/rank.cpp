@@ -150,7 +150,7 @@ Result<RankResult> rank_offers(const Query& q, const Snapshot& s, PlanCache* cac
     }
   for (int i = 0; i < static_cast<int>(s.offers.size()); ++i) rk.offer(i);
   sort_rows(q, s, r);
-  mark_pareto(r);
+  mark_pareto(q, r);
   return r;
 }
 

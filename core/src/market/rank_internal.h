@@ -147,6 +147,6 @@ struct Ranker {
 // Ranked rows by the sort key, then the others in snapshot order; counts ranked and held-back rows.
 [[gnu::noinline]] void sort_rows(const Query& q, const Snapshot& s, RankResult& r);
 // Marks the time/cost Pareto frontier of the ranked rows.
-[[gnu::noinline]] void mark_pareto(RankResult& r);
+[[gnu::noinline]] void mark_pareto(const Query& q, RankResult& r);
 
 }  // namespace trainfit::rank_detail

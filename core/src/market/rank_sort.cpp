@@ -120,8 +120,35 @@ bool id_less(const std::string& a, const std::string& b) {
 
 }
 
-[[gnu::noinline]] void mark_pareto(RankResult& r) {
-  // Pareto frontier on (wall time, total cost): sweep by time, keep rows strictly cheaper than all faster ones.
+[[gnu::noinline]] void mark_pareto(const Query& q, RankResult& r) {
+  // Pareto frontier on (wall time, total cost): a row is on it when no other row is at least as fast and at least as
+  // cheap and comes first in (wall time, cost, place) order. Sweep by time, keep rows strictly cheaper than all
+  // faster ones.
+  //
+  // Sorted by cost or by time (the usual keys), the ranked rows are already in order of one coordinate: a linear
+  // sweep over groups of equal value does it. Sorted by cost: a group's least wall time (first in place on ties) is
+  // on the frontier when it is strictly less than every cheaper row's (a cheaper row as fast comes first in time
+  // order; an equally cheap one with less time or an earlier place too). Sorted by time: a group's least cost, when
+  // strictly less than every faster row's. Both give the rows the general sweep below gives (rank_test.cpp checks the
+  // frontier is the same under every sort key), without its sort: ~10% of a ranking at 10k offers.
+  const bool by_cost = q.sort == SortKey::total_cost || q.sort == SortKey::cost_under_deadline;
+  if (by_cost || q.sort == SortKey::time) {
+    auto primary = [&](int i) { return by_cost ? r.rows[i].total_usd : r.rows[i].wall_s; };
+    auto secondary = [&](int i) { return by_cost ? r.rows[i].wall_s : r.rows[i].total_usd; };
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < r.ranked;) {
+      const double key = primary(i);
+      int pick = i, j = i + 1;
+      for (; j < r.ranked && primary(j) == key; ++j)
+        if (secondary(j) < secondary(pick)) pick = j;
+      if (secondary(pick) < best) {
+        r.rows[pick].pareto = true;
+        best = secondary(pick);
+      }
+      i = j;
+    }
+    return;
+  }
   struct Point {
     double wall_s, usd;
     int index;
