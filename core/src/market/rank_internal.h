@@ -123,6 +123,7 @@ struct Ranker {
   // one (the bundled snapshot's ~700 shapes made that scan quadratic: ~10 ms of the page's first ranking in the
   // browser's baseline tier). Shapes this ranking adds to the cache are found through shapes_of_gpu instead.
   std::vector<std::vector<int>> cached_of_gpu;
+  int last_shape = -1;  // the previous offer's shape: offers come by id, an instance type's regions one after another
   std::optional<PlanJob> job;  // the job-level half of planning, prepared at the first shape planned
   CostBreakdown cost;          // every cost evaluation's breakdown, reused
   // The last node-count choices, one per pricing option an offer can have: an offer's on-demand, spot and
@@ -136,6 +137,7 @@ struct Ranker {
   bool pre_filter(RankRow& row, const Offer& o, const std::string& offer_reason);
   [[gnu::noinline]] void place(RankRow& row, const ShapePlan& shape, const Provider& p, const Offer& o);
   [[gnu::noinline]] int shape_for(const Offer& o, const Provider& p, int max_nodes);
+  int find_shape(const Offer& o, const Provider& p, int max_nodes);
   Candidate candidate(const Plan& plan, int k, double train_s, const GpuSpec& g, const Provider& p, const Offer& o,
                       const BillingRule& rule, PricingOption option) const;
   [[gnu::noinline]] void choose(Choice& choice, const ShapePlan& shape, const Provider& p, const Offer& o,

@@ -122,6 +122,15 @@ TrainConfig ranking_train(const Query& q) {
 // index, so the lookup stays a short scan however many offers share the GPU (the snapshot grows by
 // regions and providers, the shapes do not).
 int Ranker::shape_for(const Offer& o, const Provider& p, int max_nodes) {
+  const int sh = find_shape(o, p, max_nodes);
+  last_shape = sh;
+  return sh;
+}
+
+// shape_for's lookup. No two shapes of a ranking are the same (a shape is added only when none matches), so the
+// previous offer's shape, when it matches, is the one the scan would find.
+int Ranker::find_shape(const Offer& o, const Provider& p, int max_nodes) {
+  if (last_shape >= 0 && same_shape(r.shapes[last_shape], o, max_nodes, p.storage_read_MBps)) return last_shape;
   for (int k : shapes_of_gpu[o.gpu])
     if (same_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) return k;
   if (cached) {
