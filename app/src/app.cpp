@@ -67,8 +67,8 @@ const RankRow* App::Impl::selected_row() const {
 const Plan* App::Impl::row_plan(const RankRow& r) const {
   if (!rank || r.shape < 0 || r.plan_index < 0 || r.nodes <= 0) return nullptr;
   const ShapePlan& sh = rank->shapes[r.shape];
-  if (!sh.ok || r.plan_index >= static_cast<int>(sh.plan.by_nodes.size())) return nullptr;
-  return &sh.plan.by_nodes[r.plan_index];
+  if (!sh.ok || r.plan_index >= static_cast<int>(sh.plan().by_nodes.size())) return nullptr;
+  return &sh.plan().by_nodes[r.plan_index];
 }
 
 void App::Impl::recompute() {

@@ -42,7 +42,7 @@ void App::Impl::update_detail() {
   if (!p) return;
   recipe_pending = true;
   if (Result<PlanResult> full = plan_offer_row(query, snapshot, r->offer)) runners_up = std::move(full->runners_up);
-  else runners_up = rank->shapes[r->shape].plan.runners_up;
+  else runners_up = rank->shapes[r->shape].plan().runners_up;
   TrainConfig train = plan_train(query.train, *p);
   row_memory = estimate_memory(query.model, train, p->layout);
   // Memory against micro-batch and sequence length for this GPU and layout (the estimate's inverse questions).
@@ -581,9 +581,9 @@ void draw_detail(App::Impl& s) {
   const Plan* p = s.row_plan(*r);
   if (!p) {
     const ShapePlan* sh = r->shape >= 0 ? &s.rank->shapes[r->shape] : nullptr;
-    if (sh && sh->ok && !sh->plan.fits) {
-      ImGui::TextWrapped("No layout fits: %s", sh->plan.why_not.c_str());
-      if (sh->plan.shortfall_bytes > 0) ImGui::Text("Short by %.1f GiB per GPU.", sh->plan.shortfall_bytes / kGiB);
+    if (sh && sh->ok && !sh->plan().fits) {
+      ImGui::TextWrapped("No layout fits: %s", sh->plan().why_not.c_str());
+      if (sh->plan().shortfall_bytes > 0) ImGui::Text("Short by %.1f GiB per GPU.", sh->plan().shortfall_bytes / kGiB);
     }
     return;
   }
@@ -615,7 +615,7 @@ void draw_detail(App::Impl& s) {
     for (const Plan& ru : s.runners_up) {
       char t[32];
       ImGui::BulletText("%s: %s", plan_summary(ru).c_str(), fmt_duration(t, sizeof t, ru.step.total_s > 0 && ru.tokens_per_s > 0
-                                                                                       ? sh.plan.tokens.processed / ru.tokens_per_s
+                                                                                       ? sh.plan().tokens.processed / ru.tokens_per_s
                                                                                        : -1));
       if (!ru.why.empty()) {
         ImGui::SameLine();
@@ -623,10 +623,10 @@ void draw_detail(App::Impl& s) {
       }
     }
   }
-  for (const Warning& w : sh.plan.warnings) ImGui::TextColored(warn_color(), "%s", w.message.c_str());
-  if (sh.plan.data.storage_bound)
+  for (const Warning& w : sh.plan().warnings) ImGui::TextColored(warn_color(), "%s", w.message.c_str());
+  if (sh.plan().data.storage_bound)
     ImGui::TextColored(warn_color(), "Storage bound: training needs %.0f MB/s per node, the volume gives %.0f MB/s.",
-                       sh.plan.data.needed_Bps / 1e6, sh.plan.data.storage_Bps / 1e6);
+                       sh.plan().data.needed_Bps / 1e6, sh.plan().data.storage_Bps / 1e6);
 
   if (cols) ImGui::TableSetColumnIndex(1);
   time_section(s, *r, *p);

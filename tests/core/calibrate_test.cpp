@@ -62,7 +62,7 @@ TEST(Calibrate, CalibratedQueryReRanksEveryOfferAndTheLinkCarriesIt) {
   bool found = false;
   for (const RankRow& row : after->rows) {
     if (row.offer != oi || row.plan_index < 0) continue;
-    const Plan& p = after->shapes[row.shape].plan.by_nodes[row.plan_index];
+    const Plan& p = after->shapes[row.shape].plan().by_nodes[row.plan_index];
     if (p.layout.micro_batch != r.plan.layout.micro_batch || p.layout.recompute != r.plan.layout.recompute) continue;
     EXPECT_NEAR(p.step.total_s / r.measured_step_s, 1.0, 1e-4);
     found = true;

@@ -74,8 +74,8 @@ TEST(PlanCache, ChangingTheDatasetSizeReusesEveryPlanWithItsTotalsRedone) {
     expect_same_rows(*cached, *fresh);
     ASSERT_EQ(cached->shapes.size(), fresh->shapes.size());
     for (size_t i = 0; i < fresh->shapes.size(); ++i) {
-      const PlanResult& a = cached->shapes[i].plan;
-      const PlanResult& b = fresh->shapes[i].plan;
+      const PlanResult& a = cached->shapes[i].plan();
+      const PlanResult& b = fresh->shapes[i].plan();
       EXPECT_EQ(a.tokens.processed, b.tokens.processed);
       EXPECT_EQ(a.steps, b.steps);
       EXPECT_EQ(a.time_s, b.time_s);

@@ -71,7 +71,7 @@ TEST(Ranking, DearerNvlinkNodeFinishesSoonerAndCheaperThanCheapCardForcedToOfflo
   EXPECT_GT(first.price_usd_per_h, 5 * second.price_usd_per_h) << "the winner is the far dearer instance";
   EXPECT_LT(first.total_usd, second.total_usd);
   EXPECT_LT(first.wall_s * 5, second.wall_s) << "the NVLink node should be more than 5x faster";
-  const Plan& cheap_plan = r->shapes[second.shape].plan.by_nodes[second.plan_index];
+  const Plan& cheap_plan = r->shapes[second.shape].plan().by_nodes[second.plan_index];
   EXPECT_TRUE(cheap_plan.layout.offload_optimizer) << plan_summary(cheap_plan);
   EXPECT_GT(cheap_plan.step.offload_s, 0);
 }
@@ -199,7 +199,7 @@ TEST(Ranking, ARowPlannedAgainHasTheRankingsPlanAndTheAlternativesThePlanVerbSho
   int checked = 0, with_alternatives = 0;
   for (const RankRow& row : r->rows) {
     if (row.state != RowState::ranked || row.shape < 0) continue;
-    const PlanResult& ranked = r->shapes[row.shape].plan;
+    const PlanResult& ranked = r->shapes[row.shape].plan();
     Result<PlanResult> full = plan_offer_row(q, s, row.offer);
     ASSERT_TRUE(full.ok()) << full.error().to_string();
     EXPECT_EQ(plan_summary(full->best), plan_summary(ranked.best)) << s.offers[row.offer].id;
@@ -257,7 +257,7 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
     popt.alternatives = kRankAlternatives;
     Result<PlanResult> own = plan_job(lora.model, lora.train, lora.dataset, s.gpus[o.gpu], o, 1, popt);
     ASSERT_TRUE(own.ok());
-    const PlanResult& shared = r->shapes[sh].plan;
+    const PlanResult& shared = r->shapes[sh].plan();
     EXPECT_FALSE(own->uses_host);
     EXPECT_EQ(plan_summary(shared.best), plan_summary(own->best));
     EXPECT_EQ(shared.time_s, own->time_s);
@@ -273,7 +273,7 @@ TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
   EXPECT_EQ(f->shapes_shared, 1) << "only the H100 twin shares";
   for (const ShapePlan& sp : f->shapes)
     if (sp.gpu_count == 4) {
-      EXPECT_TRUE(sp.plan.uses_host);
+      EXPECT_TRUE(sp.plan().uses_host);
     }
 }
 
@@ -341,10 +341,10 @@ TEST(Ranking, StorageRateTwinsShareAPlanUnlessTheRateCapsIt) {
   EXPECT_EQ(r->shapes_shared, 1) << "the 5000 MB/s twin shares; the 1 MB/s one caps the pace and is planned";
   for (const RankRow& row : r->rows) {
     if (row.shape < 0) continue;
-    expect_same_plan(r->shapes[row.shape].plan, own_plan(q, s, row.offer), s.offers[row.offer].id);
+    expect_same_plan(r->shapes[row.shape].plan(), own_plan(q, s, row.offer), s.offers[row.offer].id);
   }
   for (const ShapePlan& sp : r->shapes)
-    EXPECT_EQ(sp.plan.data.storage_bound, sp.storage_read_MBps == 1) << sp.storage_read_MBps;
+    EXPECT_EQ(sp.plan().data.storage_bound, sp.storage_read_MBps == 1) << sp.storage_read_MBps;
 }
 
 // Every shape of the bundled market, shared or planned, carries the plan its offers get on their own.
@@ -362,7 +362,7 @@ TEST(Ranking, EverySharedPlanIsTheOffersOwn) {
       if (row.shape < 0 || seen[row.shape]) continue;
       seen[row.shape] = 1;
       ++checked;
-      expect_same_plan(r->shapes[row.shape].plan, own_plan(q, s, row.offer), s.offers[row.offer].id);
+      expect_same_plan(r->shapes[row.shape].plan(), own_plan(q, s, row.offer), s.offers[row.offer].id);
     }
     EXPECT_EQ(checked, static_cast<int>(r->shapes.size())) << "every shape is some row's";
   }
@@ -389,7 +389,7 @@ TEST(Ranking, SamePricedRegionsReuseTheNodeCountChoice) {
   const RankRow* rows[3][2] = {};
   for (const RankRow& row : r->rows) rows[row.offer][static_cast<int>(row.option)] = &row;
   int per_row = 0;  // node counts costed for one row
-  for (const Plan& p : r->shapes[rows[0][0]->shape].plan.by_nodes) per_row += p.why.empty() && p.tokens_per_s > 0;
+  for (const Plan& p : r->shapes[rows[0][0]->shape].plan().by_nodes) per_row += p.why.empty() && p.tokens_per_s > 0;
   ASSERT_GT(per_row, 1);
   EXPECT_EQ(r->cost_evaluations, 4 * per_row) << "r2 reuses both of r1's choices; r3's on-demand price differs";
   for (int option = 0; option < 2; ++option) {

@@ -100,7 +100,7 @@ TEST(Recipe, EveryRankedRowOfTheDefaultJobGetsFilesThatAgreeWithItsPlan) {
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_EQ(r->nodes, row.nodes);
     EXPECT_EQ(r->option, row.option);
-    const Plan& p = rr->shapes[row.shape].plan.by_nodes[row.plan_index];
+    const Plan& p = rr->shapes[row.shape].plan().by_nodes[row.plan_index];
     EXPECT_EQ(r->plan.layout.tp, p.layout.tp);
     EXPECT_EQ(r->plan.layout.dp, p.layout.dp);
     EXPECT_EQ(r->plan.layout.micro_batch, p.layout.micro_batch);

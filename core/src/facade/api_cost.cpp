@@ -56,7 +56,7 @@ json option_cost_doc(const Query& q, const Snapshot& one, const RankResult& r, c
   if (!row.why_not.empty()) c["why_not"] = row.why_not;
   if (row.nodes <= 0) return c;
   c["nodes"] = row.nodes;
-  if (row.shape >= 0 && row.plan_index >= 0) c["plan"] = plan_doc(r.shapes[row.shape].plan.by_nodes[row.plan_index]);
+  if (row.shape >= 0 && row.plan_index >= 0) c["plan"] = plan_doc(r.shapes[row.shape].plan().by_nodes[row.plan_index]);
   Result<CostBreakdown> cb = cost_for(q, one, r, row, row.nodes);
   if (cb) c["cost"] = cost_doc(*cb);
   else c["error"] = cb.error().to_string();
@@ -143,8 +143,8 @@ json offer_doc(const Query& q0, const Snapshot& s, bool with_cost) {
   json doc{{"ok", true}, {"offer", s.offers[oi].id}, {"snapshot", s.id}, {"flags", offer_flag_names(s.offers[oi].flags)}, {"captured", s.offers[oi].capture_date},
            {"access", access_doc(access_fact(s, s.offers[oi]))}};
   if (!r->shapes.empty() && r->shapes[0].ok) {
-    doc["plan"] = plan_result_doc(r->shapes[0].plan);
-    doc["matched"] = r->shapes[0].plan.fits;
+    doc["plan"] = plan_result_doc(r->shapes[0].plan());
+    doc["matched"] = r->shapes[0].plan().fits;
   } else {
     doc["matched"] = false;
     doc["why_not"] = r->shapes.empty() ? std::string("no plan") : r->shapes[0].error;

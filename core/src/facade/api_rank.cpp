@@ -48,7 +48,7 @@ json row_doc(const Snapshot& s, const RankResult& r, const RankRow& row) {
     d["reservation"] = rv->id;  // the booking product priced
   if (!row.why_not.empty()) d["why_not"] = row.why_not;
   if (row.nodes > 0 && row.shape >= 0 && row.plan_index >= 0) {
-    const Plan& p = r.shapes[row.shape].plan.by_nodes[row.plan_index];
+    const Plan& p = r.shapes[row.shape].plan().by_nodes[row.plan_index];
     d["nodes"] = row.nodes;
     d["plan"] = plan_summary(p);
     d["topology"] = topology_name(p.topology);

@@ -338,7 +338,7 @@ Result<Recipe> make_recipe(const Query& q0, const Snapshot& s) {
   // resold row (cloud: shadeform, instance_type: massedcompute_A6000x8), else the provider.
   const Provider& launcher = seller_of(s, o);
   Recipe r;
-  r.plan = rr->shapes[row->shape].plan.by_nodes[row->plan_index];
+  r.plan = rr->shapes[row->shape].plan().by_nodes[row->plan_index];
   const Plan& p = r.plan;
   const MemoryLayout& l = p.layout;
   // The batch identity every file relies on; the planner guarantees it, and a recipe that broke it would train a

@@ -17,7 +17,7 @@ struct OfferPlan {
   int row = -1;        // the chosen row of `rank`
   int offer = -1;      // the offer's index in the full snapshot
   const RankRow& chosen() const { return rank.rows[row]; }
-  const Plan& plan() const { return rank.shapes[chosen().shape].plan.by_nodes[chosen().plan_index]; }
+  const Plan& plan() const { return rank.shapes[chosen().shape].plan().by_nodes[chosen().plan_index]; }
 };
 
 // What every single-offer verb ranks (plan, cost, recipe, calibrate): `s` reduced to offer `offer` (GPUs and

@@ -40,9 +40,9 @@ void Ranker::offer(int i) {
     if (!shape.ok) {
       row.state = RowState::unsupported;
       row.why_not = shape.error;
-    } else if (!shape.plan.fits) {
-      row.state = shape.plan.nodes_unavailable ? RowState::error : RowState::does_not_fit;
-      row.why_not = shape.plan.why_not;
+    } else if (!shape.plan().fits) {
+      row.state = shape.plan().nodes_unavailable ? RowState::error : RowState::does_not_fit;
+      row.why_not = shape.plan().why_not;
     } else {
       place(row, shape, p, o);
     }
@@ -79,6 +79,11 @@ const char* row_state_name(RowState s) {
     case RowState::held_back: return "held_back";
   }
   return "?";
+}
+
+const PlanResult& ShapePlan::no_plan() {
+  static const PlanResult none;
+  return none;
 }
 
 void PlanCache::clear() {

@@ -153,7 +153,7 @@ void Ranker::choose(Choice& choice, const ShapePlan& shape, const Provider& p, c
   bool& have_any = choice.have_any;
   Candidate& best = choice.best;
   Candidate& fastest = choice.fastest;
-  const auto& by_nodes = shape.plan.by_nodes;
+  const auto& by_nodes = shape.plan().by_nodes;
   for (int k = 0; k < static_cast<int>(by_nodes.size()); ++k) {
     const Plan& plan = by_nodes[k];
     if (!plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
@@ -192,7 +192,7 @@ using rank_detail::fmt;
 Result<CostBreakdown> cost_for(const Query& q, const Snapshot& s, const RankResult& r, const RankRow& row, int nodes) {
   if (row.shape < 0 || row.shape >= static_cast<int>(r.shapes.size()) || !r.shapes[row.shape].ok)
     return Error{"target.offer", "this offer has no plan"};
-  const auto& by_nodes = r.shapes[row.shape].plan.by_nodes;
+  const auto& by_nodes = r.shapes[row.shape].plan().by_nodes;
   for (const Plan& plan : by_nodes) {
     if (plan.nodes != nodes || !plan.why.empty() || !(plan.tokens_per_s > 0)) continue;
     const Offer& o = s.offers[row.offer];

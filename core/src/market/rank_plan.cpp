@@ -3,6 +3,8 @@
 // table) matches.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -32,10 +34,18 @@ bool twin_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_M
       a.intra_link_GBps != o.intra_link_GBps || a.inter_net != o.inter_net || a.inter_net_Gbps != o.inter_net_Gbps ||
       a.max_nodes != max_nodes || a.offer_max_nodes != o.max_nodes)
     return false;
-  if (a.plan.uses_host && (a.vcpus != o.vcpus || a.host_ram_bytes != o.host_ram_bytes)) return false;
-  if (a.storage_read_MBps == read_MBps || !a.plan.fits) return true;
-  const DataPipeline& d = a.plan.data;
+  const PlanResult& plan = a.plan();
+  if (plan.uses_host && (a.vcpus != o.vcpus || a.host_ram_bytes != o.host_ram_bytes)) return false;
+  if (a.storage_read_MBps == read_MBps || !plan.fits) return true;
+  const DataPipeline& d = plan.data;
   return !d.storage_bound && (read_MBps <= 0 || !(d.needed_Bps > read_MBps * 1e6));
+}
+
+// Whether two dataset sizes are the same, bit for bit (a plan's totals are a function of them).
+bool same_tokens(const DatasetTokens& a, const DatasetTokens& b) {
+  return std::memcmp(&a.useful, &b.useful, sizeof a.useful) == 0 &&
+         std::memcmp(&a.processed, &b.processed, sizeof a.processed) == 0 &&
+         std::memcmp(&a.sequences, &b.sequences, sizeof a.sequences) == 0;
 }
 
 // The plan-cache key's parts: numbers as raw bytes and strings with their length, so two keys are equal
@@ -137,8 +147,15 @@ int Ranker::find_shape(const Offer& o, const Provider& p, int max_nodes) {
     for (int k : cached_of_gpu[o.gpu]) {
       const ShapePlan& c = (*cached)[k];
       if (same_shape(c, o, max_nodes, p.storage_read_MBps)) {
-        r.shapes.push_back(c);
-        if (r.shapes.back().ok) set_dataset_totals(r.shapes.back().plan, tok);  // planned for another size, maybe
+        r.shapes.push_back(c);  // shares the cached plan
+        // Planned for another dataset size, maybe: then a copy with this size's totals (the same tokens give the
+        // same totals: report_plans set them with set_dataset_totals too).
+        ShapePlan& got = r.shapes.back();
+        if (got.ok && !same_tokens(got.plan().tokens, tok)) {
+          auto sized = std::make_shared<PlanResult>(got.plan());
+          set_dataset_totals(*sized, tok);
+          got.plan_ptr = std::move(sized);
+        }
         const int sh = static_cast<int>(r.shapes.size()) - 1;
         shapes_of_gpu[o.gpu].push_back(sh);
         ++r.shapes_cached;
@@ -167,16 +184,21 @@ int Ranker::find_shape(const Offer& o, const Provider& p, int max_nodes) {
   }
   if (twin) {
     shape.ok = true;
-    shape.plan = twin->plan;
+    shape.plan_ptr = twin->plan_ptr;
     // What the report writes of this rate when it caps nothing (planner_report.cpp, report_plans).
-    if (shape.plan.fits) shape.plan.data.storage_Bps = p.storage_read_MBps > 0 ? p.storage_read_MBps * 1e6 : 0;
+    const double storage_Bps = p.storage_read_MBps > 0 ? p.storage_read_MBps * 1e6 : 0;
+    if (shape.plan().fits && shape.plan().data.storage_Bps != storage_Bps) {
+      auto own = std::make_shared<PlanResult>(shape.plan());
+      own->data.storage_Bps = storage_Bps;
+      shape.plan_ptr = std::move(own);
+    }
     ++r.shapes_shared;
   } else {
     if (!job) job.emplace(q.model, train, q.dataset);
     Result<PlanResult> plan = plan_job(*job, s.gpus[o.gpu], o, max_nodes, shape_plan_options(p, f, alternatives, q.target.nodes));
     if (plan) {
       shape.ok = true;
-      shape.plan = std::move(plan).value();
+      shape.plan_ptr = std::make_shared<const PlanResult>(std::move(plan).value());
     } else {
       shape.error = plan.error().to_string();
     }
