@@ -304,7 +304,7 @@ void expect_same_plan(const PlanResult& shared, const PlanResult& own, const std
 PlanResult own_plan(const Query& q, const Snapshot& s, int k) {
   const Offer& o = s.offers[k];
   PlanOptions popt;
-  popt.storage_read_MBps = s.providers[o.provider].storage_read_MBps;
+  popt.storage_read_MBps = seller_of(s, o).storage_read_MBps;
   popt.max_runners_up = 3;
   popt.alternatives = kRankAlternatives;
   popt.require_fits = q.filters.must_fit;
@@ -314,10 +314,10 @@ PlanResult own_plan(const Query& q, const Snapshot& s, int k) {
   return own ? *own : PlanResult{};
 }
 
-// Shapes that differ only in the provider's storage rate share one plan unless the rate caps the winner's pace:
-// the search never reads it, the report caps tokens/s at it (a dataset stored at many bytes per token, an offer
-// whose storage reads 1 MB/s).
-TEST(Ranking, StorageRateTwinsShareAPlanUnlessTheRateCapsIt) {
+// Shapes that differ only in the provider's storage rate are planned each on their own: the report caps a plan's
+// tokens/s at the rate (a dataset stored at many bytes per token, an offer whose storage reads 1 MB/s), and every
+// node count's plan may carry that cap. Each shape's plan is the one plan_job gives its offer.
+TEST(Ranking, StorageRateTwinsArePlannedEachWithItsRate) {
   Snapshot s = two_offers(55.04, 10.49264);
   s.offers.resize(1);
   const int slow = s.find_provider("lambda");
@@ -338,13 +338,15 @@ TEST(Ranking, StorageRateTwinsShareAPlanUnlessTheRateCapsIt) {
   Result<RankResult> r = rank_offers(q, s);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(r->shapes_planned, 3);
-  EXPECT_EQ(r->shapes_shared, 1) << "the 5000 MB/s twin shares; the 1 MB/s one caps the pace and is planned";
+  EXPECT_EQ(r->shapes_shared, 0);
   for (const RankRow& row : r->rows) {
     if (row.shape < 0) continue;
     expect_same_plan(r->shapes[row.shape].plan(), own_plan(q, s, row.offer), s.offers[row.offer].id);
   }
-  for (const ShapePlan& sp : r->shapes)
+  for (const ShapePlan& sp : r->shapes) {
     EXPECT_EQ(sp.plan().data.storage_bound, sp.storage_read_MBps == 1) << sp.storage_read_MBps;
+    EXPECT_EQ(sp.plan().data.storage_Bps, sp.storage_read_MBps * 1e6);
+  }
 }
 
 // Every shape of the bundled market, shared or planned, carries the plan its offers get on their own.

@@ -1,6 +1,5 @@
-// trainfit core — the ranking's plans: one per instance shape, shared by a twin that differs only in what the plan
-// did not read (host RAM and vCPUs, the storage rate), served from a PlanCache when its key (the job and the GPU
-// table) matches.
+// trainfit core — the ranking's plans: one per instance shape, shared by a twin that differs only in host RAM /
+// vCPUs when the plan did not read them, served from a PlanCache when its key (the job and the GPU table) matches.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -23,22 +22,14 @@ bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_M
 }
 
 // Whether `a`'s plan is exactly the plan of offer `o` at `max_nodes` nodes and storage rate `read_MBps` (a twin):
-// the same GPUs, links, networks and node cap, and
-// - host RAM and vCPUs: the planner reads them only for CPU-offload layouts, so they may differ when the search
-//   tried none (PlanResult::uses_host false);
-// - the storage rate: the search never reads it; the report caps the winner's tokens/s at it when the winner would
-//   read faster (planner_report.cpp), so it may differ when neither rate caps the winner. A plan that fits no
-//   layout never reads it.
+// the same GPUs, links, networks, node cap and storage rate; host RAM and vCPUs may differ when the search tried no
+// CPU-offload layout, the only ones that read them (PlanResult::uses_host false). The storage rate is read by the
+// report only (it caps a plan's tokens/s), but every node count's plan and runner-up may carry that cap (the
+// recompute-module variants' reports are merged: planner.cpp plan_variants), so a plan is not shared across rates.
 bool twin_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
-  if (!a.ok || a.gpu != o.gpu || a.gpu_count != o.gpu_count || a.intra_link != o.intra_link ||
-      a.intra_link_GBps != o.intra_link_GBps || a.inter_net != o.inter_net || a.inter_net_Gbps != o.inter_net_Gbps ||
-      a.max_nodes != max_nodes || a.offer_max_nodes != o.max_nodes)
-    return false;
-  const PlanResult& plan = a.plan();
-  if (plan.uses_host && (a.vcpus != o.vcpus || a.host_ram_bytes != o.host_ram_bytes)) return false;
-  if (a.storage_read_MBps == read_MBps || !plan.fits) return true;
-  const DataPipeline& d = plan.data;
-  return !d.storage_bound && (read_MBps <= 0 || !(d.needed_Bps > read_MBps * 1e6));
+  return a.ok && !a.plan().uses_host && a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
+         a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
+         a.max_nodes == max_nodes && a.offer_max_nodes == o.max_nodes && a.storage_read_MBps == read_MBps;
 }
 
 // Whether two dataset sizes are the same, bit for bit (a plan's totals are a function of them).
@@ -185,13 +176,6 @@ int Ranker::find_shape(const Offer& o, const Provider& p, int max_nodes) {
   if (twin) {
     shape.ok = true;
     shape.plan_ptr = twin->plan_ptr;
-    // What the report writes of this rate when it caps nothing (planner_report.cpp, report_plans).
-    const double storage_Bps = p.storage_read_MBps > 0 ? p.storage_read_MBps * 1e6 : 0;
-    if (shape.plan().fits && shape.plan().data.storage_Bps != storage_Bps) {
-      auto own = std::make_shared<PlanResult>(shape.plan());
-      own->data.storage_Bps = storage_Bps;
-      shape.plan_ptr = std::move(own);
-    }
     ++r.shapes_shared;
   } else {
     if (!job) job.emplace(q.model, train, q.dataset);

@@ -34,7 +34,7 @@ struct ShapePlan {
   std::string error;
   // The plan, immutable once made and shared: by the twins given it and by a PlanCache. A ranking copied it for each
   // (two copies per shape, ~6 ms of the page's first ranking in the browser's baseline tier); now one that differs
-  // (another dataset size, storage rate) is a new plan.
+  // (a cache hit for another dataset size) is a new plan.
   std::shared_ptr<const PlanResult> plan_ptr;
   const PlanResult& plan() const { return plan_ptr ? *plan_ptr : no_plan(); }
   static const PlanResult& no_plan();  // an empty PlanResult (fits false): the plan of a shape that is not `ok`
@@ -129,7 +129,7 @@ struct RankResult {
   double checkpoint_bytes = 0; // what one checkpoint writes
   double dataset_bytes = 0;
   int shapes_planned = 0;       // shapes planned by this ranking (not served by a PlanCache), shared ones included
-  int shapes_shared = 0;       // of those, shapes given a twin's plan (rank_plan.cpp twin_shape: host, storage rate)
+  int shapes_shared = 0;       // of those, shapes given a twin's plan (rank_plan.cpp twin_shape: another host)
   int shapes_cached = 0;       // shapes a PlanCache served
   int cost_evaluations = 0;
 };
