@@ -96,12 +96,12 @@ void add_moe_routing(json& q, std::mt19937_64& rng) {
 void add_moe_dispatcher(json& q, std::mt19937_64& rng) {
   if (q["model"] != "gpt-oss-20b" && q["model"] != "qwen3-30b-a3b") return;
   const std::string fw = q["framework"].get<std::string>();
-  if (fw != "generic" && fw != "megatron-core" && fw != "torchtitan" && fw != "nanotron") return;
+  if (fw != "generic" && fw != "megatron-core" && fw != "torchtitan") return;
   if (q["method"] != "full") return;  // expert parallelism is full training's (megatron-core's LoRA aside)
   const int r = static_cast<int>(rng() % 3);
   if (r == 0) return;
   const bool padded = q.contains("moe") && q["moe"].contains("capacity_factor");
-  q["moe"]["dispatcher"] = r == 1 || padded || fw == "nanotron" ? "alltoall" : "deepep";
+  q["moe"]["dispatcher"] = r == 1 || padded ? "alltoall" : "deepep";
 }
 
 // Megatron-Core MoE jobs under recompute auto with the default module list, where the planner also tries the

@@ -169,7 +169,7 @@ TEST(Moe, AllToAllAcrossNodesIsSlowerThanInsideANode) {
   EXPECT_GE(all_to_all_time_s(bytes, 16, 8, o, g), 1e29);  // no network: the layout cannot run
 }
 
-// The planner searches EP where the framework launches it (Megatron-Core, torchtitan), never under hf-trainer,
+// The planner searches EP where the framework launches it (Megatron-Core, torchtitan), never under hf-trainer or nanotron,
 // and a fixed EP layout is evaluated exactly, with its all-to-all in the step.
 TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
   const Offer& offer = b200_node();
@@ -188,11 +188,17 @@ TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
   for (const Plan& p : r->runners_up) ep_seen = ep_seen || p.layout.ep > 1;
   EXPECT_TRUE(ep_seen) << plan_summary(r->best);
 
-  t.framework = Framework::hf_trainer;
-  auto h = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
-  ASSERT_TRUE(h.ok());
-  if (h->fits) EXPECT_EQ(h->best.layout.ep, 1) << plan_summary(h->best);
-  for (const Plan& p : h->runners_up) EXPECT_EQ(p.layout.ep, 1) << plan_summary(p);
+  // hf-trainer, and nanotron, whose main branch starts only ep = 1 (its ParallelContext), plan without EP.
+  for (Framework fw : {Framework::hf_trainer, Framework::nanotron}) {
+    t.framework = fw;
+    auto h = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
+    ASSERT_TRUE(h.ok());
+    if (h->fits) EXPECT_EQ(h->best.layout.ep, 1) << plan_summary(h->best);
+    for (const Plan& p : h->runners_up) EXPECT_EQ(p.layout.ep, 1) << plan_summary(p);
+  }
+  EXPECT_NE(framework_layout_error(Framework::nanotron, Method::full, 1, 1, 1, 8, 1, false, 8, CpScheme::ring)
+                .find("EP 8 is not supported by nanotron"),
+            std::string::npos);
 
   // A fixed layout: TP 1, DP 8, EP 8, ZeRO-1.
   t.framework = Framework::megatron_core;
@@ -500,7 +506,7 @@ TEST(MoeDispatcher, QueryKeyCheckedAndTheMegatronRecipeWritesIt) {
   };
   refused(R"({"model":"llama-3.1-8b","moe":{"dispatcher":"alltoall"}})", "moe.dispatcher", "mixture-of-experts");
   refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"nanotron","moe":{"dispatcher":"deepep"}})",
-          "moe.dispatcher", "no DeepEP");
+          "moe.dispatcher", "nanotron runs no expert parallelism");
   refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"hf-trainer","moe":{"dispatcher":"alltoall"}})",
           "moe.dispatcher", "no expert parallelism");
   refused(R"({"model":"qwen3-30b-a3b","method":"lora","framework":"generic","moe":{"dispatcher":"deepep"}})",

@@ -185,9 +185,14 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .source = "github.com/NVIDIA/Megatron-LM megatron/training/arguments.py; NeMo docs (parallelisms, PEFT)",
     },
     {.id = Framework::nanotron, .title = "nanotron (3D parallel pre-training)",
-        .full = {.cp = false, .zero_stages = Z(0) | Z(1), .offload = false, .ep = true,  // optimizer.zero_stage: 0 or 1
-                 .ep_source = "nanotron config/parallelism_config.py ParallelismArgs.expert_parallel_size",
-                 .note = "TP, PP and DP with ZeRO-1",
+        // No expert parallelism: ParallelismArgs has expert_parallel_size, but main's ParallelContext
+        // (src/nanotron/parallel/context.py @2411b02) requires TP x PP x CP x DP = world size and lays the ranks
+        // out as (ep, pp, dp, cp, tp), so only ep = 1 starts; EP process groups exist only on the unmerged
+        // dev_qwen_moe_with_ep branch (aa4e754e). Its MoE models run their experts whole on every rank.
+        .full = {.cp = false, .zero_stages = Z(0) | Z(1), .offload = false, .ep = false,  // optimizer.zero_stage: 0 or 1
+                 .ep_source = "huggingface/nanotron src/nanotron/parallel/context.py @2411b02: TP x PP x CP x DP = "
+                              "world size, ranks laid out (ep, pp, dp, cp, tp): ep = 1 only",
+                 .note = "TP, PP and DP with ZeRO-1; no expert parallelism",
                  .source = "nanotron config: parallelism.tp/pp/dp, optimizer.zero_stage (0 or 1)"},
         .lora = unsupported("pre-training only: no LoRA", "nanotron README (pre-training library)"),
         .qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)"),
