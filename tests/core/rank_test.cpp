@@ -224,59 +224,6 @@ TEST(Ranking, ARowPlannedAgainHasTheRankingsPlanAndTheAlternativesThePlanVerbSho
   EXPECT_FALSE(plan_offer_row(q, s, -1).ok());
 }
 
-// Shapes that differ only in host RAM and vCPUs share one plan when the search tried no CPU offload (the only
-// layouts that read those two); the shared plan is the one plan_job gives for the other offer itself.
-TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
-  auto twin_snapshot = [](double host_GiB, double vcpus) {
-    Snapshot s = two_offers(55.04, 10.49264);
-    for (int k = 0; k < 2; ++k) {
-      Offer twin = s.offers[k];
-      twin.id += "-twin";
-      twin.region = "r2";
-      twin.host_ram_bytes = host_GiB * kGiB;
-      twin.vcpus = vcpus;
-      s.offers.push_back(twin);
-    }
-    return s;
-  };
-  const Snapshot s = twin_snapshot(512, 48);
-  const Query lora = test::query_of(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"on-demand"}})");
-  Result<RankResult> r = rank_offers(lora, s);
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ(r->shapes_planned, 4);
-  EXPECT_EQ(r->shapes_shared, 2) << "an 8B LoRA fits both instance types without offload";
-  for (int k = 2; k < 4; ++k) {
-    const Offer& o = s.offers[k];
-    int sh = -1;
-    for (const RankRow& row : r->rows)
-      if (row.offer == k) sh = row.shape;
-    ASSERT_GE(sh, 0);
-    PlanOptions popt;
-    popt.storage_read_MBps = s.providers[o.provider].storage_read_MBps;
-    popt.max_runners_up = 3;
-    popt.alternatives = kRankAlternatives;
-    Result<PlanResult> own = plan_job(lora.model, lora.train, lora.dataset, s.gpus[o.gpu], o, 1, popt);
-    ASSERT_TRUE(own.ok());
-    const PlanResult& shared = r->shapes[sh].plan();
-    EXPECT_FALSE(own->uses_host);
-    EXPECT_EQ(plan_summary(shared.best), plan_summary(own->best));
-    EXPECT_EQ(shared.time_s, own->time_s);
-    EXPECT_EQ(shared.memory.total_high, own->memory.total_high);
-    ASSERT_EQ(shared.runners_up.size(), own->runners_up.size());
-    for (size_t i = 0; i < own->runners_up.size(); ++i) EXPECT_EQ(shared.runners_up[i].why, own->runners_up[i].why);
-  }
-  // A 14B full fine-tune needs CPU offload on the L40S instance: host RAM and vCPUs matter, no sharing there.
-  const Query full = test::query_of(R"({"model":"qwen2.5-14b","method":"full","global_batch":64,"dataset":{"tokens":1e9},
-                               "filters":{"pricing":"on-demand"}})");
-  Result<RankResult> f = rank_offers(full, twin_snapshot(96, 8));
-  ASSERT_TRUE(f.ok()) << f.error().to_string();
-  EXPECT_EQ(f->shapes_shared, 1) << "only the H100 twin shares";
-  for (const ShapePlan& sp : f->shapes)
-    if (sp.gpu_count == 4) {
-      EXPECT_TRUE(sp.plan().uses_host);
-    }
-}
-
 // A shared plan is compared field by field with the plan plan_job makes for the offer on its own.
 void expect_same_plan(const PlanResult& shared, const PlanResult& own, const std::string& id) {
   EXPECT_EQ(shared.fits, own.fits) << id;
@@ -312,6 +259,50 @@ PlanResult own_plan(const Query& q, const Snapshot& s, int k) {
   Result<PlanResult> own = plan_job(q.model, q.train, q.dataset, s.gpus[o.gpu], o, max_nodes, popt);
   EXPECT_TRUE(own.ok()) << own.error().to_string();
   return own ? *own : PlanResult{};
+}
+
+// Shapes that differ only in host RAM and vCPUs share one plan when the search tried no CPU offload (the only
+// layouts that read those two); the shared plan is the one plan_job gives for the other offer itself.
+TEST(Ranking, HostOnlyTwinsShareAPlanUnlessOffloadWasConsidered) {
+  auto twin_snapshot = [](double host_GiB, double vcpus) {
+    Snapshot s = two_offers(55.04, 10.49264);
+    for (int k = 0; k < 2; ++k) {
+      Offer twin = s.offers[k];
+      twin.id += "-twin";
+      twin.region = "r2";
+      twin.host_ram_bytes = host_GiB * kGiB;
+      twin.vcpus = vcpus;
+      s.offers.push_back(twin);
+    }
+    return s;
+  };
+  const Snapshot s = twin_snapshot(512, 48);
+  const Query lora = test::query_of(R"({"model":"llama-3.1-8b","method":"lora","filters":{"pricing":"on-demand"}})");
+  Result<RankResult> r = rank_offers(lora, s);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->shapes_planned, 4);
+  EXPECT_EQ(r->shapes_shared, 2) << "an 8B LoRA fits both instance types without offload";
+  for (int k = 2; k < 4; ++k) {
+    const Offer& o = s.offers[k];
+    int sh = -1;
+    for (const RankRow& row : r->rows)
+      if (row.offer == k) sh = row.shape;
+    ASSERT_GE(sh, 0);
+    const PlanResult own = own_plan(lora, s, k);
+    EXPECT_TRUE(own.fits) << o.id;
+    EXPECT_FALSE(own.uses_host);
+    expect_same_plan(r->shapes[sh].plan(), own, o.id);
+  }
+  // A 14B full fine-tune needs CPU offload on the L40S instance: host RAM and vCPUs matter, no sharing there.
+  const Query full = test::query_of(R"({"model":"qwen2.5-14b","method":"full","global_batch":64,"dataset":{"tokens":1e9},
+                               "filters":{"pricing":"on-demand"}})");
+  Result<RankResult> f = rank_offers(full, twin_snapshot(96, 8));
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  EXPECT_EQ(f->shapes_shared, 1) << "only the H100 twin shares";
+  for (const ShapePlan& sp : f->shapes)
+    if (sp.gpu_count == 4) {
+      EXPECT_TRUE(sp.plan().uses_host);
+    }
 }
 
 // Shapes that differ only in the provider's storage rate are planned each on their own: the report caps a plan's

@@ -13,23 +13,16 @@ namespace trainfit {
 namespace {
 
 // Whether shape `a` is what offer `o` gives at `max_nodes` nodes and storage rate `read_MBps`: the same GPUs, links,
-// networks, node cap, storage rate, vCPUs and host RAM.
-bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
+// networks, node cap and storage rate and, with `with_host`, the same vCPUs and host RAM. Without them: the twin of
+// a shape that differs in host RAM and vCPUs only. The planner reads those two only for CPU-offload layouts, so a
+// plan whose search tried none (PlanResult::uses_host false) is exactly the plan of such a twin. The storage rate is
+// read by the report only (it caps a plan's tokens/s), but every node count's plan and runner-up may carry that cap
+// (the recompute-module variants' reports are merged: planner.cpp plan_variants), so no plan is shared across rates.
+bool same_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps, bool with_host = true) {
   return a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
          a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
          a.max_nodes == max_nodes && a.offer_max_nodes == o.max_nodes && a.storage_read_MBps == read_MBps &&
-         a.vcpus == o.vcpus && a.host_ram_bytes == o.host_ram_bytes;
-}
-
-// Whether `a`'s plan is exactly the plan of offer `o` at `max_nodes` nodes and storage rate `read_MBps` (a twin):
-// the same GPUs, links, networks, node cap and storage rate; host RAM and vCPUs may differ when the search tried no
-// CPU-offload layout, the only ones that read them (PlanResult::uses_host false). The storage rate is read by the
-// report only (it caps a plan's tokens/s), but every node count's plan and runner-up may carry that cap (the
-// recompute-module variants' reports are merged: planner.cpp plan_variants), so a plan is not shared across rates.
-bool twin_shape(const ShapePlan& a, const Offer& o, int max_nodes, double read_MBps) {
-  return a.ok && !a.plan().uses_host && a.gpu == o.gpu && a.gpu_count == o.gpu_count && a.intra_link == o.intra_link &&
-         a.intra_link_GBps == o.intra_link_GBps && a.inter_net == o.inter_net && a.inter_net_Gbps == o.inter_net_Gbps &&
-         a.max_nodes == max_nodes && a.offer_max_nodes == o.max_nodes && a.storage_read_MBps == read_MBps;
+         (!with_host || (a.vcpus == o.vcpus && a.host_ram_bytes == o.host_ram_bytes));
 }
 
 // Whether two dataset sizes are the same, bit for bit (a plan's totals are a function of them).
@@ -168,8 +161,9 @@ int Ranker::find_shape(const Offer& o, const Provider& p, int max_nodes) {
                   .host_ram_bytes = o.host_ram_bytes};
   const ShapePlan* twin = nullptr;
   for (int k : shapes_of_gpu[o.gpu]) {
-    if (twin_shape(r.shapes[k], o, max_nodes, p.storage_read_MBps)) {
-      twin = &r.shapes[k];
+    const ShapePlan& c = r.shapes[k];
+    if (c.ok && !c.plan().uses_host && same_shape(c, o, max_nodes, p.storage_read_MBps, false)) {
+      twin = &c;
       break;
     }
   }

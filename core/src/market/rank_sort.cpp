@@ -130,7 +130,7 @@ bool id_less(const std::string& a, const std::string& b) {
   // on the frontier when it is strictly less than every cheaper row's (a cheaper row as fast comes first in time
   // order; an equally cheap one with less time or an earlier place too). Sorted by time: a group's least cost, when
   // strictly less than every faster row's. Both give the rows the general sweep below gives (rank_test.cpp checks the
-  // frontier is the same under every sort key), without its sort: ~10% of a ranking at 10k offers.
+  // frontier against its definition under every sort key), without its sort: ~10% of a ranking at 10k offers.
   const bool by_cost = q.sort == SortKey::total_cost || q.sort == SortKey::cost_under_deadline;
   if (by_cost || q.sort == SortKey::time) {
     auto primary = [&](int i) { return by_cost ? r.rows[i].total_usd : r.rows[i].wall_s; };

@@ -129,7 +129,7 @@ struct RankResult {
   double checkpoint_bytes = 0; // what one checkpoint writes
   double dataset_bytes = 0;
   int shapes_planned = 0;       // shapes planned by this ranking (not served by a PlanCache), shared ones included
-  int shapes_shared = 0;       // of those, shapes given a twin's plan (rank_plan.cpp twin_shape: another host)
+  int shapes_shared = 0;       // of those, shapes that took the plan of one differing only in host RAM / vCPUs
   int shapes_cached = 0;       // shapes a PlanCache served
   int cost_evaluations = 0;
 };
