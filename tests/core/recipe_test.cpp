@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "trainfit/catalog/model.h"
 #include "trainfit/facade/api.h"
 #include "trainfit/storage/bundled.h"
 #include "trainfit/query/query.h"
@@ -199,6 +200,54 @@ TEST(Recipe, TorchtitanPlansWriteTorchtitansJobConfig) {
   ASSERT_TRUE(h.ok()) << h.error().to_string();
   EXPECT_NE(h->engine, "torchtitan");
   EXPECT_NE(file_of(*h, "torchtitan").why.find("not fp16"), std::string::npos) << file_of(*h, "torchtitan").why;
+}
+
+// nanotron plans launch nanotron: nanotron.yaml (its main branch's config) with the plan's degrees, 1F1B, batches and
+// the architecture as LlamaConfig or Qwen2Config; torchrun runs run_train.py on it. Another framework's plan gets no
+// nanotron file, and a model nanotron's classes cannot build (Qwen3's q/k norm) or fp16 falls back to the Megatron
+// arguments with a note. (tests/recipe loads every file with nanotron's own config code.)
+TEST(Recipe, NanotronPlansWriteNanotronsConfig) {
+  const char* job = R"({"model": "llama-3.1-8b", "method": "full", "framework": "nanotron", "seq_len": 4096,
+      "micro_batch": 2, "global_batch": 64, "recompute": "full", "parallel": {"gpus": 8, "tp": 2, "pp": 2, "dp": 2,
+      "zero": 1, "sequence_parallel": true}, "dataset": {"tokens": 1e9},
+      "target": {"offer": "aws/p5.48xlarge/us-east-1", "nodes": 1, "pricing": "on-demand"}})";
+  Result<Query> q = parse_query_json(job);
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  Result<Recipe> r = make_recipe(*q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->engine, "nanotron");
+  const RecipeFile& n = file_of(*r, "nanotron");
+  ASSERT_TRUE(n.applies) << n.why;
+  EXPECT_EQ(n.filename, "nanotron.yaml");
+  for (const char* want : {"  dp: 2\n  tp: 2\n  pp: 2\n  pp_engine: 1f1b\n  tp_mode: REDUCE_SCATTER\n",
+                           "  recompute_layer: true\n", "    is_llama_config: true\n", "    num_key_value_heads: 8\n",
+                           "    rope_theta: 500000.0\n", "  micro_batch_size: 2\n  batch_accumulation_per_replica: 16\n",
+                           "  zero_stage: 1\n", "  accumulate_grad_in_fp32: true\n"})
+    EXPECT_NE(n.text.find(want), std::string::npos) << want << "\n" << n.text;
+  EXPECT_NE(n.text.find("  checkpoint_interval: " + std::to_string(r->save_interval_steps) + "\n"), std::string::npos);
+  const std::string& sh = file_of(*r, "torchrun").text;
+  EXPECT_NE(sh.find("  run_train.py \\\n  --config-file nanotron.yaml\n"), std::string::npos) << sh;
+  EXPECT_NE(sh.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n"), std::string::npos) << sh;
+  for (const char* other : {"megatron", "deepspeed", "accelerate", "torchtitan"}) {
+    EXPECT_FALSE(file_of(*r, other).applies) << other;
+    EXPECT_FALSE(file_of(*r, other).why.empty()) << other;
+  }
+  // The same job under Megatron-Core: no nanotron file, and why.
+  Query generic = *q;
+  generic.train.framework = Framework::megatron_core;
+  Result<Recipe> g = make_recipe(generic, bundled());
+  ASSERT_TRUE(g.ok()) << g.error().to_string();
+  EXPECT_NE(g->engine, "nanotron");
+  EXPECT_NE(file_of(*g, "nanotron").why.find("not a nanotron job"), std::string::npos);
+  // A model nanotron's classes cannot build: Qwen3's per-head q/k RMSNorm. The launchers keep the Megatron arguments.
+  Query qwen3 = *q;
+  qwen3.model = *find_model("qwen3-8b");
+  qwen3.model_id = "qwen3-8b";
+  Result<Recipe> h = make_recipe(qwen3, bundled());
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  EXPECT_EQ(h->engine, "megatron");
+  EXPECT_NE(file_of(*h, "nanotron").why.find("q/k RMSNorm"), std::string::npos) << file_of(*h, "nanotron").why;
+  EXPECT_TRUE(file_of(*h, "megatron").applies);
 }
 
 TEST(Recipe, MegatronArgumentsCarryEachFamilysArchitecture) {

@@ -115,10 +115,12 @@ def upstream_case(case, doc, plan, offer, query_method, layers=0):
         problems += up.megatron_problems(up.megatron_words(t), t, plan["tp"], plan["cp"], env_major)
     else:
         check(query_method in ("lora", "qlora") or plan["offload_optimizer"] or plan["offload_params"]
-              or doc["engine"] == "torchtitan", case, "megatron not written for a full fine-tune without offload")
+              or doc["engine"] in ("torchtitan", "nanotron"), case, "megatron not written for a full fine-tune without offload")
     if files["torchtitan"]["applies"]:
         problems += up.torchtitan_problems(files["torchtitan"]["text"], doc["nodes"] * doc["nproc_per_node"],
                                            layers)[0]
+    if files["nanotron"]["applies"]:
+        problems += up.nanotron_problems(files["nanotron"]["text"], doc["nodes"] * doc["nproc_per_node"])[0]
     if doc["engine"] == "megatron":
         for fmt in ("torchrun", "skypilot", "dstack"):
             if not files[fmt]["applies"]:
@@ -139,13 +141,14 @@ def upstream_case(case, doc, plan, offer, query_method, layers=0):
             elif fmt == "dstack":
                 t = "\n".join(yaml.safe_load(t)["commands"])
             problems += up.torchrun_problems(fmt, t, doc["nodes"], offer["gpu_count"], doc["nproc_per_node"],
-                                             "torchtitan.train" if doc["engine"] == "torchtitan" else None)
+                                             "torchtitan.train" if doc["engine"] == "torchtitan" else None,
+                                             "run_train.py" if doc["engine"] == "nanotron" else None)
     for m in problems:
         check(False, case, m)
     # Every format saves at the one interval the cost model priced.
     k = str(doc["save_interval_steps"])
     for fmt in ("torchrun", "skypilot", "dstack", "megatron"):
-        if files[fmt]["applies"] and doc["engine"] != "torchtitan":  # torchtitan's interval is in its file
+        if files[fmt]["applies"] and doc["engine"] not in ("torchtitan", "nanotron"):  # their interval is in their file
             check(("--save_steps " + k) in files[fmt]["text"] or ("--save-interval " + k) in files[fmt]["text"], case,
                   f"{fmt}: save interval is not {k}")
 
@@ -221,10 +224,13 @@ def check_case(case, query_path):
     titan = doc["engine"] == "torchtitan"
     check(titan == (query.get("framework") == "torchtitan" and files["torchtitan"]["applies"]), case,
           "engine torchtitan exactly when torchtitan.toml applies to a torchtitan plan")
+    nano = doc["engine"] == "nanotron"
+    check(nano == (query.get("framework") == "nanotron" and files["nanotron"]["applies"]), case,
+          "engine nanotron exactly when nanotron.yaml applies to a nanotron plan")
     # Ulysses-only context parallelism runs on the Hugging Face path (DeepSpeed ALST through accelerate).
     hf_ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses" and plan["tp"] == 1 and plan["pp"] == 1 \
         and plan["ep"] == 1
-    check(titan or megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses)
+    check(titan or nano or megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses)
                                 or plan["ep"] > 1 or query.get("framework") == "megatron-core"),
           case, "engine does not follow the layout / framework")
 
@@ -233,6 +239,11 @@ def check_case(case, query_path):
             # torchrun -m torchtitan.train --job.config_file torchtitan.toml: every number is in the file.
             check("-m" in args and args[args.index("-m") + 1] == "torchtitan.train", case, f"{fmt}: -m torchtitan.train")
             check(flag_value(args, "--job.config_file") == "torchtitan.toml", case, f"{fmt}: --job.config_file")
+            return
+        if nano:
+            # torchrun run_train.py --config-file nanotron.yaml: every number is in the file.
+            check("run_train.py" in args, case, f"{fmt}: run_train.py")
+            check(flag_value(args, "--config-file") == "nanotron.yaml", case, f"{fmt}: --config-file")
             return
         if megatron:
             check(flag_value(args, "--micro-batch-size") == str(mb), case, f"{fmt}: --micro-batch-size")
@@ -316,7 +327,7 @@ def check_case(case, query_path):
             check((mount is not None and mount.get("mode") == "MOUNT") == can_mount, case, "spot: checkpoint bucket mount")
             check(can_mount or any("cannot mount a bucket" in n for n in doc["notes"]), case, "spot: no mount and no note")
             check((res.get("job_recovery") or {}).get("strategy") == "FAILOVER", case, "spot: no job_recovery")
-            check(megatron or titan or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
+            check(megatron or titan or nano or "--resume_from_checkpoint" in run_block, case, "spot: no resume step")
             check(doc["save_interval_steps"] < doc["steps"], case, "spot: checkpoints only at the end")
         else:
             check("file_mounts" not in sky, case, "on-demand recipe mounts a bucket")
@@ -325,6 +336,9 @@ def check_case(case, query_path):
         if titan:
             check("cat > torchtitan.toml <<'EOF'\n" + files["torchtitan"]["text"] + "EOF\n" in run_block, case,
                   "skypilot run does not write this recipe's torchtitan.toml")
+        if nano:
+            check("cat > nanotron.yaml <<'EOF'\n" + files["nanotron"]["text"] + "EOF\n" in run_block, case,
+                  "skypilot run does not write this recipe's nanotron.yaml")
 
     # dstack.
     if files["dstack"]["applies"]:
@@ -342,6 +356,9 @@ def check_case(case, query_path):
         if titan:
             check("cat > torchtitan.toml <<'EOF'\n" + files["torchtitan"]["text"] + "EOF" in cmds, case,
                   "dstack commands do not write this recipe's torchtitan.toml")
+        if nano:
+            check("cat > nanotron.yaml <<'EOF'\n" + files["nanotron"]["text"] + "EOF" in cmds, case,
+                  "dstack commands do not write this recipe's nanotron.yaml")
 
     # torchrun.sh.
     t = files["torchrun"]["text"]
@@ -367,7 +384,7 @@ def check_case(case, query_path):
         check(d["fp16"]["enabled"] == (doc["precision"] == "fp16"), case, "deepspeed fp16")
         check(d["gradient_clipping"] == 1.0, case, "deepspeed gradient_clipping")
     else:
-        check(megatron or titan, case, "deepspeed refused for a data-parallel plan")
+        check(megatron or titan or nano, case, "deepspeed refused for a data-parallel plan")
 
     # accelerate.
     if files["accelerate"]["applies"]:
@@ -432,6 +449,29 @@ def check_case(case, query_path):
                   "torchtitan: checkpoint interval")
             check(cfg.activation_checkpoint.mode == plan["recompute"], case, "torchtitan: activation checkpointing")
             check((cfg.job.dump_folder == "/checkpoints") == spot, case, "torchtitan: spot checkpoints go to the bucket")
+
+    # nanotron's config: the plan's numbers, as nanotron reads them (upstream_case runs its own checks).
+    if files["nanotron"]["applies"]:
+        _, cfg = up.nanotron_problems(files["nanotron"]["text"], doc["nodes"] * doc["nproc_per_node"])
+        if cfg is not None:
+            # The plan, as nanotron reads it back: its batch identity (Config.global_batch_size), degrees, schedule.
+            p, tok = cfg.parallelism, cfg.tokens
+            check(cfg.global_batch_size == plan["global_batch"], case, f"nanotron global batch {cfg.global_batch_size}")
+            check((tok.micro_batch_size, tok.batch_accumulation_per_replica) == (plan["micro_batch"], plan["grad_accum"]),
+                  case, "nanotron micro-batch / accumulation")
+            check((p.dp, p.tp, p.pp) == (plan["dp"], plan["tp"], plan["pp"]), case, "nanotron dp / tp / pp")
+            check(cfg.optimizer.zero_stage == plan["zero"], case, "nanotron zero_stage")
+            check(p.recompute_layer == (plan["recompute"] == "full"), case, "nanotron recompute_layer")
+            check((p.tp_mode.name == "REDUCE_SCATTER") == (plan["sequence_parallel"] and plan["tp"] > 1), case,
+                  "nanotron tp_mode vs sequence parallelism")
+            check(type(p.pp_engine).__name__ == "OneForwardOneBackwardPipelineEngine", case, "nanotron pp_engine 1f1b")
+            check(cfg.checkpoints.checkpoint_interval == doc["save_interval_steps"], case, "nanotron checkpoint_interval")
+            check(str(cfg.checkpoints.checkpoints_path) == ("/checkpoints" if spot else "checkpoints"), case,
+                  "nanotron checkpoints_path")
+            check(cfg.checkpoints.resume_checkpoint_path == cfg.checkpoints.checkpoints_path, case,
+                  "nanotron resumes from its own checkpoints")
+            check(tok.train_steps == int(doc["steps"]) and tok.sequence_length == query["seq_len"], case,
+                  "nanotron train_steps / sequence_length")
 
     upstream_case(case, doc, plan, offer, query.get("method"), query_layers(query))
 

@@ -11,6 +11,9 @@
               plus the --nnodes rule of config_from_args
   torchtitan  the real JobConfig built from the TOML file (unknown keys raise), then torchtitan's own rules for the
               parallel dimensions, the batch sizes and the pipeline's virtual stages (torchtitan_checks.py)
+  nanotron    the real get_config_from_file (PyYAML SafeLoader, dacite strict: unknown keys and mistyped values raise;
+              Config.__post_init__'s head / TP asserts) on the file with its placeholders filled, then the rules
+              nanotron's runtime adds (ParallelContext's world size, async TP only with REDUCE_SCATTER, ZeRO 0 or 1)
 Each function returns a list of problems (empty: accepted)."""
 import json
 import os
@@ -23,12 +26,14 @@ UP = os.path.join(HERE, "upstream")
 sys.path.insert(0, os.path.join(UP, "accelerate"))
 sys.path.insert(0, os.path.join(UP, "deepspeed"))
 sys.path.insert(0, os.path.join(UP, "torchtitan"))
+sys.path.insert(0, os.path.join(UP, "nanotron"))  # nanotron's config package, its stubs and dacite (Debian's 1.8.0)
 
 from accelerate.commands.config.config_args import load_config_from_file  # noqa: E402
 from deepspeed.runtime import constants as ds_constants  # noqa: E402
 from deepspeed.runtime.zero.config import DeepSpeedZeroConfig  # noqa: E402
 from torchtitan.config.job_config import JobConfig  # noqa: E402
 import torchtitan_checks as titan  # noqa: E402
+from nanotron.config import Config as NanotronConfig, get_config_from_file as nanotron_config_from_file  # noqa: E402
 
 
 def _load(path):
@@ -120,7 +125,7 @@ def launcher_env(nodes, gpus):
             "DSTACK_MASTER_NODE_IP": "10.0.0.1", "PATH": os.environ.get("PATH", "")}
 
 
-def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node, module=None):
+def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node, module=None, script_name=None):
     """The torchrun command of a launch script, as torchrun receives it on a node: the command is cut out of the
     script (from `torchrun` to the line without a continuation), run by bash with a `torchrun` function that prints
     its arguments, in the launcher's environment; then parsed with torchrun's options."""
@@ -159,6 +164,8 @@ def torchrun_problems(fmt, script, nodes, gpus_per_node, nproc_per_node, module=
         out.append(f"{fmt}: a multi-node torchrun without --master-addr")
     if module is not None and not (a.module and a.training_script == module):
         out.append(f"{fmt}: torchrun does not run the module {module} (-m)")
+    if script_name is not None and (a.module or a.training_script != script_name):
+        out.append(f"{fmt}: torchrun runs {a.training_script}, not {script_name}")
     return out
 
 
@@ -282,4 +289,35 @@ def torchtitan_problems(toml_text, world_size, num_layers):
                 out.append("torchtitan.toml: local_batch_size is not a whole number of pipeline micro-batches")
     except (AssertionError, ValueError) as e:
         out.append(f"torchtitan.toml: torchtitan refuses it: {e}")
+    return out, cfg
+
+
+def nanotron_problems(yaml_text, world_size):
+    """A nanotron.yaml as nanotron's run_train.py reads it (DistributedTrainer -> get_config_from_file), after the
+    user has filled its placeholders (the learning rate with a number, the rest with names), then the checks its
+    runtime makes before training: ParallelContext (parallel/context.py @2411b02: tp x pp x cp x dp = world size,
+    ranks laid out (ep, pp, dp, cp, tp), so ep 1), TensorParallelRowLinear (async communication is refused under
+    ALL_REDUCE) and the optimizer's ZeRO stage (helpers.py: 0, or > 0 for ZeRO-1). Returns (problems, Config or None)."""
+    import re
+    text = yaml_text.replace('"<FILL: learning rate>"', "3.0e-04")
+    text = re.sub(r'"<FILL: [^"]*>"', '"filled"', text)
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        cfg = nanotron_config_from_file(path, config_class=NanotronConfig)
+    except Exception as e:  # dacite's and the __post_init__ asserts' own words
+        return [f"nanotron get_config_from_file: {type(e).__name__}: {e}"], None
+    finally:
+        os.unlink(path)
+    out = []
+    p = cfg.parallelism
+    if p.tp * p.pp * p.context_parallel_size * p.dp != world_size:
+        out.append(f"nanotron: tp x pp x cp x dp = {p.tp * p.pp * p.context_parallel_size * p.dp} on {world_size} GPUs")
+    if p.expert_parallel_size != 1:
+        out.append("nanotron: main's ParallelContext starts expert_parallel_size 1 only")
+    if p.tp_linear_async_communication and p.tp_mode.name == "ALL_REDUCE":
+        out.append("nanotron: tp_linear_async_communication under ALL_REDUCE (TensorParallelRowLinear raises)")
+    if cfg.optimizer.zero_stage not in (0, 1):
+        out.append(f"nanotron: zero_stage {cfg.optimizer.zero_stage} (ZeRO-1 is the only sharding)")
     return out, cfg

@@ -143,7 +143,10 @@ void choose_engine(Recipe& r, const Query& q, const GpuSpec& g) {
   // file cannot carry the plan: then the Megatron-LM or Hugging Face arguments, with the note below.
   if (fw == Framework::torchtitan && q.train.method == Method::full && torchtitan_limits(q, r).empty())
     r.engine = "torchtitan";
-  if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core && r.engine != "torchtitan")
+  // nanotron plans launch nanotron (nanotron.yaml; pre-training only) the same way.
+  if (fw == Framework::nanotron && q.train.method == Method::full && nanotron_limits(q, r).empty()) r.engine = "nanotron";
+  if (fw != Framework::generic && fw != Framework::hf_trainer && fw != Framework::megatron_core && r.engine != "torchtitan" &&
+      r.engine != "nanotron")
     r.notes.push_back(std::string("the training-script arguments follow ") +
                       (r.engine == "megatron" ? "Megatron-LM" : "Hugging Face TrainingArguments") + "; " +
                       to_string(fw) + " takes its own config: carry over the same micro-batch, accumulation, "
@@ -255,6 +258,15 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
   if (r.engine == "torchtitan")
     r.notes.push_back("torchtitan.toml is a v0.2.x job config (pip install torchtitan==0.2.2); torchtitan's main branch "
                       "configures jobs in Python (torchtitan_recipes) instead");
+  if (r.engine == "nanotron")
+    r.notes.push_back("nanotron.yaml is written for nanotron's main branch (config schema of 7bc9923): run torchrun.sh from "
+                      "a nanotron checkout (run_train.py) installed with pip install -e .");
+  if (r.engine == "nanotron" && l.recompute == Recompute::selective)
+    r.notes.push_back("nanotron recomputes whole layers or nothing (parallelism.recompute_layer): nanotron.yaml keeps every "
+                      "activation, which under FlashAttention is what the plan's selective recomputation keeps");
+  if (r.engine == "nanotron" && c.q.model.num_experts > 1)
+    r.notes.push_back("nanotron runs the MoE layers of Qwen2Config.moe_config with every expert on every rank (no expert "
+                      "parallelism on its main branch), as planned");
   if (r.precision == "fp8" && r.engine == "torchtitan")
     r.notes.push_back("fp8: torchtitan's float8 model converter (converters = [\"float8\"]) needs torchao installed");
   else if (r.precision == "fp8")
@@ -267,8 +279,12 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
 std::string why_not(const Ctx& c, const std::string& fmt) {
   const MemoryLayout& l = c.r.plan.layout;
   if (fmt == "torchtitan") return torchtitan_why_not(c);
-  if (c.r.engine == "torchtitan" && (fmt == "deepspeed" || fmt == "accelerate" || fmt == "megatron"))
-    return "the plan is a torchtitan job: torchtitan.toml carries it (torchrun.sh and the launchers run it)";
+  if (fmt == "nanotron") return nanotron_why_not(c);
+  if ((c.r.engine == "torchtitan" || c.r.engine == "nanotron") &&
+      (fmt == "deepspeed" || fmt == "accelerate" || fmt == "megatron"))
+    return c.r.engine == "torchtitan"
+               ? "the plan is a torchtitan job: torchtitan.toml carries it (torchrun.sh and the launchers run it)"
+               : "the plan is a nanotron job: nanotron.yaml carries it (torchrun.sh and the launchers run it)";
   const bool model_parallel = l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1;
   if (fmt == "skypilot" && !(c.launch && c.launch->sky))
     return "SkyPilot has no cloud for " + safe_token(c.provider_id, "this provider") +
@@ -294,7 +310,7 @@ std::string why_not(const Ctx& c, const std::string& fmt) {
   return "";
 }
 
-// The seven files in kRecipeFormats order: each written by its writer, or why it does not apply.
+// The eight files in kRecipeFormats order: each written by its writer, or why it does not apply.
 void fill_files(Ctx& c) {
   struct FileKind {
     const char* filename;
@@ -303,7 +319,7 @@ void fill_files(Ctx& c) {
   static constexpr FileKind kFiles[] = {{"trainfit-skypilot.yaml", skypilot_yaml}, {"trainfit.dstack.yml", dstack_yaml},
                                         {"ds_config.json", deepspeed_json},          {"accelerate_config.yaml", accelerate_yaml},
                                         {"torchrun.sh", torchrun_sh},               {"megatron_args.sh", megatron_sh},
-                                        {"torchtitan.toml", torchtitan_toml}};
+                                        {"torchtitan.toml", torchtitan_toml},        {"nanotron.yaml", nanotron_yaml}};
   static_assert(std::size(kFiles) == std::size(kRecipeFormats));
   for (size_t i = 0; i < std::size(kFiles); ++i) {
     RecipeFile file;

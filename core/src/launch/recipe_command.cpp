@@ -247,8 +247,10 @@ std::string ulysses_env(Ctx& c) {
 }
 
 // for_megatron_file: the megatron arguments file, written for a plan the Hugging Face path launches too.
+// nanotron's README ("Quick Start", and the sbatch script of its slurm_launcher.py) exports it for every run.
 std::string megatron_env(Ctx& c, bool for_megatron_file) {
   const MemoryLayout& l = c.r.plan.layout;
+  if (c.r.engine == "nanotron" && !for_megatron_file) return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
   if (c.r.engine != "megatron" && !for_megatron_file) return "";
   if (l.zero == 3) return "unset CUDA_DEVICE_MAX_CONNECTIONS\n";
   if (!(l.tp > 1 || l.cp > 1)) return "";
@@ -299,6 +301,7 @@ std::vector<std::string> hf_args(Ctx& c) {
 
 std::vector<std::string> train_args(Ctx& c) {
   if (c.r.engine == "torchtitan") return {"--job.config_file torchtitan.toml"};
+  if (c.r.engine == "nanotron") return {"--config-file nanotron.yaml"};
   return c.r.engine == "megatron" ? megatron_args(c) : hf_args(c);
 }
 
@@ -325,10 +328,10 @@ std::string torchrun_command(Ctx& c, const std::string& nnodes, const std::strin
                                     "  --node-rank=" + rank,
                                     "  --master-addr=" + addr,
                                     "  --master-port=" + itext(kMasterPort),
-                                    c.r.engine == "torchtitan"
-                                        ? std::string("  -m torchtitan.train")  // torchrun --module: run it as python -m
-                                        : "  " + c.sh_fill(c.r.engine == "megatron" ? "training script (Megatron-LM pretrain_gpt.py)"
-                                                                                  : "training script")};
+                                    c.r.engine == "torchtitan" ? std::string("  -m torchtitan.train")  // torchrun --module
+                                    : c.r.engine == "nanotron" ? std::string("  run_train.py")  // nanotron's checkout root
+                                    : "  " + c.sh_fill(c.r.engine == "megatron" ? "training script (Megatron-LM pretrain_gpt.py)"
+                                                                              : "training script")};
   for (const std::string& a : train_args(c)) lines.push_back("  " + a);
   if (c.spot && c.r.engine == "hf") lines.push_back("  $RESUME");  // unquoted: empty, or two words
   std::string out;

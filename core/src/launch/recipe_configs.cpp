@@ -107,6 +107,8 @@ std::string torchrun_sh(Ctx& c) {
   if (c.deepspeed) t += "# Needs ds_config.json (this recipe's deepspeed file) in the working directory.\n";
   if (c.r.engine == "torchtitan")
     t += "# Needs torchtitan.toml (this recipe's torchtitan file) in the working directory, torchtitan installed.\n";
+  if (c.r.engine == "nanotron")
+    t += "# Run from a nanotron checkout (run_train.py) with nanotron.yaml (this recipe's nanotron file) beside it.\n";
   t += "set -e\n";
   t += resume_lines(c);
   t += megatron_env(c) + ulysses_env(c);

@@ -118,6 +118,17 @@ std::string torchtitan_limits(const Query& q, const Recipe& r);
 std::string torchtitan_why_not(const Ctx& c);
 std::string torchtitan_toml(Ctx& c);
 
+// ---- nanotron's config (recipe_nanotron.cpp) ----
+
+// What of the model nanotron's Llama / Qwen2 classes cannot build ("" when one can).
+std::string nanotron_model_gap(const ModelSpec& m);
+// What of a nanotron plan nanotron.yaml cannot carry ("" when it carries all of it): fp16 / fp8, an optimizer other
+// than AdamW or SGD, a layout beyond TP x PP x DP with ZeRO-1, a model its classes cannot build.
+std::string nanotron_limits(const Query& q, const Recipe& r);
+// Why nanotron.yaml does not apply ("" when the launchers run it): another framework's plan, or the limits above.
+std::string nanotron_why_not(const Ctx& c);
+std::string nanotron_yaml(Ctx& c);
+
 // ---- the launchers (recipe_launchers.cpp) ----
 
 std::string skypilot_yaml(Ctx& c);

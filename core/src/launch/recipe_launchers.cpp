@@ -188,6 +188,7 @@ std::string pre_commands(Ctx& c) {
   t += c.sh_fill("setup commands (pip install ...)") + "\n";
   if (c.deepspeed) t += "cat > ds_config.json <<'EOF'\n" + deepspeed_json(c) + "EOF\n";
   if (c.r.engine == "torchtitan") t += "cat > torchtitan.toml <<'EOF'\n" + torchtitan_toml(c) + "EOF\n";
+  if (c.r.engine == "nanotron") t += "cat > nanotron.yaml <<'EOF'\n" + nanotron_yaml(c) + "EOF\n";
   t += resume_lines(c);
   t += megatron_env(c) + ulysses_env(c);
   return t;

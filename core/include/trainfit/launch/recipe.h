@@ -7,6 +7,7 @@
 //   torchrun    a shell script: torchrun with the training script's arguments
 //   megatron    a shell script: Megatron-LM arguments (TP, PP, SP, recompute, batches, precision, save interval)
 //   torchtitan  torchtitan's TOML job config (its v0.2.x releases) for plans made under the torchtitan profile
+//   nanotron    nanotron's YAML config (its main branch) for plans made under the nanotron profile
 // Every number comes from the plan (micro-batch x accumulation x DP = global batch, exactly) or the cost model
 // (the checkpoint interval). What a snapshot cannot know (bucket names, the training script, the dataset path)
 // is a placeholder of one form, "<FILL: what>", listed in Recipe::placeholders; never a guess.
@@ -25,9 +26,9 @@
 namespace trainfit {
 
 // The formats, in the order Recipe::files lists them (and the UI shows its tabs).
-inline constexpr const char* kRecipeFormats[] = {"skypilot", "dstack",   "deepspeed", "accelerate",
-                                                 "torchrun", "megatron", "torchtitan"};
-inline constexpr int kRecipeFormatCount = 7;
+inline constexpr const char* kRecipeFormats[] = {"skypilot", "dstack",   "deepspeed",  "accelerate",
+                                                 "torchrun", "megatron", "torchtitan", "nanotron"};
+inline constexpr int kRecipeFormatCount = 8;
 // The one placeholder form: kFillPrefix + what + ">".
 inline constexpr const char* kFillPrefix = "<FILL: ";
 
@@ -49,7 +50,7 @@ struct Recipe {
   int nproc_per_node = 1;        // processes torchrun starts per node (GPUs the layout uses on each node)
   Plan plan;                     // the chosen plan (layout, batches, step time)
   std::string precision;         // resolved: "bf16" | "fp16" | "fp8" | "fp32"
-  std::string engine;            // what the launchers run: "torchtitan" (its profile's plans), "megatron" (TP/PP/CP/EP > 1
+  std::string engine;            // what the launchers run: "torchtitan" / "nanotron" (their profiles' plans), "megatron" (TP/PP/CP/EP > 1
                                  // or the megatron-core profile) or "hf" (data parallel + ZeRO)
   double steps = 0;              // optimizer steps for the dataset (the planner's count, rounded up)
   double checkpoint_interval_s = 0;  // compute seconds between checkpoints, as the cost model chose it
