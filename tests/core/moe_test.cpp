@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "facade_helpers.h"
 
@@ -189,12 +190,19 @@ TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
   EXPECT_TRUE(ep_seen) << plan_summary(r->best);
 
   // hf-trainer, and nanotron, whose main branch starts only ep = 1 (its ParallelContext), plan without EP.
+  // nanotron also keeps every expert whole on each TP rank (nn/moe.py GroupedMLP: plain parameters, not TP-sharded),
+  // so its layouts run expert TP 1 whatever their TP.
   for (Framework fw : {Framework::hf_trainer, Framework::nanotron}) {
     t.framework = fw;
     auto h = plan_job(qwen3_moe(), t, d, gpu, offer, 1);
     ASSERT_TRUE(h.ok());
-    if (h->fits) EXPECT_EQ(h->best.layout.ep, 1) << plan_summary(h->best);
-    for (const Plan& p : h->runners_up) EXPECT_EQ(p.layout.ep, 1) << plan_summary(p);
+    std::vector<Plan> plans = h->runners_up;
+    if (h->fits) plans.push_back(h->best);
+    for (const Plan& p : plans) {
+      EXPECT_EQ(p.layout.ep, 1) << plan_summary(p);
+      if (fw == Framework::nanotron) EXPECT_EQ(p.layout.etp, 1) << plan_summary(p);
+      else EXPECT_EQ(p.layout.etp, 0) << plan_summary(p);
+    }
   }
   EXPECT_NE(framework_layout_error(Framework::nanotron, Method::full, 1, 1, 1, 8, 1, false, 8, CpScheme::ring)
                 .find("EP 8 is not supported by nanotron"),

@@ -198,6 +198,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)"),
         .fp32_grad_buffer = true,
         .fp32_grad_source = TRAINFIT_SOURCE("nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)"),
+        .moe_experts_whole_per_tp_rank = true,
+        .moe_experts_source = TRAINFIT_SOURCE("huggingface/nanotron src/nanotron/nn/moe.py @2411b02: Qwen2MoELayer's GroupedMLP "
+                                              "holds every local expert's weights as plain nn.Parameter, not TP-sharded"),
         .source = "github.com/huggingface/nanotron examples/config_*.yaml",
     },
     {.id = Framework::torchtitan, .title = "torchtitan (FSDP2, TP, PP, CP pre-training)",

@@ -136,13 +136,16 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   // Expert-parallel variants of the layout (MoE): the query's for a fixed layout, else none (ep 1) and every ep
   // that divides the experts and the TP x CP x DP ranks, with the experts whole on each rank (etp 1), where the
   // framework launches expert parallelism (framework.h MethodSupport::ep).
+  // A framework that keeps the experts whole on every TP rank (framework.h moe_experts_whole_per_tp_rank) runs ETP 1
+  // where the layout leaves it to TP.
+  const bool whole_experts = s.model.num_experts > 1 && framework_profile(train.framework).moe_experts_whole_per_tp_rank;
   int eps[10][2], n_ep = 0;
   if (fixed) {
     eps[n_ep][0] = std::max(1, train.parallel.ep);
-    eps[n_ep++][1] = train.parallel.etp;
+    eps[n_ep++][1] = train.parallel.etp == 0 && whole_experts ? 1 : train.parallel.etp;
   } else {
     eps[n_ep][0] = 1;
-    eps[n_ep++][1] = 0;
+    eps[n_ep++][1] = whole_experts ? 1 : 0;
     const int64_t experts = s.model.num_experts;
     if (experts > 1 && framework_profile(train.framework).method(train.method).ep) {
       for (int ep = 2; ep <= 256 && n_ep < 10; ep *= 2) {

@@ -124,6 +124,10 @@ struct FrameworkProfile {
   // all-to-all dispatcher).
   bool moe_dispatch_per_node = false;
   const char* moe_dispatch_source = "";
+  // Without expert parallelism, an MoE layer's experts stay whole on every tensor-parallel rank instead of being
+  // split by TP (the planner's layouts then run expert TP 1).
+  bool moe_experts_whole_per_tp_rank = false;
+  const char* moe_experts_source = "";
   // Seconds per GB (1e9 bytes) of a dispatch's or combine's tokens (k copies of the hidden state) that the
   // expert-parallel path spends beyond the all-to-all's transfer: host-synchronised split sizes, index-gather
   // permutations and the scatter-add combine of a dispatcher that is not fused (0: none beyond the transfer).
