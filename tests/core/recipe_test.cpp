@@ -239,15 +239,26 @@ TEST(Recipe, NanotronPlansWriteNanotronsConfig) {
   ASSERT_TRUE(g.ok()) << g.error().to_string();
   EXPECT_NE(g->engine, "nanotron");
   EXPECT_NE(file_of(*g, "nanotron").why.find("not a nanotron job"), std::string::npos);
-  // A model nanotron's classes cannot build: Qwen3's per-head q/k RMSNorm. The launchers keep the Megatron arguments.
-  Query qwen3 = *q;
-  qwen3.model = *find_model("qwen3-8b");
-  qwen3.model_id = "qwen3-8b";
-  Result<Recipe> h = make_recipe(qwen3, bundled());
-  ASSERT_TRUE(h.ok()) << h.error().to_string();
-  EXPECT_EQ(h->engine, "megatron");
-  EXPECT_NE(file_of(*h, "nanotron").why.find("q/k RMSNorm"), std::string::npos) << file_of(*h, "nanotron").why;
-  EXPECT_TRUE(file_of(*h, "megatron").applies);
+  // Models nanotron.yaml cannot write: Qwen3's per-head q/k RMSNorm; Qwen2.5's q/k/v biases (nanotron's Qwen2 model,
+  // which its main branch cannot feed from a Hugging Face dataset). The launchers keep the Megatron arguments.
+  for (const auto& [id, why] : {std::pair<const char*, const char*>{"qwen3-8b", "Llama model"},
+                                {"qwen2.5-7b", "Qwen2 model"}}) {
+    Query other = *q;
+    other.model = *find_model(id);
+    other.model_id = id;
+    Result<Recipe> h = make_recipe(other, bundled());
+    ASSERT_TRUE(h.ok()) << id << ": " << h.error().to_string();
+    EXPECT_EQ(h->engine, "megatron") << id;
+    EXPECT_NE(file_of(*h, "nanotron").why.find(why), std::string::npos) << file_of(*h, "nanotron").why;
+    EXPECT_TRUE(file_of(*h, "megatron").applies) << id;
+  }
+  // fp32: nanotron's fp32 gradient accumulator refuses fp32 parameters.
+  Query fp32 = *q;
+  fp32.train.precision = Precision::fp32;
+  Result<Recipe> f = make_recipe(fp32, bundled());
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  EXPECT_NE(f->engine, "nanotron");
+  EXPECT_NE(file_of(*f, "nanotron").why.find("not fp32"), std::string::npos) << file_of(*f, "nanotron").why;
 }
 
 TEST(Recipe, MegatronArgumentsCarryEachFamilysArchitecture) {

@@ -72,13 +72,18 @@ def arch_major(gpu_id):
     return 10 if GPUS[gpu_id]["arch"] == "Blackwell" else 9
 
 
-def query_layers(query):
-    """The query's model's layer count (a catalog id from data/models.json, or an inline model object)."""
+def query_model(query):
+    """The query's model as data/models.json writes it (a catalog id), or the inline model object."""
     m = query.get("model")
     if isinstance(m, dict):
-        return m.get("num_layers", 0)
+        return m
     with open(os.path.join(SRC, "data", "models.json")) as f:
-        return next((x.get("num_layers", 0) for x in json.load(f)["models"] if x["id"] == m), 0)
+        return next((x for x in json.load(f)["models"] if x["id"] == m), {})
+
+
+def query_layers(query):
+    """The query's model's layer count."""
+    return query_model(query).get("num_layers", 0)
 
 
 def upstream_case(case, doc, plan, offer, query_method, layers=0):
@@ -472,6 +477,15 @@ def check_case(case, query_path):
                   "nanotron resumes from its own checkpoints")
             check(tok.train_steps == int(doc["steps"]) and tok.sequence_length == query["seq_len"], case,
                   "nanotron train_steps / sequence_length")
+            # The architecture the plan was costed for, as nanotron's LlamaConfig holds it.
+            mc, m = cfg.model.model_config, query_model(query)
+            check(type(mc).__name__ == "LlamaConfig", case, f"nanotron model class {type(mc).__name__}")
+            got = (mc.hidden_size, mc.intermediate_size, mc.num_hidden_layers, mc.num_attention_heads,
+                   mc.num_key_value_heads, mc.vocab_size, mc.tie_word_embeddings, mc.rope_theta)
+            want = (m["hidden_size"], m["intermediate_size"], m["num_layers"], m["num_heads"], m["num_kv_heads"],
+                    m["vocab_size"], m.get("tie_embeddings", False), float(m.get("rope_theta", 10000)))
+            check(got == want, case, f"nanotron model_config {got} != the model's {want}")
+            check(repr(cfg.model.dtype) == "torch.bfloat16" and doc["precision"] == "bf16", case, "nanotron dtype")
 
     upstream_case(case, doc, plan, offer, query.get("method"), query_layers(query))
 

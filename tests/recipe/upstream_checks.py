@@ -13,7 +13,8 @@
               parallel dimensions, the batch sizes and the pipeline's virtual stages (torchtitan_checks.py)
   nanotron    the real get_config_from_file (PyYAML SafeLoader, dacite strict: unknown keys and mistyped values raise;
               Config.__post_init__'s head / TP asserts) on the file with its placeholders filled, then the rules
-              nanotron's runtime adds (ParallelContext's world size, async TP only with REDUCE_SCATTER, ZeRO 0 or 1)
+              nanotron's runtime adds (a logging section, LlamaConfig for a Hugging Face dataset, ParallelContext's
+              world size, async TP only with REDUCE_SCATTER, ZeRO 0 or 1)
 Each function returns a list of problems (empty: accepted)."""
 import json
 import os
@@ -295,7 +296,8 @@ def torchtitan_problems(toml_text, world_size, num_layers):
 def nanotron_problems(yaml_text, world_size):
     """A nanotron.yaml as nanotron's run_train.py reads it (DistributedTrainer -> get_config_from_file), after the
     user has filled its placeholders (the learning rate with a number, the rest with names), then the checks its
-    runtime makes before training: ParallelContext (parallel/context.py @2411b02: tp x pp x cp x dp = world size,
+    runtime makes before training: the trainer's log levels (trainer.py), LlamaConfig's collator for a Hugging Face
+    dataset (run_train.py gives Qwen2Config's an argument it lacks), ParallelContext (parallel/context.py @2411b02: tp x pp x cp x dp = world size,
     ranks laid out (ep, pp, dp, cp, tp), so ep 1), TensorParallelRowLinear (async communication is refused under
     ALL_REDUCE) and the optimizer's ZeRO stage (helpers.py: 0, or > 0 for ZeRO-1). Returns (problems, Config or None)."""
     import re
@@ -312,6 +314,10 @@ def nanotron_problems(yaml_text, world_size):
         os.unlink(path)
     out = []
     p = cfg.parallelism
+    if cfg.logging is None:  # trainer.py: set_ranks_logging_level(..., logging_config=self.config.logging)
+        out.append("nanotron: no logging section (the trainer reads its log levels at start-up)")
+    if type(cfg.model.model_config).__name__ != "LlamaConfig":  # run_train.py: Qwen2Config's collator (see recipe_nanotron.cpp)
+        out.append(f"nanotron: {type(cfg.model.model_config).__name__} does not start from a Hugging Face dataset")
     if p.tp * p.pp * p.context_parallel_size * p.dp != world_size:
         out.append(f"nanotron: tp x pp x cp x dp = {p.tp * p.pp * p.context_parallel_size * p.dp} on {world_size} GPUs")
     if p.expert_parallel_size != 1:

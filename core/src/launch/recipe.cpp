@@ -258,15 +258,20 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
   if (r.engine == "torchtitan")
     r.notes.push_back("torchtitan.toml is a v0.2.x job config (pip install torchtitan==0.2.2); torchtitan's main branch "
                       "configures jobs in Python (torchtitan_recipes) instead");
-  if (r.engine == "nanotron")
+  // nanotron's imports (helpers.py -> scaling/parametrization.py -> nn/moe.py raises without grouped_gemm; models/llama.py
+  // imports flash_attn) and its Hugging Face data path (run_train.py: rank 0 tokenizes inside main_rank_first while the
+  // others wait at a barrier; then it asserts the dataset holds train_steps x global batch sequences).
+  if (r.engine == "nanotron") {
     r.notes.push_back("nanotron.yaml is written for nanotron's main branch (config schema of 7bc9923): run torchrun.sh from "
-                      "a nanotron checkout (run_train.py) installed with pip install -e .");
+                      "a nanotron checkout (run_train.py) installed with pip install -e ., plus flash-attn and grouped_gemm, "
+                      "which its modules import even for a dense model");
+    r.notes.push_back("nanotron tokenizes a Hugging Face dataset on rank 0 before the first step while the other ranks wait "
+                      "at a barrier, and refuses a dataset with fewer than train_steps x global batch sequences: "
+                      "pre-tokenize a large dataset (nanotron's Nanoset, data_stages.data.dataset.dataset_folder)");
+  }
   if (r.engine == "nanotron" && l.recompute == Recompute::selective)
     r.notes.push_back("nanotron recomputes whole layers or nothing (parallelism.recompute_layer): nanotron.yaml keeps every "
                       "activation, which under FlashAttention is what the plan's selective recomputation keeps");
-  if (r.engine == "nanotron" && c.q.model.num_experts > 1)
-    r.notes.push_back("nanotron runs the MoE layers of Qwen2Config.moe_config with every expert on every rank (no expert "
-                      "parallelism on its main branch), as planned");
   if (r.precision == "fp8" && r.engine == "torchtitan")
     r.notes.push_back("fp8: torchtitan's float8 model converter (converters = [\"float8\"]) needs torchao installed");
   else if (r.precision == "fp8")

@@ -120,10 +120,10 @@ std::string torchtitan_toml(Ctx& c);
 
 // ---- nanotron's config (recipe_nanotron.cpp) ----
 
-// What of the model nanotron's Llama / Qwen2 classes cannot build ("" when one can).
+// What of the model nanotron.yaml (nanotron's LlamaConfig) cannot carry ("" when it can).
 std::string nanotron_model_gap(const ModelSpec& m);
-// What of a nanotron plan nanotron.yaml cannot carry ("" when it carries all of it): fp16 / fp8, an optimizer other
-// than AdamW or SGD, a layout beyond TP x PP x DP with ZeRO-1, a model its classes cannot build.
+// What of a nanotron plan nanotron.yaml cannot carry ("" when it carries all of it): a precision other than bf16, an
+// optimizer other than AdamW or SGD, a layout beyond TP x PP x DP with ZeRO-1, a model it cannot write.
 std::string nanotron_limits(const Query& q, const Recipe& r);
 // Why nanotron.yaml does not apply ("" when the launchers run it): another framework's plan, or the limits above.
 std::string nanotron_why_not(const Ctx& c);

@@ -2,9 +2,9 @@
 // Written for nanotron's main branch, whose config schema last changed at 7bc9923 (`CUDA_DEVICE_MAX_CONNECTIONS=1
 // torchrun ... run_train.py --config-file nanotron.yaml`, README "Quick Start"). Key names are those of
 // src/nanotron/config/{config,parallelism_config,models_config}.py at 7bc9923:
-//   general.project; parallelism dp, tp, pp, pp_engine, tp_mode, tp_linear_async_communication, recompute_layer,
-//   expert_parallel_size, context_parallel_size; model dtype, init_method.std, model_config (LlamaConfig or
-//   Qwen2Config, with moe_config); tokenizer.tokenizer_name_or_path; checkpoints checkpoints_path,
+//   general.project; logging; parallelism dp, tp, pp, pp_engine, tp_mode, tp_linear_async_communication,
+//   recompute_layer, expert_parallel_size, context_parallel_size; model dtype, init_method.std, model_config
+//   (LlamaConfig); tokenizer.tokenizer_name_or_path; checkpoints checkpoints_path,
 //   checkpoint_interval, resume_checkpoint_path; tokens sequence_length, train_steps, micro_batch_size,
 //   batch_accumulation_per_replica; optimizer zero_stage, weight_decay, clip_grad, accumulate_grad_in_fp32,
 //   learning_rate_scheduler, optimizer_factory; data_stages.
@@ -30,32 +30,33 @@ std::string yfloat(double v) {
 
 }  // namespace
 
-// What of the model nanotron's two decoder classes cannot build ("" when one can): LlamaConfig (models/llama.py)
-// and Qwen2Config (models/qwen.py: Llama plus q/k/v biases, a sliding window on every layer and MoE layers). Both
-// derive head_dim = hidden / heads and have pre-norm RMSNorm, rotary positions, a SwiGLU MLP and no q/k norm.
+// What of the model nanotron.yaml cannot carry ("" when it can): the file writes nanotron's LlamaConfig
+// (models/llama.py: pre-norm RMSNorm, rotary, SwiGLU, no biases, head_dim = hidden / heads). Its Qwen2Config (q/k/v
+// biases, sliding windows, MoE layers) does not start from a Hugging Face dataset on main (2411b02: run_train.py
+// passes sequence_sep_tokens to DataCollatorForCLMWithPositionIds, which has no such field) nor with PP > 1 (that
+// collator's last and middle pipeline stages fail), so such models keep the Megatron arguments.
 std::string nanotron_model_gap(const ModelSpec& m) {
   if (m.arch == Arch::params_only) return "the model has no architecture (params_only) to write as nanotron's model_config";
-  if (m.mlp != Mlp::swiglu || m.norm != Norm::rmsnorm || m.positional != Positional::rope || m.block != Block::pre)
-    return "nanotron's Llama and Qwen2 models are pre-norm RMSNorm, rotary, SwiGLU decoders; " + m.name + " is not one";
-  if (m.qk_norm != QkNorm::none) return "nanotron's Qwen2 model has no q/k RMSNorm (" + m.name + " has one)";
-  if (m.bias != Bias::none && m.bias != Bias::qkv) return "nanotron's models put biases on q/k/v only (attention_bias)";
-  if (m.kv_lora_rank > 0) return "nanotron has no multi-head latent attention";
-  if (m.attention_sinks || m.dropout) return "nanotron's models have no attention sinks or dropout";
+  if (m.mlp != Mlp::swiglu || m.norm != Norm::rmsnorm || m.positional != Positional::rope || m.block != Block::pre ||
+      m.qk_norm != QkNorm::none || m.kv_lora_rank > 0 || m.attention_sinks || m.dropout)
+    return "nanotron.yaml writes nanotron's Llama model (pre-norm RMSNorm, rotary, SwiGLU, no q/k norm); " + m.name +
+           " is not one";
   if (m.head_dim > 0 && m.head_dim * m.num_heads != m.hidden_size)
     return "nanotron derives head_dim as hidden / heads (" + itext(m.hidden_size / m.num_heads) + "); " + m.name +
            " has " + itext(m.head_dim);
-  if (m.sliding_window > 0 && m.global_every > 0)
-    return "nanotron's sliding_window_size windows every layer; " + m.name + " mixes windowed and full layers";
-  if (m.num_experts > 1 && (m.first_k_dense > 0 || m.moe_layer_step > 1))
-    return "trainfit writes nanotron's moe_config with every layer an MoE layer; " + m.name + " mixes dense layers in";
+  if (m.bias != Bias::none || m.sliding_window > 0 || m.num_experts > 1)
+    return "biases, sliding windows and MoE layers need nanotron's Qwen2 model, whose data collator does not start "
+           "from a Hugging Face dataset or under pipeline parallelism on nanotron's main branch (2411b02)";
   return "";
 }
 
 std::string nanotron_limits(const Query& q, const Recipe& r) {
   const MemoryLayout& l = r.plan.layout;
-  if (r.precision == "fp16" || r.precision == "fp8")
-    return "nanotron trains in bf16 or fp32 (model.dtype): its config has no fp16 loss scaling or FP8 switch, not " +
-           r.precision;
+  // float32 parameters trip FP32GradientAccumulator's dtype assert (optim/gradient_accumulator.py), and its
+  // FlashAttention kernels run 16-bit only.
+  if (r.precision != "bf16")
+    return "nanotron trains in bf16 (model.dtype): no fp16 loss scaling, no FP8 switch, no fp32 (its fp32 gradient "
+           "accumulator refuses fp32 parameters), not " + r.precision;
   if (q.train.optimizer != Optimizer::adamw && q.train.optimizer != Optimizer::sgd)
     return "nanotron's optimizer_factory is adamW or plain sgd (helpers.py init_optimizer_and_grad_accumulator)";
   if (l.zero > 1 || l.offload_optimizer || l.offload_params || l.vp > 1 || l.cp > 1 || l.ep > 1)
@@ -83,6 +84,11 @@ std::string nanotron_yaml(Ctx& c) {
        itext(c.r.nproc_per_node) + " ... run_train.py --config-file nanotron.yaml   (nanotron main; see torchrun.sh)\n";
   t += "general:\n";
   t += "  project: " + yq(c.job_name) + "\n";
+  // The trainer reads the log levels at start-up (trainer.py set_ranks_logging_level): the section is required.
+  t += "logging:\n";
+  t += "  log_level: info\n";
+  t += "  log_level_replica: info\n";
+  t += "  iteration_step_info_interval: 1\n";
 
   // nanotron's ParallelContext: dp x tp x pp x cp = world size, cp and ep 1 here (nanotron_limits). The 1F1B engine
   // keeps at most pp micro-batches in flight, as the memory model counts (the default, afab, keeps all of them);
@@ -98,16 +104,15 @@ std::string nanotron_yaml(Ctx& c) {
   t += "  expert_parallel_size: 1\n";
   t += "  context_parallel_size: 1\n";
 
-  // The architecture the plan was costed for. Qwen2Config where LlamaConfig cannot say it (biases, a window, MoE);
-  // the is_*_config key picks the class (dacite tries LlamaConfig first). The initialisation std is
-  // LlamaConfig's initializer_range default.
-  const bool qwen2 = m.bias == Bias::qkv || m.sliding_window > 0 || m.num_experts > 1;
+  // The architecture the plan was costed for, as nanotron's LlamaConfig (the is_llama_config key picks the class:
+  // dacite tries LlamaConfig first). The initialisation std is LlamaConfig's initializer_range default; the trainer
+  // warns and uses sequence_length where max_position_embeddings differs.
   t += "model:\n";
-  t += std::string("  dtype: ") + (c.r.precision == "fp32" ? "float32" : "bfloat16") + "\n";
+  t += "  dtype: bfloat16\n";
   t += "  init_method:\n";
   t += "    std: 0.02\n";
   t += "  model_config:\n";
-  t += std::string("    ") + (qwen2 ? "is_qwen2_config" : "is_llama_config") + ": true\n";
+  t += "    is_llama_config: true\n";
   t += "    hidden_act: silu\n";
   t += "    hidden_size: " + itext(m.hidden_size) + "\n";
   t += "    intermediate_size: " + itext(m.intermediate_size) + "\n";
@@ -118,20 +123,6 @@ std::string nanotron_yaml(Ctx& c) {
   if (m.rope_theta > 0) t += "    rope_theta: " + yfloat(double(m.rope_theta)) + "\n";
   t += std::string("    tie_word_embeddings: ") + (m.tie_embeddings ? "true" : "false") + "\n";
   t += "    vocab_size: " + itext(m.vocab_size) + "\n";
-  if (m.bias == Bias::qkv) t += "    attention_bias: true\n";
-  if (m.sliding_window > 0) t += "    sliding_window_size: " + itext(m.sliding_window) + "\n";
-  if (m.num_experts > 1) {
-    // Qwen2Config.moe_config (nn/moe.py): every layer an MoE layer (layers [-1]); the experts run whole on every
-    // rank (expert_parallel_size 1).
-    t += "    moe_config:\n";
-    t += "      num_experts: " + itext(m.num_experts) + "\n";
-    t += "      top_k: " + itext(m.experts_per_token) + "\n";
-    t += "      moe_intermediate_size: " + itext(expert_intermediate_size(m)) + "\n";
-    if (m.shared_expert_intermediate_size > 0) {
-      t += "      enable_shared_expert: true\n";
-      t += "      shared_expert_intermediate_size: " + itext(m.shared_expert_intermediate_size) + "\n";
-    }
-  }
   t += "tokenizer:\n";
   const std::string hf = safe_token(m.hf_id, "");
   t += "  tokenizer_name_or_path: " + yq(hf.empty() ? c.fill("tokenizer (Hugging Face id or path)") : hf) + "\n";
