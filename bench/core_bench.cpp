@@ -16,17 +16,21 @@ using trainfit::bench::bundled_snapshot;
 
 // The two queries every ranking figure uses. "lora8b" is the default page (Llama 3.1 8B LoRA); "full70b" is
 // the heaviest common case: full fine-tuning of a 70B model, which plans multi-node layouts on every big shape.
+// The benchmarks' jobs: the page's default (an 8B LoRA), a 70B full pre-training, and an MoE pre-training under
+// megatron-core, whose planner searches expert parallelism, dispatchers and recompute-module lists.
 trainfit::Query query_named(const std::string& name) {
-  if (name == "full70b") {
-    auto q = trainfit::parse_query_json(R"({"model":"llama-3.1-70b","method":"full","seq_len":4096,)"
-                                        R"("global_batch":512,"dataset":{"tokens":2e9}})");
-    if (!q) {
-      std::fprintf(stderr, "bench query: %s\n", q.error().to_string().c_str());
-      std::exit(2);
-    }
-    return *q;
+  const char* json = name == "full70b" ? R"({"model":"llama-3.1-70b","method":"full","seq_len":4096,)"
+                                         R"("global_batch":512,"dataset":{"tokens":2e9}})"
+                     : name == "moe30b" ? R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core",)"
+                                          R"("seq_len":4096,"global_batch":512,"dataset":{"tokens":2e9}})"
+                                        : nullptr;
+  if (!json) return trainfit::default_query();
+  auto q = trainfit::parse_query_json(json);
+  if (!q) {
+    std::fprintf(stderr, "bench query: %s\n", q.error().to_string().c_str());
+    std::exit(2);
   }
-  return trainfit::default_query();
+  return *q;
 }
 
 void report_rank(benchmark::State& state, const trainfit::RankResult& r, size_t offers) {
@@ -94,6 +98,7 @@ void BM_PlanOneInstance(benchmark::State& state, const char* query) {
 }
 BENCHMARK_CAPTURE(BM_PlanOneInstance, lora8b, "lora8b")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PlanOneInstance, full70b, "full70b")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_PlanOneInstance, moe30b, "moe30b")->Unit(benchmark::kMicrosecond);
 
 // Ranks `s` from scratch (no PlanCache: every shape planned, every offer costed) once per iteration.
 void rank_from_scratch(benchmark::State& state, const trainfit::Query& q, const trainfit::Snapshot& s) {
@@ -115,6 +120,7 @@ void BM_RankBundled(benchmark::State& state, const char* query) {
 }
 BENCHMARK_CAPTURE(BM_RankBundled, lora8b, "lora8b")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RankBundled, full70b, "full70b")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RankBundled, moe30b, "moe30b")->Unit(benchmark::kMillisecond);
 
 // Re-ranking after an input change that leaves the job alone (a filter, the sort key, a cost option), with
 // the PlanCache the UI keeps: what the page does on such a change. Alternates two sort keys so each
