@@ -214,5 +214,7 @@ const char* fmt_flags(char* buf, size_t n, uint32_t flags);  // one-letter codes
 void flag_reasons(uint32_t flags, uint32_t doubtful);
 ImVec4 error_color();
 ImVec4 warn_color();
+// A warning in warn_color(), wrapped at the window's edge: notes and reasons run to a few hundred characters.
+void warn_wrapped(const char* fmt, ...) IM_FMTARGS(1);
 
 }  // namespace trainfit::app

@@ -234,7 +234,9 @@ void plan_drawing(const Plan& p) {
       ImGui::SetTooltip("GPU rank %d: idle (billed, not used by this layout)", hover_rank);
   }
   if (p.nodes > nodes_drawn) ImGui::TextDisabled("... and %d more nodes like these", p.nodes - nodes_drawn);
-  ImGui::TextDisabled("Colour = pipeline stage; number = data-parallel replica; a bar joins one tensor-parallel group.");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Colour = pipeline stage; number = data-parallel replica; a bar joins one tensor-parallel group.");
+  ImGui::PopStyleColor();
 }
 
 void row2(const char* name, const char* value) {
@@ -572,7 +574,7 @@ void draw_detail(App::Impl& s) {
                                 : a.detail + (a.detail.empty() ? "" : "\n") + "Source: " + (a.source.empty() ? "-" : a.source);
     help_marker(tip.c_str());
   }
-  if (!r->why_not.empty()) ImGui::TextColored(warn_color(), "Why not: %s", r->why_not.c_str());
+  if (!r->why_not.empty()) warn_wrapped("Why not: %s", r->why_not.c_str());
   if (o.flags) {
     ImGui::TextColored(warn_color(), "%s", held_back_flags(o, r->option) ? "! Doubtful price. Data-quality flags:"
                                                                           : "Data-quality flags:");
@@ -614,16 +616,21 @@ void draw_detail(App::Impl& s) {
     detail_heading("Runners-up");
     for (const Plan& ru : s.runners_up) {
       char t[32];
-      ImGui::BulletText("%s: %s", plan_summary(ru).c_str(), fmt_duration(t, sizeof t, ru.step.total_s > 0 && ru.tokens_per_s > 0
-                                                                                       ? sh.plan().tokens.processed / ru.tokens_per_s
-                                                                                       : -1));
+      // Wrapped, with the reason under it: a runner-up's layout and why it lost run past a detail column's width.
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s: %s", plan_summary(ru).c_str(), fmt_duration(t, sizeof t, ru.step.total_s > 0 && ru.tokens_per_s > 0
+                                                                                        ? sh.plan().tokens.processed / ru.tokens_per_s
+                                                                                        : -1));
       if (!ru.why.empty()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("(%s)", ru.why.c_str());
+        ImGui::Indent();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ru.why.c_str());
+        ImGui::PopStyleColor();
+        ImGui::Unindent();
       }
     }
   }
-  for (const Warning& w : sh.plan().warnings) ImGui::TextColored(warn_color(), "%s", w.message.c_str());
+  for (const Warning& w : sh.plan().warnings) warn_wrapped("%s", w.message.c_str());
   if (sh.plan().data.storage_bound)
     ImGui::TextColored(warn_color(), "Storage bound: training needs %.0f MB/s per node, the volume gives %.0f MB/s.",
                        sh.plan().data.needed_Bps / 1e6, sh.plan().data.storage_Bps / 1e6);

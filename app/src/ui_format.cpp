@@ -1,6 +1,7 @@
 // trainfit — number formatting and small shared widgets for the UI. Every formatter writes into the caller's
 // buffer (no allocation while drawing the table) and says its unit: GB = 1e9 B, GiB = 2^30 B, never mixed.
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 
 #include "app_impl.h"
@@ -83,6 +84,15 @@ ImVec4 error_color() {
 ImVec4 warn_color() {
   const bool light = ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f;
   return light ? ImVec4(0.6f, 0.35f, 0.0f, 1) : ImVec4(1.0f, 0.7f, 0.3f, 1);
+}
+
+void warn_wrapped(const char* fmt, ...) {
+  ImGui::PushStyleColor(ImGuiCol_Text, warn_color());
+  va_list args;
+  va_start(args, fmt);
+  ImGui::TextWrappedV(fmt, args);
+  va_end(args);
+  ImGui::PopStyleColor();
 }
 
 const char* fmt_flags(char* buf, size_t n, uint32_t flags) {

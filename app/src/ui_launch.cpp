@@ -54,7 +54,7 @@ void draw_launch(App::Impl& s) {
   ImGui::TextDisabled("%s x %d node%s, %s; replace every <FILL: ...> before launching.",
                       rc.accelerators.empty() ? rc.instance_type.c_str() : rc.accelerators.c_str(), rc.nodes,
                       rc.nodes == 1 ? "" : "s", pricing_option_name(rc.option));
-  for (const std::string& n : rc.notes) ImGui::TextColored(warn_color(), "Note: %s", n.c_str());
+  for (const std::string& n : rc.notes) warn_wrapped("Note: %s", n.c_str());
   if (!ImGui::BeginTabBar("launch_formats")) return;
   for (const RecipeFile& f : rc.files) {
     if (!ImGui::BeginTabItem(f.format.c_str())) continue;
