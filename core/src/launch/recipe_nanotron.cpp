@@ -85,10 +85,10 @@ std::string nanotron_yaml(Ctx& c) {
   t += "general:\n";
   t += "  project: " + yq(c.job_name) + "\n";
   // The trainer reads the log levels at start-up (trainer.py set_ranks_logging_level): the section is required.
-  t += "logging:\n";
-  t += "  log_level: info\n";
-  t += "  log_level_replica: info\n";
-  t += "  iteration_step_info_interval: 1\n";
+  t += "logging:\n"
+       "  log_level: info\n"
+       "  log_level_replica: info\n"
+       "  iteration_step_info_interval: 1\n";
 
   // nanotron's ParallelContext: dp x tp x pp x cp = world size, cp and ep 1 here (nanotron_limits). The 1F1B engine
   // keeps at most pp micro-batches in flight, as the memory model counts (the default, afab, keeps all of them);
@@ -98,22 +98,22 @@ std::string nanotron_yaml(Ctx& c) {
   t += "  tp: " + itext(l.tp) + "\n";
   t += "  pp: " + itext(l.pp) + "\n";
   t += "  pp_engine: 1f1b\n";
-  t += std::string("  tp_mode: ") + (l.sequence_parallel && l.tp > 1 ? "REDUCE_SCATTER" : "ALL_REDUCE") + "\n";
+  t += l.sequence_parallel && l.tp > 1 ? "  tp_mode: REDUCE_SCATTER\n" : "  tp_mode: ALL_REDUCE\n";
   t += "  tp_linear_async_communication: false\n";
-  t += std::string("  recompute_layer: ") + (l.recompute == Recompute::full ? "true" : "false") + "\n";
-  t += "  expert_parallel_size: 1\n";
-  t += "  context_parallel_size: 1\n";
+  t += l.recompute == Recompute::full ? "  recompute_layer: true\n" : "  recompute_layer: false\n";
+  t += "  expert_parallel_size: 1\n"
+       "  context_parallel_size: 1\n";
 
   // The architecture the plan was costed for, as nanotron's LlamaConfig (the is_llama_config key picks the class:
   // dacite tries LlamaConfig first). The initialisation std is LlamaConfig's initializer_range default; the trainer
   // warns and uses sequence_length where max_position_embeddings differs.
-  t += "model:\n";
-  t += "  dtype: bfloat16\n";
-  t += "  init_method:\n";
-  t += "    std: 0.02\n";
-  t += "  model_config:\n";
-  t += "    is_llama_config: true\n";
-  t += "    hidden_act: silu\n";
+  t += "model:\n"
+       "  dtype: bfloat16\n"
+       "  init_method:\n"
+       "    std: 0.02\n"
+       "  model_config:\n"
+       "    is_llama_config: true\n"
+       "    hidden_act: silu\n";
   t += "    hidden_size: " + itext(m.hidden_size) + "\n";
   t += "    intermediate_size: " + itext(m.intermediate_size) + "\n";
   t += "    num_hidden_layers: " + itext(m.num_layers) + "\n";
