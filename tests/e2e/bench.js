@@ -177,6 +177,16 @@ async function main() {
         ` UI re-rank after a re-planning change (LoRA rank) ${fig.wasm_ui_rerank_bundled_ms.toFixed(2)} ms, after a` +
         ` dataset-size change ${fig.wasm_ui_rerank_dataset_bundled_ms.toFixed(2)} ms, after a sort change` +
         ` ${fig.wasm_ui_rerank_sort_bundled_ms.toFixed(2)} ms; wasm heap ${(fig.heap_bundled_bytes / 2 ** 20).toFixed(1)} MiB`);
+    // An MoE pre-training job (Qwen3-30B-A3B full under megatron-core, as bench/core_bench.cpp's moe30b): its planner
+    // searches expert parallelism and recompute-module lists, several times the default's work. Figure only.
+    const moe = (i) => ({ model: 'qwen3-30b-a3b', method: 'full', framework: 'megatron-core', global_batch: i % 2 ? 256 : 512,
+                          dataset: { tokens: 2e9 } });
+    for (let i = 0; i < 4; ++i) await uiRerank(page, moe(i));  // an even count: the next (i = 0) differs from the last
+    const moeChange = [];
+    for (let i = 0; i < reps; ++i) moeChange.push(await uiRerank(page, moe(i)));
+    fig.wasm_ui_rerank_moe_bundled_ms = median(moeChange);
+    log(`wasm, bundled snapshot: UI re-rank of an MoE pre-training job after a re-planning change (global batch)` +
+        ` ${fig.wasm_ui_rerank_moe_bundled_ms.toFixed(2)} ms (not budgeted)`);
 
     // 3. ~5,000 rows in the table, then the charts open: the UI's CPU time per frame (App::frame()).
     // Synthetic snapshots go in as text, copied into the wasm heap with malloc: window.trainfit.loadSnapshot
