@@ -198,6 +198,11 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .qlora = unsupported("pre-training only: no QLoRA", "nanotron README (pre-training library)"),
         .fp32_grad_buffer = true,
         .fp32_grad_source = TRAINFIT_SOURCE("nanotron config optimizer.accumulate_grad_in_fp32: true (FP32GradientAccumulator)"),
+        .zero1_sync_exposed = true,
+        .zero1_sync_source = TRAINFIT_SOURCE("huggingface/nanotron src/nanotron/trainer.py @0e0a27e: make_ddp = dp > 1 and not "
+                                             "(accumulate_grad_in_fp32 and zero_stage > 0); after the backward, "
+                                             "sync_gradients_across_dp(reduce_scatter=False) all-reduces the fp32 "
+                                             "buffer; optim/zero.py step: _all_gather_params"),
         .moe_experts_whole_per_tp_rank = true,
         .moe_experts_source = TRAINFIT_SOURCE("huggingface/nanotron src/nanotron/nn/moe.py @2411b02: Qwen2MoELayer's GroupedMLP "
                                               "holds every local expert's weights as plain nn.Parameter, not TP-sharded"),

@@ -66,6 +66,13 @@ void dp_collectives(const FrameworkProfile& fw, int zero, double mm, double grad
     const double ag = once(dt.ag_updated, Collective::all_gather, updated, n, L);
     dp_comm_s = per_step * rs + ag;
     dp_exposed_s = per_step * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
+  } else if (zero == 1 && fw.zero1_sync_exposed) {
+    // A framework that syncs after the backward (framework.h zero1_sync_exposed): the gradients' all-reduce once the
+    // backward is over, the updated parameters' all-gather after the optimizer step, neither hidden.
+    const double ar = once(dt.ar, Collective::all_reduce, grads, n, L);
+    const double ag = once(dt.ag_updated, Collective::all_gather, updated, n, L);
+    dp_comm_s = ar + ag;
+    dp_exposed_s = ar + ag;
   } else if (zero <= 1) {
     // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
     // hidden behind the last micro-batch's backward except the last bucket.
