@@ -382,6 +382,9 @@ TEST(BadInputMatrix, HfConfigDefectsNameTheConfigField) {
   // The rotary base and Llama 3 rope scaling, carried into the Megatron arguments.
   EXPECT_EQ(field("{" + llama + R"(,"rope_theta":-500000})"), "hf_config.rope_theta");
   EXPECT_EQ(field("{" + llama + R"(,"rope_theta":"500000"})"), "hf_config.rope_theta");
+  // Above the query's own limit for model.rope_theta (1e12), so an accepted config is always a valid query (fuzzing
+  // found 1000000151329, under the reader's 2^40 for integers).
+  EXPECT_EQ(field("{" + llama + R"(,"rope_theta":1000000151329})"), "hf_config.rope_theta");
   EXPECT_EQ(field("{" + llama + R"(,"rope_scaling":{"rope_type":"llama3","factor":8.5}})"), "hf_config.rope_scaling.factor");
   EXPECT_EQ(field("{" + llama + R"(,"rope_scaling":{"type":"llama3","factor":1e9}})"), "hf_config.rope_scaling.factor");
   EXPECT_EQ(field(R"({"model_type":"gemma3","text_config":[]})"), "hf_config.text_config");

@@ -137,6 +137,9 @@ Result<bool> validate_shape(const ModelSpec& m, const std::string& prefix) {
   if (m.head_dim > (int64_t(1) << 14)) return model_error(prefix, "head_dim", "is implausibly large (> 2^14)");
   if (m.max_position_embeddings > (int64_t(1) << 24))
     return model_error(prefix, "max_position_embeddings", "is implausibly large (> 2^24)");
+  if (m.rope_theta < 0 || double(m.rope_theta) > 1e12) return model_error(prefix, "rope_theta", "must be between 0 and 1e12");
+  if (m.type_vocab_size < 0 || m.type_vocab_size > 1024)
+    return model_error(prefix, "type_vocab_size", "must be between 0 and 1024");
   if (m.num_kv_heads > m.num_heads || m.num_heads % m.num_kv_heads != 0)
     return model_error(prefix, "num_kv_heads", "must divide num_heads (" + std::to_string(m.num_heads) + ")");
   if (m.head_dim < 0) return model_error(prefix, "head_dim", "must be >= 0 (0 = hidden_size / num_heads)");
