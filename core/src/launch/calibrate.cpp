@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -169,6 +170,27 @@ Result<double> fit_efficiency_scale(const ModelSpec& model, const TrainConfig& t
   return std::exp(0.5 * (lo + hi));
 }
 
+Result<double> fit_fragmentation(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
+                                 double measured_peak_GiB) {
+  if (!(measured_peak_GiB > 0) || !(measured_peak_GiB <= 4096))
+    return Error{"calibration.peak_GiB", "must be a measured peak between 0 and 4096 GiB"};
+  // The reserve is linear in the fraction: estimate at 0 and at 1 to read its fixed part and the dynamic memory
+  // it is a fraction of, as the estimator counts them.
+  TrainConfig t = train;
+  t.fragmentation = 0;
+  Result<MemoryBreakdown> at0 = estimate_memory(model, t, layout);
+  if (!at0) return at0.error();
+  t.fragmentation = 1;
+  Result<MemoryBreakdown> at1 = estimate_memory(model, t, layout);
+  if (!at1) return at1.error();
+  const double dynamic = at1->fragmentation - at0->fragmentation;
+  if (!(dynamic > 0)) return 0.0;
+  const double f = (measured_peak_GiB * kGiB - at0->allocated_peak - at0->fragmentation) / dynamic;
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", std::clamp(f, 0.0, 1.0));
+  return std::strtod(b, nullptr);
+}
+
 Result<CalibrationResult> calibrate(const Query& q, const Snapshot& s) {
   const Calibration& c = q.calibration;
   if (c.offer.empty()) return Error{"calibration.offer", "name the offer the run was measured on"};
@@ -214,17 +236,10 @@ Result<CalibrationResult> calibrate(const Query& q, const Snapshot& s) {
     if (!m) return m.error();
     r.measured_peak_GiB = c.peak_GiB;
     r.estimated_reserved_GiB = (m->allocated_peak + m->fragmentation) / kGiB;
-    // The allocator's reserve over the allocated peak, as a fraction of the dynamic part (memory.cpp): what
-    // makes allocated peak + fragmentation equal the measured max_memory_reserved. Below the allocated peak the
-    // estimator over-predicts; the reserve is then 0 and the result shows the gap.
-    const double dynamic = r.fragmentation_before > 0 ? m->fragmentation / r.fragmentation_before
-                                                      : m->gradients + m->activations + m->logits;
-    if (dynamic > 0) {
-      const double f = (c.peak_GiB * kGiB - m->allocated_peak) / dynamic;
-      std::snprintf(b, sizeof b, "%.4g", std::clamp(f, 0.0, 1.0));
-      r.fragmentation_after = std::strtod(b, nullptr);
-      r.query.train.fragmentation = r.fragmentation_after;
-    }
+    Result<double> f = fit_fragmentation(q.model, train, p.layout, c.peak_GiB);
+    if (!f) return f.error();
+    r.fragmentation_after = *f;
+    r.query.train.fragmentation = *f;
   }
   return r;
 }

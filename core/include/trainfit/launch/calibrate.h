@@ -39,6 +39,14 @@ Result<double> fit_efficiency_scale(const ModelSpec& model, const TrainConfig& t
                                     const Offer& offer, int nodes, const MemoryLayout& layout, int64_t global_batch,
                                     double measured_step_s);
 
+// The allocator's reserve over the allocated peak (query key `fragmentation`: a fraction of the step's dynamic memory,
+// memory_stages.cpp) that makes the estimated reserved peak (allocated peak + fragmentation) equal a measured
+// torch.cuda.max_memory_reserved() for this layout; 4 significant digits, within [0, 1] (0 where the estimator already
+// predicts more than was measured: the result then shows the gap). The reserve's fixed part (a trainer that frees its
+// logits before the backward leaves their block cached) is kept, not refitted.
+Result<double> fit_fragmentation(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
+                                 double measured_peak_GiB);
+
 struct CalibrationResult {
   std::string offer, gpu, gpu_name;
   int nodes = 0;
