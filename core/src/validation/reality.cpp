@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <initializer_list>
+#include <string>
 
 #include "trainfit/catalog/model.h"
+#include "trainfit/launch/calibrate.h"
 #include "validation/reference_gpus.h"
 #include "validation/reference_models.h"
 
@@ -50,7 +52,7 @@ struct Case {
   TrainConfig train;
   MemoryLayout layout;
   double capacity;
-  const char* gap = nullptr;  // reality.h RealityRow::gap
+  std::string gap;  // reality.h RealityRow::gap
 };
 
 TrainConfig lora(int rank, std::initializer_list<const char*> targets, Precision p, int64_t seq) {
@@ -204,6 +206,21 @@ void add_moe_cases(std::vector<Case>& c) {
                  "self.token_probs, never cleared), which under full checkpointing holds the layer's recomputed "
                  "attention and router graph (~58 KiB per token per layer by our reading) until the next forward; "
                  "the same file puts local batch 8 at ~163 GB before its clean-ups and ~112 GB after"});
+    // The same two runs after `trainfit calibrate` on the table's one-node run (8 B200, local batch 8: 167.93 GiB
+    // reserved, its strong-scaling row): the allocator reserve fitted there (calibrate.h fit_fragmentation) carries
+    // whatever per-token memory the generic estimate misses to the 16-node runs, as a user who measured one node
+    // before renting sixteen would have it.
+    MemoryLayout one_node = layout(8, 1, Recompute::full, 8, 3, {.ep = 8});
+    Result<double> f = fit_fragmentation(preset("qwen3-30b-a3b"), t, one_node, 167.93);
+    const char* calibrated_note = "as above, with the allocator reserve fitted to the one-node run's 167.93 GiB";
+    std::string gap = f ? std::string() : "the calibration on the one-node run failed: " + f.error().message;
+    t.fragmentation = f ? *f : -1;
+    l.micro_batch = 10;
+    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 10, 128x B200, calibrated on its 8-GPU run",
+                 src, calibrated_note, true, preset("qwen3-30b-a3b"), t, l, cap.b200, gap});
+    l.micro_batch = 16;
+    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 16, 128x B200, calibrated on its 8-GPU run: out of memory",
+                 src, calibrated_note, false, preset("qwen3-30b-a3b"), t, l, cap.b200, gap});
   }
   // Lambda's torchtitan sweep (LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425): on one
   // 8x B200 node, seq 8192, op-level selective checkpointing, compiled, standard expert parallelism 8 "OOMed at
@@ -322,7 +339,7 @@ void add_long_context_and_table_cases(std::vector<Case>& c) {
       // xentropy kernel) keeps no fp32 log-softmax copy, which the generic estimate (46 GB of logits) does.
       const char* gap = r.seq > 32768 ? "llm-foundry's fused cross-entropy keeps no fp32 log-softmax of the 64k-token "
                                         "batch (~46 GB here); not modelled yet"
-                                      : nullptr;
+                                      : "";
       c.push_back({r.name, src, note, true, r.m, full(r.pure ? Precision::bf16 : Precision::bf16_mixed, r.seq),
                    layout(r.mb, r.accum, r.ac ? Recompute::full : Recompute::none, r.gpus, 3), r.cap, gap});
     }
@@ -411,7 +428,7 @@ Result<std::vector<RealityRow>> reality_rows() {
     r.expected_bytes = m->total;
     r.high_bytes = m->total_high;
     r.verdict = fit_verdict(*m, k.capacity);
-    if (k.gap) r.gap = k.gap;
+    r.gap = k.gap;
     out.push_back(std::move(r));
   }
   return out;
