@@ -244,41 +244,35 @@ SearchBuffers& search_buffers() {
 class BorrowedBuffers {
  public:
   explicit BorrowedBuffers(Searcher& s) : s_(s), own_(!search_buffers().lent) {
-    if (own_) {
-      SearchBuffers& b = search_buffers();
-      b.lent = true;
-      swap_with(b);
-      s_.layouts.clear();
-      s_.mbs.clear();
-      s_.mb_terms.clear();
-      s_.groups.clear();
-      s_.unbounded.clear();
-      s_.items.clear();
-    }
-    s_.layouts.reserve(64);
-    s_.mbs.reserve(256);
-    s_.mb_terms.reserve(256);
-    s_.groups.reserve(512);
-    s_.unbounded.reserve(512);
-    s_.items.reserve(2048);
+    SearchBuffers& b = search_buffers();
+    if (own_) b.lent = true;
+    each(b, [this](auto& mine, auto& kept, size_t reserve) {
+      if (own_) {
+        mine.swap(kept);
+        mine.clear();
+      }
+      mine.reserve(reserve);
+    });
   }
   ~BorrowedBuffers() {
     if (!own_) return;
     SearchBuffers& b = search_buffers();
-    swap_with(b);
+    each(b, [](auto& mine, auto& kept, size_t) { mine.swap(kept); });
     b.lent = false;
   }
   BorrowedBuffers(const BorrowedBuffers&) = delete;
   BorrowedBuffers& operator=(const BorrowedBuffers&) = delete;
 
  private:
-  void swap_with(SearchBuffers& b) {
-    s_.layouts.swap(b.layouts);
-    s_.mbs.swap(b.mbs);
-    s_.mb_terms.swap(b.mb_terms);
-    s_.groups.swap(b.groups);
-    s_.unbounded.swap(b.unbounded);
-    s_.items.swap(b.items);
+  // Every search vector with its kept twin and the capacity a search starts from.
+  template <class F>
+  void each(SearchBuffers& b, F f) {
+    f(s_.layouts, b.layouts, 64);
+    f(s_.mbs, b.mbs, 256);
+    f(s_.mb_terms, b.mb_terms, 256);
+    f(s_.groups, b.groups, 512);
+    f(s_.unbounded, b.unbounded, 512);
+    f(s_.items, b.items, 2048);
   }
   Searcher& s_;
   bool own_;

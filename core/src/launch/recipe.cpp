@@ -27,11 +27,12 @@ std::string num_text(double v) {
   return b;
 }
 std::string itext(int64_t v) { return std::to_string(v); }
-std::string clip_text() {
-  char b[16];
-  std::snprintf(b, sizeof b, "%.1f", kGradClip);
+std::string one_decimal(double v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.1f", v);
   return b;
 }
+std::string clip_text() { return one_decimal(kGradClip); }
 
 // A YAML double-quoted scalar (YAML 1.2 §7.3.1): backslash and quote escaped, control characters as \xNN. Every
 // string that comes from the snapshot or the query is written this way, so no value can change the structure.

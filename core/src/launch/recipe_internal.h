@@ -20,6 +20,8 @@ inline constexpr int kMasterPort = 8008;
 
 std::string num_text(double v);
 std::string itext(int64_t v);
+// A number with one decimal ("1.0", "500000.0"): what YAML 1.1 readers (PyYAML) and TOML take as a float.
+std::string one_decimal(double v);
 std::string clip_text();
 // A double-quoted string: '"' and '\\' escaped, control characters (and DEL) written with `control_format`
 // (one printf conversion of the byte).
@@ -120,8 +122,6 @@ std::string torchtitan_toml(Ctx& c);
 
 // ---- nanotron's config (recipe_nanotron.cpp) ----
 
-// What of the model nanotron.yaml (nanotron's LlamaConfig) cannot carry ("" when it can).
-std::string nanotron_model_gap(const ModelSpec& m);
 // What of a nanotron plan nanotron.yaml cannot carry ("" when it carries all of it): a precision other than bf16, an
 // optimizer other than AdamW or SGD, a layout beyond TP x PP x DP with ZeRO-1, a model it cannot write.
 std::string nanotron_limits(const Query& q, const Recipe& r);

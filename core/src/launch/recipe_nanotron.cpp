@@ -21,15 +21,6 @@
 namespace trainfit::recipe_detail {
 namespace {
 
-// A YAML float that PyYAML (YAML 1.1) reads as a float: digits with a dot.
-std::string yfloat(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
-
-}  // namespace
-
 // What of the model nanotron.yaml cannot carry ("" when it can): the file writes nanotron's LlamaConfig
 // (models/llama.py: pre-norm RMSNorm, rotary, SwiGLU, no biases, head_dim = hidden / heads). Its Qwen2Config (q/k/v
 // biases, sliding windows, MoE layers) does not start from a Hugging Face dataset on main (2411b02: run_train.py
@@ -49,6 +40,8 @@ std::string nanotron_model_gap(const ModelSpec& m) {
            "from a Hugging Face dataset or under pipeline parallelism on nanotron's main branch (2411b02)";
   return "";
 }
+
+}  // namespace
 
 std::string nanotron_limits(const Query& q, const Recipe& r) {
   const MemoryLayout& l = r.plan.layout;
@@ -120,7 +113,7 @@ std::string nanotron_yaml(Ctx& c) {
   t += "    num_attention_heads: " + itext(m.num_heads) + "\n";
   t += "    num_key_value_heads: " + itext(m.num_kv_heads) + "\n";
   t += "    max_position_embeddings: " + itext(c.q.train.seq_len) + "\n";
-  if (m.rope_theta > 0) t += "    rope_theta: " + yfloat(double(m.rope_theta)) + "\n";
+  if (m.rope_theta > 0) t += "    rope_theta: " + one_decimal(double(m.rope_theta)) + "\n";
   t += std::string("    tie_word_embeddings: ") + (m.tie_embeddings ? "true" : "false") + "\n";
   t += "    vocab_size: " + itext(m.vocab_size) + "\n";
   t += "tokenizer:\n";
