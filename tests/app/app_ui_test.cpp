@@ -376,7 +376,9 @@ TEST_F(Ui, ShowingRowsThatDoNotFitListsThemWithTheirReason) {
   const json s = state();
   EXPECT_GT(s["rows_shown"].get<int>(), s["ranked"].get<int>());
   // The first 200 rows of the view are ranked ones first; look at the whole count instead when many fit.
-  if (s["ranked"].get<int>() < 200) EXPECT_TRUE(saw_unranked_with_reason);
+  if (s["ranked"].get<int>() < 200) {
+    EXPECT_TRUE(saw_unranked_with_reason);
+  }
 }
 
 TEST_F(Ui, ThemeButtonSwitchesToLightAndAsksTheShellToRememberIt) {

@@ -28,7 +28,9 @@ TEST(Access, EveryOfferHasAFactOrAnExplicitUnknown) {
   // Every AWS and GCP GPU offer has one (their quota rules are published).
   for (const Offer& o : s.offers) {
     const std::string& p = s.providers[static_cast<size_t>(o.provider)].id;
-    if (o.via < 0 && (p == "aws" || p == "gcp")) EXPECT_NE(access_fact(s, o).how, Access::unknown) << o.id;
+    if (o.via < 0 && (p == "aws" || p == "gcp")) {
+      EXPECT_NE(access_fact(s, o).how, Access::unknown) << o.id;
+    }
   }
 }
 

@@ -144,7 +144,9 @@ TEST(FitVerdict, MustFitKeepsOnlyFittingPlans) {
   const json strict = call("rank", R"({"model":"llama-3.1-8b","method":"lora","filters":{"must_fit":true}})");
   EXPECT_EQ(strict["counts"]["tight"], 0);
   for (const json& row : strict["rows"])
-    if (row["state"] == "ranked") EXPECT_EQ(row["verdict"], "fits") << row["offer"];
+    if (row["state"] == "ranked") {
+      EXPECT_EQ(row["verdict"], "fits") << row["offer"];
+    }
 }
 
 }  // namespace

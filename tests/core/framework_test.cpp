@@ -147,8 +147,15 @@ TEST(Framework, EveryProfileNamesItsSourcesAndGenericRestrictsNothing) {
     EXPECT_STRNE(t[i].source, "") << t[i].name;
     for (Method meth : {Method::full, Method::lora, Method::qlora}) EXPECT_STRNE(t[i].method(meth).source, "") << t[i].name;
 #ifndef __EMSCRIPTEN__  // the web module compiles the sources out (common.h TRAINFIT_SOURCE)
-    if (t[i].fp32_grad_buffer) EXPECT_STRNE(t[i].fp32_grad_source, "") << t[i].name;
-    if (t[i].uneven_pp) EXPECT_STRNE(t[i].uneven_pp_source, "") << t[i].name;
+    if (t[i].fp32_grad_buffer) {
+      EXPECT_STRNE(t[i].fp32_grad_source, "") << t[i].name;
+    }
+    if (t[i].uneven_pp) {
+      EXPECT_STRNE(t[i].uneven_pp_source, "") << t[i].name;
+    }
+    if (t[i].zero1_gather_after_step) {
+      EXPECT_STRNE(t[i].zero1_gather_source, "") << t[i].name;
+    }
 #endif
   }
   for (Method meth : {Method::full, Method::lora, Method::qlora})

@@ -200,7 +200,9 @@ TEST(Moe, PlannerProposesExpertParallelLayoutsWhereTheFrameworkRunsThem) {
     if (h->fits) plans.push_back(h->best);
     for (const Plan& p : plans) {
       EXPECT_EQ(p.layout.ep, 1) << plan_summary(p);
-      if (fw == Framework::nanotron) EXPECT_EQ(p.layout.etp, 1) << plan_summary(p);
+      if (fw == Framework::nanotron) {
+        EXPECT_EQ(p.layout.etp, 1) << plan_summary(p);
+      }
       else EXPECT_EQ(p.layout.etp, 0) << plan_summary(p);
     }
   }
@@ -543,7 +545,9 @@ TEST(MoeDispatcher, QueryKeyCheckedAndTheMegatronRecipeWritesIt) {
       EXPECT_EQ(r->engine, "torchtitan");
       for (const RecipeFile& f : r->files) {
         if (f.format == "torchtitan") text = f.text;
-        if (f.format == "megatron") EXPECT_FALSE(f.applies);
+        if (f.format == "megatron") {
+          EXPECT_FALSE(f.applies);
+        }
       }
     }
     return text;

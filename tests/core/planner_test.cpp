@@ -118,10 +118,10 @@ TEST(LayoutTiming, OneFOneBBubbleIsPMinusOneOverMPlusPMinusOne) {
   EXPECT_NEAR(s.bubble_s / pipeline, double(p - 1) / (m + p - 1), 1e-9);
 }
 
-// nanotron under ZeRO-1 runs no DDP with its fp32 gradient accumulator: the gradients' all-reduce waits for the end
-// of the backward and the updated parameters' all-gather for the optimizer step (framework.h zero1_sync_exposed), so
-// its data-parallel traffic is all exposed, where the generic profile hides most of it behind the last backward.
-TEST(LayoutTiming, NanotronZeroOneSyncsItsGradientsAfterTheBackward) {
+// nanotron under ZeRO-1 reduce-scatters its fp32 gradients behind the last backward (DDP's comm hook) but all-gathers
+// the updated parameters after the optimizer step (framework.h zero1_gather_after_step): that half of its
+// data-parallel traffic is exposed, where the generic profile hides most of it behind the last backward.
+TEST(LayoutTiming, NanotronZeroOneGathersItsParametersAfterTheStep) {
   TrainConfig t;
   t.seq_len = 4096;
   const MemoryLayout l = layout(1, 1, 16, 1, Recompute::none, 1, 4);  // DP 16 over two nodes, ZeRO-1
@@ -129,9 +129,10 @@ TEST(LayoutTiming, NanotronZeroOneSyncsItsGradientsAfterTheBackward) {
   t.framework = Framework::nanotron;
   auto nano = time_layout(llama2_7b(), t, h100(), p5(), 2, l, 64);
   ASSERT_TRUE(generic.ok() && nano.ok());
-  EXPECT_NEAR(nano->step.dp_exposed_s, nano->step.dp_comm_s, 1e-12);
-  EXPECT_GT(nano->step.dp_comm_s, generic->step.dp_comm_s);  // the updated parameters' all-gather besides
+  EXPECT_GT(nano->step.dp_exposed_s, 0.3 * nano->step.dp_comm_s);  // the 16-bit all-gather: a third of it
+  EXPECT_LT(nano->step.dp_exposed_s, 0.9 * nano->step.dp_comm_s);   // the reduce-scatter, mostly hidden
   EXPECT_LT(generic->step.dp_exposed_s, 0.5 * generic->step.dp_comm_s);
+  EXPECT_GT(nano->step.dp_exposed_s, generic->step.dp_exposed_s);
   EXPECT_GT(nano->step.total_s, generic->step.total_s);
 }
 
@@ -361,7 +362,9 @@ TEST(Planner, QloraIsShardedWithZero3OnlyWhereTheFrameworkRunsIt) {
   auto r = plan_job(llama2_7b(), t, tokens(1e9), h100(), p5(1), 1);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   for (const Plan& p : r->by_nodes)
-    if (p.why.empty()) EXPECT_LT(p.layout.zero, 3) << plan_summary(p);
+    if (p.why.empty()) {
+      EXPECT_LT(p.layout.zero, 3) << plan_summary(p);
+    }
 }
 
 TEST(Planner, DoesNotFitSaysByHowMuch) {
@@ -597,7 +600,9 @@ TEST(Planner, MegatronPlansLlama405BOnAThousandH100sWithUnevenPipelineStages) {
   auto g = plan_job(model, t, tokens(1e10), h100(), dgx, 128);
   ASSERT_TRUE(g.ok());
   for (const Plan& p : g->by_nodes)
-    if (p.why.empty()) EXPECT_EQ(126 % p.layout.pp, 0) << plan_summary(p);
+    if (p.why.empty()) {
+      EXPECT_EQ(126 % p.layout.pp, 0) << plan_summary(p);
+    }
 }
 
 // The heaviest stage sets the pace: 1 when pp x vp divides the layers; otherwise the better of ceil(L / (p v))
@@ -705,7 +710,9 @@ TEST(TimeValidation, EveryPreTrainingFrameworkHasPublishedThroughputRows) {
     if (!is_megatron && !is_titan && !is_nanotron) continue;
     EXPECT_FALSE(r.source.empty()) << r.name;
     EXPECT_GT(r.estimate, 0) << r.name;
-    if (r.fully_specified) EXPECT_DOUBLE_EQ(r.tolerance, 0.20) << r.name;
+    if (r.fully_specified) {
+      EXPECT_DOUBLE_EQ(r.tolerance, 0.20) << r.name;
+    }
     megatron += is_megatron && r.fully_specified;
     titan += is_titan && r.fully_specified;
     nanotron += is_nanotron;

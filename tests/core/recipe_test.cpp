@@ -49,9 +49,15 @@ void expect_agrees_with_plan(const Recipe& r, const Offer& o) {
   const RecipeFile& dstackf = file_of(r, "dstack");
   EXPECT_EQ(skyf.applies, !skyf.text.empty());
   EXPECT_EQ(dstackf.applies, !dstackf.text.empty());
-  if (!skyf.applies) EXPECT_FALSE(skyf.why.empty());
-  if (!dstackf.applies) EXPECT_FALSE(dstackf.why.empty());
-  if (!skyf.applies || !dstackf.applies) EXPECT_FALSE(r.notes.empty());
+  if (!skyf.applies) {
+    EXPECT_FALSE(skyf.why.empty());
+  }
+  if (!dstackf.applies) {
+    EXPECT_FALSE(dstackf.why.empty());
+  }
+  if (!skyf.applies || !dstackf.applies) {
+    EXPECT_FALSE(r.notes.empty());
+  }
   const std::string& sky = skyf.text;
   if (skyf.applies) {
     EXPECT_NE(sky.find("num_nodes: " + std::to_string(r.nodes) + "\n"), std::string::npos) << sky;
@@ -61,7 +67,9 @@ void expect_agrees_with_plan(const Recipe& r, const Offer& o) {
     }
     EXPECT_NE(sky.find(std::string("use_spot: ") + (r.option == PricingOption::spot ? "true" : "false")), std::string::npos);
   }
-  if (dstackf.applies) EXPECT_NE(dstackf.text.find("nodes: " + std::to_string(r.nodes) + "\n"), std::string::npos);
+  if (dstackf.applies) {
+    EXPECT_NE(dstackf.text.find("nodes: " + std::to_string(r.nodes) + "\n"), std::string::npos);
+  }
   const RecipeFile& ds = file_of(r, "deepspeed");
   if (ds.applies) {
     nlohmann::json d = nlohmann::json::parse(ds.text);

@@ -584,8 +584,12 @@ TEST(SnapshotBinary, OffersShareOneCopyOfEachInstanceTypeRegionZoneAndDate) {
         ++pairs;
         EXPECT_TRUE(a.instance_type.same_copy(b.instance_type)) << b.id;
       }
-      if (a.capture_date == b.capture_date) EXPECT_TRUE(a.capture_date.same_copy(b.capture_date)) << b.id;
-      if (a.region == b.region) EXPECT_TRUE(a.region.same_copy(b.region)) << b.id;
+      if (a.capture_date == b.capture_date) {
+        EXPECT_TRUE(a.capture_date.same_copy(b.capture_date)) << b.id;
+      }
+      if (a.region == b.region) {
+        EXPECT_TRUE(a.region.same_copy(b.region)) << b.id;
+      }
     }
     EXPECT_GT(pairs, 100);  // an instance type's regions are listed together
   }

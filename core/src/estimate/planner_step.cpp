@@ -53,26 +53,22 @@ double once(double& slot, Collective k, double bytes, int n, const Link& L) {
 void dp_collectives(const FrameworkProfile& fw, int zero, double mm, double grads, double params, double updated, int n,
                     const Link& L, double fwd_win, double bwd_win, DpTerms& dt, double& dp_comm_s, double& dp_exposed_s) {
   const double grad_bucket = std::min(grads, kBucketBytes);
-  if (zero == 2 || (zero == 1 && fw.dp_overlap_param_gather)) {
+  if (zero == 2 || (zero == 1 && (fw.dp_overlap_param_gather || fw.zero1_gather_after_step))) {
     // Stage 2: gradients are reduce-scattered every micro-batch (partitioned gradients, DeepSpeed stage 2), the
     // updated parameters all-gathered once per step, behind the next forward. Megatron-Core's distributed
     // optimizer (stage 1) with --overlap-grad-reduce and --overlap-param-gather: the same collectives once per
     // step, the reduce-scatter bucket by bucket behind the last micro-batch's backward and the all-gather of the
     // updated 16-bit parameters behind the next step's forward (Megatron-LM distributed/param_and_grad_buffer.py;
-    // framework.h dp_overlap_param_gather). Each is hidden up to kOverlap of its window.
+    // framework.h dp_overlap_param_gather). Each is hidden up to kOverlap of its window. A framework that gathers
+    // after the optimizer step (framework.h zero1_gather_after_step: nanotron) leaves that all-gather exposed.
     const double per_step = zero == 2 ? mm : 1.0;
     const double rs = once(dt.rs, Collective::reduce_scatter, grads, n, L);
     const double tail = once(dt.rs_tail, Collective::reduce_scatter, grad_bucket, n, L);
     const double ag = once(dt.ag_updated, Collective::all_gather, updated, n, L);
+    const bool ag_hidden = zero == 2 || fw.dp_overlap_param_gather;
     dp_comm_s = per_step * rs + ag;
-    dp_exposed_s = per_step * std::max(tail, rs - kOverlap * bwd_win) + std::max(0.0, ag - kOverlap * fwd_win);
-  } else if (zero == 1 && fw.zero1_sync_exposed) {
-    // A framework that syncs after the backward (framework.h zero1_sync_exposed): the gradients' all-reduce once the
-    // backward is over, the updated parameters' all-gather after the optimizer step, neither hidden.
-    const double ar = once(dt.ar, Collective::all_reduce, grads, n, L);
-    const double ag = once(dt.ag_updated, Collective::all_gather, updated, n, L);
-    dp_comm_s = ar + ag;
-    dp_exposed_s = ar + ag;
+    dp_exposed_s = per_step * std::max(tail, rs - kOverlap * bwd_win) +
+                   (ag_hidden ? std::max(0.0, ag - kOverlap * fwd_win) : ag);
   } else if (zero <= 1) {
     // One all-reduce (stage 1: reduce-scatter + all-gather of the same volume) with no_sync accumulation:
     // hidden behind the last micro-batch's backward except the last bucket.

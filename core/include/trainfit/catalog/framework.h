@@ -88,11 +88,11 @@ struct FrameworkProfile {
   // parameters' all-gather behind the next forward (Megatron-LM --overlap-grad-reduce --overlap-param-gather);
   // false: one all-reduce behind the last backward.
   bool dp_overlap_param_gather = false;
-  // With ZeRO-1 the gradients are all-reduced once after the whole backward and the updated parameters all-gathered
-  // after the optimizer step, both synchronous: nothing hides them (nanotron with its fp32 gradient accumulator runs
-  // no DDP; trainer.py sync_gradients_across_dp, optim/zero.py _all_gather_params).
-  bool zero1_sync_exposed = false;
-  const char* zero1_sync_source = "";
+  // With ZeRO-1 the gradients are reduce-scattered bucket by bucket behind the last micro-batch's backward and the
+  // updated parameters all-gathered after the optimizer step, synchronously: nothing hides the all-gather (nanotron:
+  // DDP's comm hook on its fp32 gradient accumulator, then optim/zero.py _all_gather_params).
+  bool zero1_gather_after_step = false;
+  const char* zero1_gather_source = "";
   // Pipeline sends and receives of the interleaved schedule overlapped with the chunks' compute (Megatron-LM
   // --overlap-p2p-communication, on by default with virtual stages); false: synchronous.
   bool pp_p2p_overlap_interleaved = false;
