@@ -293,11 +293,17 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
                       f.value("cuda_memory_bytes", 0.0) / gib_, f.value("usable_bytes", 0.0) / gib_, expected, high,
                       f.value("band_high_percent", 0.0));
         notes += b;
-        notes += "largest micro-batch: " + num(f["max_micro_batch"], "%.0f") + " expected, " +
-                 num(f["max_micro_batch_safe"], "%.0f") + " safe; longest sequence: " + num(f["max_seq_len"], "%.0f") +
+        const std::string at_mb = num(f["max_seq_len_at_micro_batch"], "%.0f");
+        notes += "largest micro-batch at seq " + num(f["max_micro_batch_at_seq_len"], "%.0f") + ": " +
+                 num(f["max_micro_batch"], "%.0f") + " expected, " + num(f["max_micro_batch_safe"], "%.0f") +
+                 " safe; longest sequence at micro-batch " + at_mb + ": " + num(f["max_seq_len"], "%.0f") +
                  " expected, " + num(f["max_seq_len_safe"], "%.0f") + " safe tokens\n";
+        if (f.value("max_seq_len", 0.0) == 0 && f.value("max_micro_batch", 0.0) == 0)
+          notes += "  (none: the memory that does not grow with tokens (weights, gradients, optimizer states) already "
+                   "exceeds what this GPU can use; shard it with ZeRO, TP or PP, offload it, or train fewer parameters)\n";
         if (f.contains("max_seq_len_by_cp") && !f["max_seq_len_by_cp"].empty()) {
-          notes += "longest sequence with context parallelism (" + f.value("cp_scheme", "") + "):";
+          notes += "longest sequence at micro-batch " + at_mb + " with context parallelism (" + f.value("cp_scheme", "") +
+                   "):";
           for (const auto& c : f["max_seq_len_by_cp"])
             notes += " CP " + num(c["cp"], "%.0f") + " (" + num(c["gpus"], "%.0f") + " GPUs) " +
                      num(c["max_seq_len"], "%.0f") + " / " + num(c["max_seq_len_safe"], "%.0f") + ";";

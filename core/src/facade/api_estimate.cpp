@@ -91,6 +91,10 @@ json fit_doc(const Query& q, const GpuSpec& gpu, const MemoryLayout& layout, con
            {"fits", v != FitVerdict::no_fit},
            {"headroom", num(1 - m.total / capacity)},
            {"band_high_percent", num(100.0 * (kBandHighFactor - 1.0))},
+           // The two searches hold the other dimension at the query's: the micro-batch at this sequence length,
+           // the sequence at this micro-batch.
+           {"max_micro_batch_at_seq_len", q.train.seq_len},
+           {"max_seq_len_at_micro_batch", layout.micro_batch},
            {"max_micro_batch", search(true, FitLevel::expected)},
            {"max_micro_batch_safe", search(true, FitLevel::safe)},
            {"max_seq_len", search(false, FitLevel::expected)},
