@@ -268,6 +268,25 @@ TEST(Moe, FacadePlanDocumentCarriesExpertParallelism) {
   EXPECT_NE(query_to_hash(*h).find("parallel.ep=8"), std::string::npos);
 }
 
+// torchtitan carves its expert-parallel ranks out of the FSDP x CP x TP ranks (parallel_dims.py efsdp): a fixed
+// layout with EP across data-parallel replicas and no FSDP is refused on the query, naming the parallel key, as its
+// recipe refuses it; with ZeRO-3 it plans, and the search never proposes the other.
+TEST(Moe, TorchtitanTakesExpertParallelismFromItsFsdpRanks) {
+  const std::string base = R"({"model":"qwen3-30b-a3b","method":"full","framework":"torchtitan","seq_len":4096,)"
+                           R"("dataset":{"tokens":1e9},"target":{"offer":"aws/p5.48xlarge/us-east-1"},)";
+  const nlohmann::json refused = test::facade("plan", base + R"("parallel":{"dp":16,"ep":16,"zero":0}})");
+  ASSERT_FALSE(refused["ok"].get<bool>()) << refused.dump();
+  EXPECT_EQ(refused["error"]["field"], "parallel");
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("without FSDP"), std::string::npos);
+  const nlohmann::json planned = test::facade("plan", base + R"("parallel":{"dp":16,"ep":16,"zero":3}})");
+  ASSERT_TRUE(planned["ok"].get<bool>()) << planned.dump();
+  EXPECT_EQ(planned["plan"]["best"]["ep"].get<int>(), 16);
+  // Inside the TP ranks EP needs no FSDP: TP 4 x EP 4 on one node, ZeRO-0.
+  EXPECT_EQ(framework_layout_error(Framework::torchtitan, Method::full, 4, 1, 1, 1, 0, false, 4), "");
+  EXPECT_NE(framework_layout_error(Framework::torchtitan, Method::full, 1, 2, 1, 4, 0, false, 4), "");
+  EXPECT_EQ(framework_layout_error(Framework::torchtitan, Method::full, 1, 2, 1, 4, 3, false, 4), "");
+}
+
 }  // namespace
 }  // namespace trainfit
 

@@ -214,7 +214,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .full = {.zero_stages = Z(0) | Z(3), .ep = true,  // FSDP2 full shard (HSDP when replicated)
                  .ep_source = "torchtitan config parallelism.expert_parallel_degree / expert_tensor_parallel_degree "
                               "(distributed/expert_parallel.py: all-to-all token dispatch; experts FSDP-sharded over "
-                              "dp_shard_mod_ep)",
+                              "dp_shard_mod_ep; parallel_dims.py: efsdp = dp_shard x cp x tp / (ep x etp), so EP "
+                              "comes out of the FSDP ranks)",
+                 .ep_from_fsdp = true,
                  .note = "FSDP2, TP, PP and CP",
                  .source = "torchtitan parallelisms: data_parallel_shard_degree (FSDP2), "
                            "tensor/pipeline/context_parallel_degree"},
@@ -418,6 +420,9 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (zero == 3 && pp > 1 && !m.zero3_pp) head = "ZeRO-3 with PP " + std::to_string(pp);
   else if (offload && !m.offload) head = "CPU offload";
   else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);
+  else if (ep > 1 && m.ep_from_fsdp && zero >= 0 && zero != 3 && (static_cast<long long>(cp) * tp) % ep != 0)
+    head = "EP " + std::to_string(ep) + " without FSDP (ZeRO-" + std::to_string(zero) + "; its expert ranks come out of "
+           "the FSDP x CP x TP ranks)";
   else return std::string();
   return head + " is not supported by " + p.name + " for " + what + " (" + m.note + ")";
 }

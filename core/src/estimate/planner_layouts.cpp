@@ -52,7 +52,7 @@ Result<bool> add_micro_batches(Searcher& s, int64_t per_replica, int pp, int vp,
 // megatron_fsdp.md: "both data-parallel and context-parallel ranks are used for sharding"). Then only the stages
 // the framework runs are kept (when none of the candidates is one, its own: DDP, FSDP, ...), and a dropped one is
 // named in the why-not.
-int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4]) {
+int zero_candidates(Searcher& s, int tp, int dp, int pp, int cp, int ep, bool fixed, int zeros[4]) {
   const TrainConfig& train = s.train;
   int n_z = 0;
   if (fixed) {
@@ -78,6 +78,15 @@ int zero_candidates(Searcher& s, int dp, int pp, int cp, bool fixed, int zeros[4
     for (int z = 0; z <= 3; ++z)
       if ((allowed & (1u << z)) && (z == 0 || dp * cp > 1))
         zeros[kept++] = z;
+  }
+  // Expert parallelism a framework takes from its FSDP ranks (framework.h ep_from_fsdp): the stages it cannot launch
+  // with this EP go (a fixed layout was checked with the query).
+  if (!fixed && ep > 1 && framework_profile(train.framework).method(train.method).ep_from_fsdp &&
+      (int64_t(cp) * tp) % ep != 0) {
+    int n = 0;
+    for (int i = 0; i < kept; ++i)
+      if (zeros[i] == 3) zeros[n++] = zeros[i];
+    kept = n;
   }
   // A stage the framework does not run is named where nothing fits (planner_report.cpp why_not); the layout itself
   // is still planned with the stages it runs, so it is not counted as skipped.
@@ -173,7 +182,7 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
     const int li = static_cast<int>(s.layouts.size());
     s.layouts.push_back(L);
     int zeros[4];
-    const int n_z = zero_candidates(s, dp, pp, cp, fixed, zeros);
+    const int n_z = zero_candidates(s, tp, dp, pp, cp, L.ep, fixed, zeros);
     push_groups(s, li, zeros, n_z, rc_list, n_rc, fixed);
   }
   return true;

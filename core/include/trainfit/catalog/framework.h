@@ -24,6 +24,9 @@ struct MethodSupport {
   bool multi_gpu = true;                 // more than one GPU at all
   bool ep = false;                       // expert parallelism for MoE models (the planner searches it)
   const char* ep_source = "";
+  // Expert-parallel ranks are carved out of the FSDP x CP x TP ranks (torchtitan): without ZeRO-3 only CP x TP
+  // remain to hold them.
+  bool ep_from_fsdp = false;
   const char* note = "";                 // what it runs, in words (why-not text)
   const char* source = "";
 };
