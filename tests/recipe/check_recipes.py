@@ -123,7 +123,7 @@ def upstream_case(case, doc, plan, offer, query_method, layers=0):
               or doc["engine"] in ("torchtitan", "nanotron"), case, "megatron not written for a full fine-tune without offload")
     if files["torchtitan"]["applies"]:
         problems += up.torchtitan_problems(files["torchtitan"]["text"], doc["nodes"] * doc["nproc_per_node"],
-                                           layers)[0]
+                                           layers, plan["pp"] * max(1, plan.get("vp", 1)))[0]
     if files["nanotron"]["applies"]:
         problems += up.nanotron_problems(files["nanotron"]["text"], doc["nodes"] * doc["nproc_per_node"])[0]
     if doc["engine"] == "megatron":

@@ -260,7 +260,7 @@ def megatron_words(text):
     return shlex.split(body.replace("\\\n", " "), comments=True)
 
 
-def torchtitan_problems(toml_text, world_size, num_layers):
+def torchtitan_problems(toml_text, world_size, num_layers, expected_stages=0):
     """A torchtitan.toml as torchtitan v0.2.2 reads it: tomllib, then ConfigManager._dict_to_dataclass into the real
     JobConfig (unknown tables or keys raise), then the checks train.py runs before any GPU work (ParallelDims on the
     world size, the gradient accumulation, the pipeline's virtual stages). Returns (problems, JobConfig or None)."""
@@ -284,8 +284,22 @@ def torchtitan_problems(toml_text, world_size, num_layers):
                                           p.data_parallel_replicate_degree * dp_shard)
         if p.pipeline_parallel_degree > 1:
             single = p.pipeline_parallel_schedule in ("1F1B", "GPipe")
-            titan.pipeline_virtual_stages(num_layers, p.pipeline_parallel_degree, p.pipeline_parallel_layers_per_stage,
-                                          single)
+            iw, ow = p.pipeline_parallel_first_stage_less_layers, p.pipeline_parallel_last_stage_less_layers
+            stages = titan.pipeline_virtual_stages(num_layers, p.pipeline_parallel_degree,
+                                                   p.pipeline_parallel_layers_per_stage, single, iw, ow)
+            # pipeline_llm: the stages' modules are the file's, else torchtitan's own split; pipeline_module_split
+            # asserts a whole number of stages per rank and keeps only the layers named (one left out would be
+            # dropped silently, so every layer must be named once, in order).
+            modules = p.module_fqns_per_model_part or titan.generate_llm_fqn_per_model_part(stages, num_layers, iw, ow)
+            assert len(modules) % p.pipeline_parallel_degree == 0, (
+                f"num_stages {len(modules)} must be evenly divisible by pp_degree {p.pipeline_parallel_degree}")
+            named = [m for stage in modules for m in stage if m.startswith("layers.")]
+            if named != [f"layers.{i}" for i in range(num_layers)]:
+                out.append("torchtitan.toml: the pipeline stages do not hold every layer once, in order")
+            if modules[0][0] != "tok_embeddings" or modules[-1][-2:] != ["norm", "output"]:
+                out.append("torchtitan.toml: the embedding is not on the first stage or the output on the last")
+            if expected_stages and len(modules) != expected_stages:
+                out.append(f"torchtitan.toml: {len(modules)} pipeline stages, the plan runs {expected_stages}")
             if t.local_batch_size % p.pipeline_parallel_microbatch_size != 0:
                 out.append("torchtitan.toml: local_batch_size is not a whole number of pipeline micro-batches")
     except (AssertionError, ValueError) as e:

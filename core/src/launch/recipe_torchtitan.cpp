@@ -6,13 +6,16 @@
 //   global_batch_size, seq_len, max_norm, steps, mixed_precision_param, enable_cpu_offload, dataset;
 //   [parallelism] data_parallel_replicate_degree, data_parallel_shard_degree, tensor_parallel_degree,
 //   pipeline_parallel_degree, pipeline_parallel_schedule, pipeline_parallel_microbatch_size,
-//   pipeline_parallel_layers_per_stage, context_parallel_degree, expert_parallel_degree,
+//   pipeline_parallel_layers_per_stage, pipeline_parallel_first/last_stage_less_layers, module_fqns_per_model_part,
+//   context_parallel_degree, expert_parallel_degree,
 //   expert_tensor_parallel_degree, expert_parallel_comm_backend; [checkpoint] enable, folder, interval,
 //   keep_latest_k; [activation_checkpoint] mode, selective_ac_option; [compile] enable, components.
 // The rules the file must meet are torchtitan's own (tests/recipe checks them with its code): distributed/
 // parallel_dims.py (dp_replicate x dp_shard x cp x tp x pp = world size; ETP = TP or 1; the expert mesh
 // efsdp = dp_shard x cp x tp / (ep x etp) whole), train.py (global batch = local batch x dp x accumulation) and
-// distributed/pipeline_parallel.py (stages = ceil((layers + 2) / layers per stage), a whole number per rank).
+// distributed/pipeline_parallel.py (stages = ceil((layers + first_less + last_less) / layers per stage), a whole number
+// per rank; or the stages' module names, module_fqns_per_model_part).
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,14 +50,67 @@ std::string tq(std::string_view s) { return double_quoted(s, "\\u%04X"); }
 // The expert tensor-parallel degree the plan runs (0 in the layout: the dense TP).
 int expert_tp(const MemoryLayout& l) { return l.etp > 0 ? l.etp : l.tp; }
 
-// torchtitan's pipeline_parallel_layers_per_stage for pp x vp stages: 0 when its default split (one stage per rank,
-// two with a looped schedule) already gives them, -1 when no value does: stages = ceil((layers + 2) / value), the
-// embedding and the output counted as one layer each (pipeline_parallel_first/last_stage_less_layers = 1).
-int64_t layers_per_stage(int64_t layers, int pp, int vp) {
-  if (pp <= 1 || vp <= 2) return 0;
-  const int64_t stages = int64_t(pp) * vp, effective = layers + 2;
-  const int64_t per = (effective + stages - 1) / stages;
-  return per > 0 && (effective + per - 1) / per == stages ? per : -1;
+// How torchtitan gets `layers` over pp x vp stages (distributed/pipeline_parallel.py @v0.2.2: pipeline_llm,
+// generate_llm_fqn_per_model_part, pipeline_module_split). Its own split weighs the embedding and the output as
+// first_less / last_less layers (parallelism.pipeline_parallel_first/last_stage_less_layers, 1 by default) and spreads
+// the L + first_less + last_less layer-equivalents evenly, the remainder on the first stages, each weight at most a
+// stage's share; with one or two stages per rank that is its default, with more it needs
+// pipeline_parallel_layers_per_stage such that ceil((L + first_less + last_less) / layers_per_stage) = pp x vp. Where
+// no weights and no layers_per_stage give that many stages (32 layers over PP 2 x VP 5), the stages are named module
+// by module (parallelism.module_fqns_per_model_part), as trainfit's model splits them: ceil or floor of L / (pp vp)
+// layers each, the longer ones first.
+struct TitanSplit {
+  bool own = false;              // torchtitan's split with the values below; false: module_fqns_per_model_part
+  int64_t layers_per_stage = 0;  // 0: its default for the schedule
+  int first_less = 1, last_less = 1;
+};
+TitanSplit titan_split(int64_t layers, int pp, int vp) {
+  TitanSplit s;
+  const int64_t stages = int64_t(std::max(1, pp)) * std::max(1, vp);
+  // The default weights first, then lighter ones (an even split needs both at 0 with more than two stages per rank:
+  // 32 layers over 16 stages).
+  const int weights[4][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
+  for (const auto& w : weights) {
+    const int64_t effective = layers + w[0] + w[1];
+    const int64_t share = effective / stages;  // generate_llm_fqn_per_model_part: >= 1 and >= either weight
+    if (stages > 1 && (share < 1 || share < w[0] || share < w[1])) continue;
+    int64_t per = 0;
+    if (vp > 2) {  // pipeline_llm: num_virtual_stages = ceil(effective / layers_per_stage)
+      per = (effective + stages - 1) / stages;
+      if ((effective + per - 1) / per != stages) continue;
+    }
+    s.own = true;
+    s.layers_per_stage = per;
+    s.first_less = w[0];
+    s.last_less = w[1];
+    return s;
+  }
+  return s;
+}
+
+// module_fqns_per_model_part for pp x vp stages of `layers` (torchtitan's module names: tok_embeddings, layers.<i>,
+// norm, output).
+std::string titan_module_lists(int64_t layers, int pp, int vp) {
+  const int64_t stages = int64_t(std::max(1, pp)) * std::max(1, vp);
+  std::string t = "module_fqns_per_model_part = [\n";  // one stage per line
+  int64_t next = 0;
+  for (int64_t k = 0; k < stages; ++k) {
+    const int64_t n = layers / stages + (k < layers % stages ? 1 : 0);
+    t += "  [";
+    bool first = true;
+    auto add = [&](const std::string& name) {
+      t += (first ? "\"" : ", \"") + name + "\"";
+      first = false;
+    };
+    if (k == 0) add("tok_embeddings");
+    for (int64_t i = 0; i < n; ++i) add("layers." + itext(next++));
+    if (k == stages - 1) {
+      add("norm");
+      add("output");
+    }
+    t += "],\n";
+  }
+  return t + "]\n";
 }
 
 }  // namespace
@@ -73,8 +129,8 @@ std::string torchtitan_limits(const Query& q, const Recipe& r) {
       return "torchtitan takes expert parallelism from its FSDP x CP x TP ranks (parallel_dims.py efsdp): EP " +
              itext(l.ep) + " does not divide them without ZeRO-3";
   }
-  if (l.pp > 1 && l.vp > 2 && layers_per_stage(q.model.num_layers, l.pp, l.vp) < 0)
-    return "no pipeline_parallel_layers_per_stage gives torchtitan " + itext(int64_t(l.pp) * l.vp) + " stages of " +
+  if (l.pp > 1 && q.model.num_layers < int64_t(l.pp) * std::max(1, l.vp))
+    return "torchtitan gives every pipeline stage a layer: " + itext(int64_t(l.pp) * l.vp) + " stages of " +
            itext(q.model.num_layers) + " layers";
   return "";
 }
@@ -136,8 +192,12 @@ std::string torchtitan_toml(Ctx& c) {
   if (l.pp > 1) {
     t += std::string("pipeline_parallel_schedule = ") + (l.vp > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"") + "\n";
     t += "pipeline_parallel_microbatch_size = " + itext(l.micro_batch) + "\n";
-    if (const int64_t per = layers_per_stage(c.q.model.num_layers, l.pp, l.vp); per > 0)
-      t += "pipeline_parallel_layers_per_stage = " + itext(per) + "\n";
+    const TitanSplit split = titan_split(c.q.model.num_layers, l.pp, l.vp);
+    if (!split.own) t += titan_module_lists(c.q.model.num_layers, l.pp, l.vp);
+    if (split.layers_per_stage > 0)
+      t += "pipeline_parallel_layers_per_stage = " + itext(split.layers_per_stage) + "\n";
+    if (split.first_less != 1) t += "pipeline_parallel_first_stage_less_layers = " + itext(split.first_less) + "\n";
+    if (split.last_less != 1) t += "pipeline_parallel_last_stage_less_layers = " + itext(split.last_less) + "\n";
   }
   t += "context_parallel_degree = " + itext(l.cp) + "\n";
   if (l.ep > 1) {
