@@ -385,6 +385,22 @@ TEST(Recipe, OffloadPlanOnAnUnlaunchedProviderWritesOnlyWhatRunsIt) {
   EXPECT_NE(r->notes[0].find("torchrun.sh"), std::string::npos) << r->notes[0];
 }
 
+// A QLoRA plan that context parallelism makes (the generic profile restricts nothing) has no trainer among the
+// recipes' to run it: the Megatron arguments describe the layout only, and the notes say so and name the way out.
+TEST(Recipe, QloraWithContextParallelismSaysNoTrainerRunsIt) {
+  Result<Query> q = parse_query_json(R"({"model": "llama-3.1-8b", "method": "qlora", "seq_len": 32768,
+      "micro_batch": 1, "global_batch": 64, "parallel": {"gpus": 8, "cp": 8, "dp": 1, "zero": 3},
+      "dataset": {"tokens": 1e9}, "target": {"offer": "aws/p5.48xlarge/us-east-1", "pricing": "on-demand"}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  Result<Recipe> r = make_recipe(*q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_FALSE(file_of(*r, "megatron").applies);
+  EXPECT_FALSE(file_of(*r, "deepspeed").applies);
+  bool said = false;
+  for (const std::string& n : r->notes) said = said || n.find("no trainer these recipes launch runs QLoRA") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // dstack spells Vast.ai "vastai" and RTX 6000 Ada "RTX6000Ada"; memory is a range around the datasheet label.
 TEST(Recipe, DstackNamesComeFromItsBackendAndCatalogSpelling) {
   Query q = default_query();

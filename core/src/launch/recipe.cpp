@@ -240,9 +240,16 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
   if (c.r.engine == "megatron" && l.zero == 2)
     r.notes.push_back("Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); the plan's ZeRO-" +
                       itext(l.zero) + " memory needs gradient sharding too");
-  if (c.r.engine == "megatron" && q.train.method != Method::full)
-    r.notes.push_back("a LoRA plan with tensor / pipeline parallelism needs a PEFT-capable Megatron front end (NeMo); "
-                      "the arguments describe the parallel layout only");
+  if (c.r.engine == "megatron" && q.train.method == Method::lora)
+    r.notes.push_back("a LoRA plan with tensor / pipeline / context / expert parallelism needs a PEFT-capable Megatron "
+                      "front end (NeMo, Megatron-Bridge); the arguments describe the parallel layout only, and "
+                      "pretrain_gpt.py run with them trains every weight");
+  // bitsandbytes' 4-bit base runs under Hugging Face's PEFT stack, which gives data parallelism, ZeRO / FSDP and
+  // Ulysses sequence parallelism only; Megatron-LM and NeMo have no 4-bit base.
+  if (c.r.engine == "megatron" && q.train.method == Method::qlora)
+    r.notes.push_back("no trainer these recipes launch runs QLoRA (a bitsandbytes 4-bit base) with tensor, pipeline, "
+                      "ring-context or expert parallelism: plan it with --framework hf-trainer (data parallel, ZeRO / "
+                      "FSDP, Ulysses), or use LoRA; the arguments describe the parallel layout only");
   if (c.spot && c.launch && c.launch->sky && !c.launch->sky_mount)
     r.notes.push_back("SkyPilot cannot mount a bucket on " + safe_token(launcher_id, "this provider") +
                       ": the SkyPilot recipe keeps checkpoints on the node's disk (" + c.ckpt_dir +
