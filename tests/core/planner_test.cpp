@@ -234,6 +234,21 @@ TEST(Planner, UnsetGlobalBatchGivesPodsOfAnyWidthALayout) {
 
 // A global batch the query sets is kept exactly, never replaced by the default: 60 on 10 GPUs (it splits over
 // DP 10 and 5); 64 only on a layout whose DP width divides it.
+// A fixed layout keeps the query's micro-batch; when it does not fit, the why-not says so (the search would have
+// tried smaller ones): Qwen3-8B at 131k tokens over Ulysses CP 16 fits at micro-batch 1 (estimate: ~30 GiB), not 4.
+TEST(Planner, FixedLayoutThatDoesNotFitNamesItsMicroBatch) {
+  const std::string q = R"({"model":"qwen3-8b","method":"full","framework":"hf-trainer","seq_len":131072,)"
+                        R"("recompute":"full","parallel":{"dp":1,"cp":16,"zero":3},"dataset":{"tokens":1e9},)"
+                        R"("target":{"offer":"aws/p5.48xlarge/us-east-1"}})";
+  const nlohmann::json at4 = test::facade("plan", q.substr(0, q.size() - 1) + R"(,"micro_batch":4})");
+  ASSERT_TRUE(at4["ok"].get<bool>()) << at4.dump();
+  EXPECT_FALSE(at4["plan"]["fits"].get<bool>());
+  EXPECT_NE(at4["plan"]["why_not"].get<std::string>().find("micro-batch of 4"), std::string::npos) << at4.dump();
+  const nlohmann::json at1 = test::facade("plan", q.substr(0, q.size() - 1) + R"(,"micro_batch":1})");
+  ASSERT_TRUE(at1["ok"].get<bool>()) << at1.dump();
+  EXPECT_TRUE(at1["plan"]["fits"].get<bool>());
+}
+
 TEST(Planner, SetGlobalBatchIsHonouredExactly) {
   const ModelSpec gpt2 = llama(768, 12, 12, 12, 3072, 50257);
   TrainConfig t;

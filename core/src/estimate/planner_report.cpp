@@ -116,6 +116,10 @@ void report_no_fit(const Searcher& s, const NodeCounts& nc, PlanResult& res) {
                   (s.level == FitLevel::safe ? " (band's top)" : "") + ", " + gib(s.limit_bytes) +
                   " usable (short by " + gib(res.shortfall_bytes) + ")";
     if (!s.skipped.empty()) res.why_not += "; " + s.skipped;
+    // A fixed layout keeps the query's micro-batch, where the search would have tried smaller ones.
+    if (!s.train.parallel.automatic && s.train.micro_batch > 1)
+      res.why_not += "; the fixed layout runs the query's micro-batch of " + std::to_string(s.train.micro_batch) +
+                     " sequences: a smaller micro_batch needs less";
     if (s.min_fail_host < 1e29)
       res.why_not += "; with CPU offload the GPU part fits but needs " + gib(s.min_fail_host) +
                      " of host RAM per node, " + gib(s.host_limit_bytes) + " usable";
