@@ -202,9 +202,10 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         // (make_ddp = dp > 1 and not (accumulate_grad_in_fp32 and zero_stage > 0)) and all-reduced the fp32 buffer
         // after the backward; main, which nanotron.yaml targets, wraps every DP > 1 model in DDP.
         .zero1_gather_after_step = true,
-        .zero1_gather_source = TRAINFIT_SOURCE("huggingface/nanotron @2411b02: trainer.py make_ddp = dp > 1 or ... (DDP "
-                                               "whenever DP > 1); helpers.py registers get_fp32_accum_hook(reduce_scatter="
-                                               "ZeRO) on it; optim/zero.py step: _all_gather_params"),
+        .zero1_gather_source = TRAINFIT_SOURCE("huggingface/nanotron @2411b02: trainer.py make_ddp = dp > 1 or ... "
+                                               "(DDP whenever DP > 1); helpers.py registers "
+                                               "get_fp32_accum_hook(reduce_scatter=ZeRO) on it; optim/zero.py "
+                                               "step: _all_gather_params"),
         .moe_experts_whole_per_tp_rank = true,
         .moe_experts_source = TRAINFIT_SOURCE("huggingface/nanotron src/nanotron/nn/moe.py @2411b02: Qwen2MoELayer's GroupedMLP "
                                               "holds every local expert's weights as plain nn.Parameter, not TP-sharded"),
