@@ -52,8 +52,9 @@ void draw_top(App::Impl& s) {
                                                         : s.snapshot.created;
     const bool stale = s.prices.stale;
     ImGui::PushStyleColor(ImGuiCol_Text, stale ? warn_color() : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Prices: %s (oldest), %zu offers%s", date.c_str(), s.snapshot.offers.size(),
-                       stale ? " (STALE)" : "");
+    // "oldest ranked" as the wide layout says it: the snapshot's own oldest price may be older (and make it stale).
+    ImGui::TextWrapped("Prices: %s %s, %zu offers%s", s.oldest_ranked.empty() ? "oldest" : "oldest ranked",
+                       date.c_str(), s.snapshot.offers.size(), stale ? " (STALE)" : "");
     ImGui::PopStyleColor();
   }
   Flow f;
