@@ -549,12 +549,19 @@ void draw_detail(App::Impl& s) {
   const GpuSpec& g = s.snapshot.gpus[o.gpu];
   const std::string name = offer_display_name(s.snapshot, o);
   ImGui::Text("%s, %s", name == o.instance_type ? o.id.c_str() : name.c_str(), pricing_option_name(r->option));
-  ImGui::SameLine();
+  char hw[512];
   if (name == o.instance_type)
-    ImGui::TextDisabled("(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
-                        net_kind_name(o.inter_net));
+    std::snprintf(hw, sizeof hw, "(%d x %s, %s, %s)", o.gpu_count, g.name.c_str(), link_class_name(o.intra_link),
+                  net_kind_name(o.inter_net));
   else  // a marketplace row shown under a readable name: its raw id stays in the detail
-    ImGui::TextDisabled("(%s; %s, %s)", o.id.c_str(), link_class_name(o.intra_link), net_kind_name(o.inter_net));
+    std::snprintf(hw, sizeof hw, "(%s; %s, %s)", o.id.c_str(), link_class_name(o.intra_link),
+                  net_kind_name(o.inter_net));
+  // Beside the name where it fits; else on a line of its own (a phone's width wrapped it word by word).
+  ImGui::SameLine();
+  if (ImGui::CalcTextSize(hw).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", hw);
+  ImGui::PopStyleColor();
   if (o.via >= 0)  // a marketplace row: who runs it, who sells it, whose billing applies
     ImGui::TextWrapped("%s via %s: run by %s, sold and billed by %s (its billing rules apply).",
                        s.snapshot.providers[o.provider].id.c_str(), s.snapshot.providers[o.via].id.c_str(),
