@@ -402,6 +402,11 @@ std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {
   return "";
 }
 
+bool ep_fits_fsdp_ranks(int tp, int cp, int dp, int zero, int ep, int etp) {
+  const long long ranks = static_cast<long long>(zero == 3 ? dp : 1) * cp * tp;
+  return ranks % (static_cast<long long>(ep) * etp) == 0;
+}
+
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
                                    bool offload, int ep, CpScheme cp_scheme) {
   const FrameworkProfile& p = framework_profile(framework);
@@ -421,7 +426,7 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (zero == 3 && pp > 1 && !m.zero3_pp) head = "ZeRO-3 with PP " + std::to_string(pp);
   else if (offload && !m.offload) head = "CPU offload";
   else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);
-  else if (ep > 1 && m.ep_from_fsdp && zero >= 0 && zero != 3 && (static_cast<long long>(cp) * tp) % ep != 0)
+  else if (ep > 1 && m.ep_from_fsdp && zero >= 0 && zero != 3 && !ep_fits_fsdp_ranks(tp, cp, dp, zero, ep))
     head = "EP " + std::to_string(ep) + " without FSDP (ZeRO-" + std::to_string(zero) + "; its expert ranks come out of "
            "the FSDP x CP x TP ranks)";
   else return std::string();

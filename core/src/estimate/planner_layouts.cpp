@@ -81,11 +81,10 @@ int zero_candidates(Searcher& s, int tp, int dp, int pp, int cp, int ep, bool fi
   }
   // Expert parallelism a framework takes from its FSDP ranks (framework.h ep_from_fsdp): the stages it cannot launch
   // with this EP go (a fixed layout was checked with the query).
-  if (!fixed && ep > 1 && framework_profile(train.framework).method(train.method).ep_from_fsdp &&
-      (int64_t(cp) * tp) % ep != 0) {
+  if (!fixed && ep > 1 && framework_profile(train.framework).method(train.method).ep_from_fsdp) {
     int n = 0;
     for (int i = 0; i < kept; ++i)
-      if (zeros[i] == 3) zeros[n++] = zeros[i];
+      if (zeros[i] == 3 || ep_fits_fsdp_ranks(tp, cp, dp, zeros[i], ep)) zeros[n++] = zeros[i];
     kept = n;
   }
   // A stage the framework does not run is named where nothing fits (planner_report.cpp why_not); the layout itself

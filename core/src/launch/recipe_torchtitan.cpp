@@ -124,8 +124,7 @@ std::string torchtitan_limits(const Query& q, const Recipe& r) {
   if (l.ep > 1) {
     const int et = expert_tp(l);
     if (et != 1 && et != l.tp) return "torchtitan runs expert tensor parallelism equal to TP or 1 (parallel_dims.py)";
-    const int64_t fsdp = int64_t(l.zero == 3 ? l.dp : 1) * l.cp * l.tp;
-    if (fsdp % (int64_t(l.ep) * et) != 0)
+    if (!ep_fits_fsdp_ranks(l.tp, l.cp, l.dp, l.zero, l.ep, et))
       return "torchtitan takes expert parallelism from its FSDP x CP x TP ranks (parallel_dims.py efsdp): EP " +
              itext(l.ep) + " does not divide them without ZeRO-3";
   }

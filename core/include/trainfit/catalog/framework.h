@@ -225,6 +225,11 @@ MegatronPipelineSplit megatron_pipeline_split(int64_t layers, int pp, int vp);
 // = 1): ceil((L + 2) / (p v)) layer-equivalents per chunk over (L + 2) / (p v).
 double pipeline_stage_factor(int64_t layers, int pp, int vp);
 
+// Whether ep x etp expert-parallel ranks divide the ranks a framework carves them from when it takes them out of its
+// FSDP x CP x TP ranks (MethodSupport::ep_from_fsdp; torchtitan parallel_dims.py: efsdp = dp_shard x cp x tp /
+// (ep x etp) whole): the data-parallel ranks count only when they shard (ZeRO-3).
+bool ep_fits_fsdp_ranks(int tp, int cp, int dp, int zero, int ep, int etp = 1);
+
 // Why `framework` cannot run this layout for `method` ("" = it can): e.g. "TP 2 is not supported by hf-trainer
 // for QLoRA (DDP or FSDP only)".
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
