@@ -33,6 +33,7 @@ struct Inputs {
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework, cp_scheme;
   std::string moe_dispatcher;
   bool must_fit = false;
+  bool moe_a2a_overlap = false;  // moe.a2a_overlap (a flag: only ever turns it on)
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
   long long loss_chunks = -1;
   std::optional<double> moe_capacity_factor, moe_imbalance;  // moe.capacity_factor, moe.imbalance when given
@@ -136,6 +137,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (in.moe_capacity_factor) doc["moe"]["capacity_factor"] = *in.moe_capacity_factor;
   if (in.moe_imbalance) doc["moe"]["imbalance"] = *in.moe_imbalance;
   if (!in.moe_dispatcher.empty()) doc["moe"]["dispatcher"] = in.moe_dispatcher;
+  if (in.moe_a2a_overlap) doc["moe"]["a2a_overlap"] = true;
   if (!in.recompute_modules.empty()) {
     json mods = json::array();
     if (in.recompute_modules != "none")
@@ -247,6 +249,10 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
   sub->add_option("--moe-dispatcher", in.moe_dispatcher,
                   "auto | alltoall | deepep: how expert parallelism sends tokens (alltoall: once per routed expert; "
                   "deepep: DeepEP, once per destination node; auto: the framework's, megatron-core DeepEP across nodes)");
+  sub->add_flag("--moe-a2a-overlap", in.moe_a2a_overlap,
+                "megatron-core: overlap the expert-parallel all-to-alls with another micro-batch's compute "
+                "(--overlap-moe-expert-parallel-comm: EP > 1, VP > 1 when PP > 1, no full recompute; one micro-batch "
+                "more in flight)");
   sub->add_option("--tokens", in.tokens, "dataset size in tokens (all epochs)");
   sub->add_flag("--must-fit", in.must_fit,
                 "plan only layouts whose verdict is 'fits' (the memory band's top under the GPU's memory), no 'tight' ones");

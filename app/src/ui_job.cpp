@@ -397,7 +397,7 @@ bool training_widgets(Query& d) {
 
   // Shown for a mixture-of-experts model, and while set (a dense model refuses them: they stay clearable).
   if (d.model.num_experts > 1 || d.train.moe_capacity_factor != 0 || d.train.moe_imbalance != 1 ||
-      d.train.moe_dispatcher != MoeDispatcher::automatic) {
+      d.train.moe_dispatcher != MoeDispatcher::automatic || d.train.moe_a2a_overlap) {
     changed |= input_num("Expert capacity", &d.train.moe_capacity_factor, "%.3g",
                          "Each expert's token capacity over its balanced share, every expert padded to it "
                          "(megatron-core only: --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); "
@@ -412,6 +412,10 @@ bool training_widgets(Query& d) {
                           "(torchtitan's default path, megatron-core alltoall); deepep: DeepEP's fused kernels, once "
                           "per destination node (megatron-core flex, torchtitan use_deepep). auto: the framework's "
                           "(megatron-core DeepEP across nodes).");
+    if (ImGui::Checkbox("Overlap EP all-to-alls", &d.train.moe_a2a_overlap)) changed = true;
+    help_marker("megatron-core's --overlap-moe-expert-parallel-comm: one micro-batch's dispatch and combine run "
+                "while another computes. Only layouts with EP > 1, VP > 1 when PP > 1 and no full recompute; one "
+                "micro-batch more is in flight.");
   }
 
   const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};

@@ -782,3 +782,118 @@ TEST(RecomputeModules, TheMoeModuleRepeatsTheAllToAlls) {
 
 }  // namespace
 }  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// Megatron-Core's --overlap-moe-expert-parallel-comm (TrainConfig moe_a2a_overlap): the all-to-alls hide behind
+// another micro-batch's compute, up to the overlap window and never below a fifth of them; the combined 1F1B
+// schedule warms up one micro-batch more, so its activations are in flight too.
+TEST(MoeA2aOverlap, HidesTheAllToAllsAndHoldsOneMicroBatchMore) {
+  Offer offer = b200_node();
+  offer.inter_net = NetKind::infiniband;
+  offer.inter_net_Gbps = 3200;
+  offer.max_nodes = 4;
+  TrainConfig t = fixed_ep_job(Framework::megatron_core, 16, 16, 1, 2);
+  t.recompute = Recompute::none;
+  const StepTime plain = fixed_step(t, offer, 2);
+  TrainConfig o = t;
+  o.moe_a2a_overlap = true;
+  const StepTime over = fixed_step(o, offer, 2);
+  ASSERT_GT(plain.ep_comm_s, 0.0);
+  EXPECT_DOUBLE_EQ(plain.ep_exposed_s, plain.ep_comm_s);     // synchronous without it
+  EXPECT_DOUBLE_EQ(over.ep_comm_s, plain.ep_comm_s);          // the same traffic
+  EXPECT_LT(over.ep_exposed_s, plain.ep_exposed_s);
+  EXPECT_GE(over.ep_exposed_s, 0.2 * over.ep_comm_s - 1e-12);  // at least (1 - kOverlap) stays on the critical path
+  EXPECT_NEAR(plain.total_s - over.total_s, plain.ep_exposed_s - over.ep_exposed_s, 1e-9 * plain.total_s);
+  // Memory: without a pipeline the next micro-batch's forward runs beside the current one's backward: twice the
+  // stored activations of one micro-batch (4 micro-batches per step here: 64 / (16 x 2)).
+  MemoryLayout l;
+  l.dp = 16;
+  l.ep = 16;
+  l.etp = 1;
+  l.zero = 1;
+  l.micro_batch = 2;
+  l.num_microbatches = 2;
+  const MemoryBreakdown a = *estimate_memory(qwen3_moe(), t, l);
+  const MemoryBreakdown b = *estimate_memory(qwen3_moe(), o, l);
+  EXPECT_EQ(a.microbatches_in_flight, 1);
+  EXPECT_EQ(b.microbatches_in_flight, 2);
+  EXPECT_NEAR(b.activations - a.activations, a.activations_per_layer * 48, 1e-6 * a.activations);
+  // One micro-batch per step: nothing to overlap with, nothing more in flight.
+  l.num_microbatches = 1;
+  EXPECT_DOUBLE_EQ(estimate_memory(qwen3_moe(), o, l)->activations, estimate_memory(qwen3_moe(), t, l)->activations);
+  // Interleaved pipeline (PP 2 x VP 4, 8 micro-batches): one chunk pass (48 / 8 = 6 layers) more on the first stage.
+  l.num_microbatches = 8;
+  l.dp = 8;
+  l.ep = 8;
+  l.pp = 2;
+  l.vp = 4;
+  const MemoryBreakdown c = *estimate_memory(qwen3_moe(), t, l);
+  const MemoryBreakdown d = *estimate_memory(qwen3_moe(), o, l);
+  EXPECT_NEAR(d.activations - c.activations, c.activations_per_layer * 6, 1e-6 * c.activations);
+  // Without expert parallelism the overlap does not run, and changes nothing.
+  l.ep = 1;
+  EXPECT_DOUBLE_EQ(estimate_memory(qwen3_moe(), o, l)->total, estimate_memory(qwen3_moe(), t, l)->total);
+}
+
+TEST(MoeA2aOverlap, MegatronRulesOnTheQueryThePlannerAndTheRecipe) {
+  auto refused = [](const std::string& text, const char* words) {
+    auto p = parse_query_json(text);
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_EQ(p.error().field, "moe.a2a_overlap") << text;
+    EXPECT_NE(p.error().message.find(words), std::string::npos) << p.error().message;
+  };
+  refused(R"({"model":"llama-3.1-8b","method":"full","framework":"megatron-core","moe":{"a2a_overlap":true}})",
+          "mixture-of-experts");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"torchtitan","moe":{"a2a_overlap":true}})",
+          "torchtitan has no expert-parallel all-to-all overlap");
+  refused(R"({"model":"qwen3-30b-a3b","method":"lora","framework":"megatron-core","moe":{"a2a_overlap":true}})",
+          "for lora");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","recompute":"full",)"
+          R"("moe":{"a2a_overlap":true}})",
+          "full recompute");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","precision":"fp32",)"
+          R"("moe":{"a2a_overlap":true}})",
+          "bf16 or fp16");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","global_batch":64,)"
+          R"("parallel":{"pp":2,"dp":8,"ep":8,"zero":1},"moe":{"a2a_overlap":true}})",
+          "virtual pipeline stages");
+  refused(R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","global_batch":64,)"
+          R"("parallel":{"dp":8,"zero":1},"moe":{"a2a_overlap":true}})",
+          "expert parallelism");
+  refused(R"({"model":"qwen3-30b-a3b","moe":{"a2a_overlap":1}})", "");
+  // The key round-trips through the URL hash.
+  const Query q = test::query_of(
+      R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","seq_len":4096,"global_batch":512,)"
+      R"("moe":{"a2a_overlap":true},"dataset":{"tokens":1e10},)"
+      R"("target":{"offer":"aws/p6-b200.48xlarge/us-east-1","nodes":2}})");
+  auto back = parse_query_hash(query_to_hash(q));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_TRUE(back->train.moe_a2a_overlap);
+  // The search proposes only what Megatron-Core launches with it: EP > 1, VP > 1 where PP > 1, no full recompute;
+  // every such plan says so, and its Megatron arguments carry the flag.
+  const Snapshot& snap = test::bundled_snapshot();
+  const Offer& offer = snap.offers[snap.find_offer("aws/p6-b200.48xlarge/us-east-1")];
+  Dataset d;
+  d.tokens = 1e10;
+  auto r = plan_job(qwen3_moe(), q.train, d, snap.gpus[offer.gpu], offer, 2);
+  ASSERT_TRUE(r.ok() && r->fits) << (r.ok() ? r->why_not : r.error().to_string());
+  for (const Plan& p : r->by_nodes) {
+    if (p.tokens_per_s <= 0) continue;
+    EXPECT_GT(p.layout.ep, 1) << plan_summary(p);
+    EXPECT_TRUE(p.layout.pp == 1 || p.layout.vp > 1) << plan_summary(p);
+    EXPECT_NE(p.layout.recompute, Recompute::full) << plan_summary(p);
+    EXPECT_TRUE(p.a2a_overlap);
+    EXPECT_NE(plan_summary(p).find("overlapped"), std::string::npos) << plan_summary(p);
+  }
+  auto recipe = make_recipe(q, snap);
+  ASSERT_TRUE(recipe.ok()) << recipe.error().to_string();
+  bool written = false;
+  for (const RecipeFile& f : recipe->files)
+    if (f.format == "megatron") written = f.text.find("--overlap-moe-expert-parallel-comm") != std::string::npos;
+  EXPECT_TRUE(written);
+}
+
+}  // namespace
+}  // namespace trainfit

@@ -141,7 +141,11 @@ INSTANTIATE_TEST_SUITE_P(
                               "parallel.ep", "full training only"},
                       BadCase{R"({"model":"qwen3-30b-a3b","method":"full","framework":"hf-trainer","parallel":{"dp":8,"ep":8}})",
                               "parallel", "EP 8 is not supported by hf-trainer"},
-                      BadCase{R"({"parallel":{"ep":0}})", "parallel.ep", "must be positive"}));
+                      BadCase{R"({"parallel":{"ep":0}})", "parallel.ep", "must be positive"},
+                      BadCase{R"({"moe":{"a2a_overlap":"yes"}})", "moe.a2a_overlap", "true or false"},
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","framework":"nanotron",)"
+                              R"("moe":{"a2a_overlap":true}})",
+                              "moe.a2a_overlap", "nanotron has no expert-parallel all-to-all overlap"}));
 
 TEST(QueryHash, RejectsGarbageOverlongAndInjection) {
   EXPECT_FALSE(parse_query_hash("#%%%").ok());

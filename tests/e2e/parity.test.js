@@ -33,6 +33,9 @@ const QUERIES = [
   { model: 'qwen3-30b-a3b', method: 'full', framework: 'torchtitan', parallel: { dp: 16, ep: 16, etp: 1, zero: 3 },
     micro_batch: 8, global_batch: 128, recompute: 'full', moe: { dispatcher: 'deepep' }, dataset: { tokens: 1e10 },
     filters: { max_nodes: 2 }, top: 10 },
+  // Megatron-Core's EP all-to-all overlap (moe.a2a_overlap): the search keeps only the layouts Megatron accepts with it
+  { model: 'qwen3-30b-a3b', method: 'full', framework: 'megatron-core', moe: { a2a_overlap: true },
+    dataset: { tokens: 1e10 }, filters: { max_nodes: 2 }, top: 10 },
   // Long context under both context-parallel schemes: hf-trainer's Ulysses (all-to-all) at 128k, megatron-core's ring
   // at 256k on a fixed CP 8 layout, and the planner's own choice at 64k
   { model: 'qwen3-4b', method: 'full', framework: 'hf-trainer', seq_len: 131072, cp_scheme: 'ulysses',

@@ -511,6 +511,36 @@ def check_cli_errors():
     check(r.returncode == 2 and "target.nodes" in r.stderr, "cli", f"impossible node count: {r.returncode} {r.stderr}")
 
 
+def check_overlap_asserts():
+    """The all-to-all overlap case's Megatron arguments pass Megatron-Core's asserts for it, and each way of breaking
+    them is caught: no virtual stages under PP, no expert parallelism, full recompute, another dispatcher."""
+    q = os.path.join(QUERIES, "moe_a2a_overlap_megatron_h100.json")
+    r = run(["recipe", "--query", q, "--format", "megatron"])
+    check(r.returncode == 0, "overlap", f"recipe failed: {r.stderr.strip()}")
+    if r.returncode != 0:
+        return
+    ws = up.megatron_words(r.stdout)
+    check("--overlap-moe-expert-parallel-comm" in ws, "overlap", "the flag is not written")
+    check(not up.megatron_problems(ws, r.stdout, 1, 1, 9), "overlap", "the written arguments fail Megatron's asserts")
+
+    def without(flag, n):
+        i = ws.index(flag)
+        return ws[:i] + ws[i + 1 + n:]
+
+    def with_value(flag, value):
+        i = ws.index(flag)
+        return ws[:i + 1] + [value] + ws[i + 2:]
+    broken = {
+        "no virtual stages": without("--num-layers-per-virtual-pipeline-stage", 1),
+        "EP 1": with_value("--expert-model-parallel-size", "1"),
+        "full recompute": with_value("--recompute-granularity", "full"),
+        "allgather dispatcher": with_value("--moe-token-dispatcher-type", "allgather"),
+    }
+    for what, variant in broken.items():
+        probs = [p for p in up.megatron_problems(variant, r.stdout, 1, 1, 9) if "overlap" in p]
+        check(probs, "overlap", f"{what}: not caught")
+
+
 def check_ranked_rows():
     """The top rows of two rankings (the default LoRA job; a full fine-tune on spot that needs several GPUs): each
     row's recipe parses (PyYAML, json, bash -n) and asks for that row's GPUs, nodes and batch."""
@@ -598,6 +628,7 @@ cases = sorted(f[:-5] for f in os.listdir(QUERIES) if f.endswith(".json"))
 for case in cases:
     check_case(case, os.path.join(QUERIES, case + ".json"))
 check_cli_errors()
+check_overlap_asserts()
 check_every_provider()
 check_ranked_rows()
 for f in failures:

@@ -199,6 +199,22 @@ def megatron_problems(words, env_text, tp, cp, gpu_arch_major):
             out.append("megatron: flex token dispatcher without --moe-enable-deepep")
         if "--moe-pad-expert-input-to-capacity" in words:
             out.append("megatron: flex token dispatcher with --moe-pad-expert-input-to-capacity (it asserts)")
+    # The all-to-all overlap's own asserts (megatron/core/transformer/transformer_config.py,
+    # overlap_moe_expert_parallel_comm): EP > 1, the alltoall or flex dispatcher, no full recompute, virtual pipeline
+    # stages whenever PP > 1, a bf16 or fp16 model.
+    if "--overlap-moe-expert-parallel-comm" in words:
+        if int_flag("--expert-model-parallel-size", 1) <= 1:
+            out.append("megatron: --overlap-moe-expert-parallel-comm without expert parallelism (it asserts EP > 1)")
+        if "--moe-token-dispatcher-type" not in words or \
+                words[words.index("--moe-token-dispatcher-type") + 1] not in ("alltoall", "flex"):
+            out.append("megatron: --overlap-moe-expert-parallel-comm needs the alltoall or flex dispatcher")
+        if "--recompute-granularity" in words and words[words.index("--recompute-granularity") + 1] == "full":
+            out.append("megatron: --overlap-moe-expert-parallel-comm with full recompute (it asserts)")
+        if int_flag("--pipeline-model-parallel-size", 1) > 1 and "--num-layers-per-virtual-pipeline-stage" not in words \
+                and "--num-virtual-stages-per-pipeline-rank" not in words:
+            out.append("megatron: --overlap-moe-expert-parallel-comm with PP > 1 and no virtual stages (it asserts)")
+        if "--bf16" not in words and "--fp16" not in words:
+            out.append("megatron: --overlap-moe-expert-parallel-comm on a model neither bf16 nor fp16 (it asserts)")
     ch = MEGATRON.get("choices", {})
     for flag, allowed in ch.items():
         if allowed and flag in words:

@@ -175,6 +175,9 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
                                "--moe-pad-expert-input-to-capacity, --moe-token-drop-policy (moe/moe_utils.py "
                                "topk_softmax_with_capacity); Megatron-Bridge perf scripts --use_tokendrop (apply_moe_token_drop: "
                                "capacity factor 1.0, padded)"),
+        .moe_a2a_overlap = true,
+        .moe_a2a_overlap_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --overlap-moe-expert-parallel-comm "
+                                  "(pipeline_parallel/combined_1f1b.py; Megatron-Bridge perf configs moe_a2a_overlap)"),
         // Megatron-Core runs both context-parallel schemes (transformer_config.py cp_comm_type: "p2p" ring, "a2a" the
         // DeepSpeed-Ulysses head scatter); the ring is its default.
         .cp_schemes = cp_scheme_bit(CpScheme::ring) | cp_scheme_bit(CpScheme::ulysses),
@@ -379,6 +382,14 @@ MoeDispatch resolved_moe_dispatch(const TrainConfig& train) {
 bool runs_deepep(const TrainConfig& train, int ep, int gpus_per_node) {
   return ep > 1 && resolved_moe_dispatch(train).per_node &&
          (train.moe_dispatcher == MoeDispatcher::deepep || ep > gpus_per_node);
+}
+
+std::string a2a_overlap_layout_error(const TrainConfig& train, int ep, int pp, int vp, Recompute rc) {
+  if (!train.moe_a2a_overlap) return "";
+  if (ep <= 1) return "the all-to-all overlap needs expert parallelism (parallel.ep > 1)";
+  if (pp > 1 && vp <= 1) return "the all-to-all overlap needs virtual pipeline stages (parallel.vp > 1) when PP > 1";
+  if (rc == Recompute::full) return "the all-to-all overlap runs without full recompute (none or selective)";
+  return "";
 }
 
 std::string recompute_modules_error(const ModelSpec& m, const TrainConfig& t) {

@@ -271,11 +271,15 @@ namespace {
 // Activations (Korthikanti Sec. 4.2.3: with 1F1B the first stage keeps p micro-batches of its L/p
 // layers in flight; the last stage one micro-batch plus the logits). Interleaved 1F1B (v model chunks per
 // rank) warms up with more: pipeline_chunk_passes_in_flight, in units of one chunk of L / (p v) layers;
-// `stage_scale` is that in units of the stage's L / p layers.
-double stage_scale(const MemoryLayout& l, int rank) {
-  if (l.pp == 1) return 1.0;
-  const double passes = double(pipeline_chunk_passes_in_flight(l.pp, l.vp, rank, l.num_microbatches));
-  return passes / double(l.vp);
+// `stage_scale` is that in units of the stage's L / p layers. The all-to-all overlap (job.h moe_a2a_overlap) warms
+// up `extra` = 1 chunk pass more ("we schedule one extra micro-batch forward step before the 1f1b stages",
+// Megatron-Core pipeline_parallel/schedules.py); without a pipeline its combined 1F1B keeps the next micro-batch's
+// forward beside the current one's backward.
+double stage_scale(const MemoryLayout& l, int rank, int extra) {
+  const int64_t m = std::max<int64_t>(1, l.num_microbatches), v = std::max(1, l.vp);
+  if (l.pp == 1) return double(std::min<int64_t>(m, 1 + extra));
+  const int64_t passes = pipeline_chunk_passes_in_flight(l.pp, l.vp, rank, l.num_microbatches) + extra;
+  return double(std::min(passes, m * v)) / double(v);
 }
 
 }  // namespace
@@ -300,13 +304,16 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   const int64_t layers_stage = s.layers_stage;
   const double e = d.e, tokens = d.tokens, rep_div = d.rep_div, h = d.h;
   const bool encoder = d.encoder;
-  const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches) : 1;
+  const int extra = runs_a2a_overlap(j.train, l.ep) ? 1 : 0;
+  const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches)
+                                     : std::min<int64_t>(std::max<int64_t>(1, l.num_microbatches), 1 + extra);
   r.microbatches_in_flight = in_flight;
-  const double first_scale = stage_scale(l, 0), last_scale = stage_scale(l, l.pp - 1);
+  const double first_scale = stage_scale(l, 0, extra), last_scale = stage_scale(l, l.pp - 1, extra);
   const double interleave = first_scale / double(in_flight);
   r.interleave_factor = interleave;
   r.activations_per_layer = la.stored;
   StageActivations sa;
+  sa.extra_passes = extra;
   // One layer recomputed in its backward: the whole layer under full recompute, what an op policy did not save
   // under op-level selective recompute, what Megatron-Core's modules dropped (Korthikanti's selective recompute
   // regenerates only the attention core).
@@ -371,10 +378,10 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
   double& acts_gpu = ga.acts_gpu;
   double& logits_gpu = ga.logits_gpu;
   if (l.pp == 1) {
-    acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored - working);
+    acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored * stage_scale(l, 0, sa.extra_passes) - working);
     logits_gpu = logits;
   } else if (one_rank) {
-    const double middle = double(layers_stage) * la.stored * stage_scale(l, l.pp_rank) + working;
+    const double middle = double(layers_stage) * la.stored * stage_scale(l, l.pp_rank, sa.extra_passes) + working;
     acts_gpu = is_first ? first_acts : (is_last ? last_acts : middle);
     logits_gpu = is_last ? logits : 0.0;
   } else if (first_acts >= last_acts + logits) {

@@ -146,7 +146,9 @@ std::string plan_summary(const Plan& p) {
   if (l.cp > 1) std::snprintf(cp, sizeof cp, ", CP %d%s", l.cp, l.cp_ulysses ? " (Ulysses)" : "");
   if (l.vp > 1) std::snprintf(vp, sizeof vp, " (VP %d)", l.vp);
   const int etp = l.etp > 0 ? l.etp : l.tp;
-  if (l.ep > 1 || etp != l.tp) std::snprintf(ep, sizeof ep, ", EP %d (ETP %d%s)", l.ep, etp, p.deepep ? ", DeepEP" : "");
+  if (l.ep > 1 || etp != l.tp)
+    std::snprintf(ep, sizeof ep, ", EP %d (ETP %d%s%s)", l.ep, etp, p.deepep ? ", DeepEP" : "",
+                  p.a2a_overlap ? ", overlapped" : "");
   // Megatron-Core's module list where it is not the default: "selective (layernorm, moe) recompute".
   std::string rc = l.recompute == Recompute::none ? "no" : (l.recompute == Recompute::selective ? "selective" : "full");
   if (named_recompute_modules(l.recompute, p.recompute_modules))

@@ -165,7 +165,19 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
   }
   const Links links = layout_links(c, nodes, tp, pp, dp, cp);  // EP adds no group to the layout's links
   if (links.excluded) return true;
+  // The all-to-all overlap the job asks for runs only where Megatron-Core accepts it (framework.h
+  // a2a_overlap_layout_error): the search keeps the EP variants, virtual stages and recompute modes it allows (a
+  // fixed layout was checked with the query).
+  Recompute rc_kept[4];
+  if (train.moe_a2a_overlap && !fixed) {
+    int n = 0;
+    for (int i = 0; i < n_rc && n < 4; ++i)
+      if (rc_list[i] != Recompute::full) rc_kept[n++] = rc_list[i];
+    rc_list = rc_kept;
+    n_rc = n;
+  }
   for (int e = 0; e < n_ep; ++e) {
+    if (!fixed && !a2a_overlap_layout_error(train, eps[e][0], pp, vp, Recompute::none).empty()) continue;
     if (Error err = expert_layout_error(s.model, tp, cp, dp, eps[e][0], eps[e][1]); !err.message.empty()) {
       if (fixed) return err;
       continue;

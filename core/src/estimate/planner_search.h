@@ -328,6 +328,7 @@ struct Searcher {
     p.topology = topology_of(p.nodes, p.gpus);
     p.recompute_modules = train.recompute_modules;
     p.deepep = runs_deepep(train, p.layout.ep, c.g);
+    p.a2a_overlap = runs_a2a_overlap(train, p.layout.ep);
     return p;
   }
 };

@@ -275,7 +275,7 @@ struct MbComm {  // one micro-batch's collectives on one GPU: total and exposed 
   double t_tp = 0, t_tp_exposed = 0;
   double t_pp = 0, t_pp_exposed = 0;
   double t_cp = 0, t_cp_exposed = 0;
-  double t_ep = 0;  // all exposed
+  double t_ep = 0, t_ep_exposed = 0;
 };
 
 // Tensor parallel: Megatron's f/g operators all-reduce b*s*h activations twice per layer in forward and twice
@@ -334,8 +334,8 @@ void cp_times(const Ctx& c, const StepLayout& s, const StepShape& sh, const MbTe
 }
 
 // Expert parallel all-to-alls: dispatch and combine in forward and again in backward (their gradients), once
-// more in a recomputed forward, per MoE layer of the stage; synchronous (Megatron-Core overlaps them only
-// with --overlap-moe-expert-parallel-comm, off by default; torchtitan does not), so all exposed.
+// more in a recomputed forward, per MoE layer of the stage; synchronous unless the job overlaps them
+// (mb_collectives).
 double ep_time(const Ctx& c, const StepLayout& s, const StepShape& sh, const MbTerms& mt) {
   const int pp = s.pp, ep = s.ep;
   const Recompute rc = s.rc;
@@ -371,6 +371,16 @@ MbComm mb_collectives(const Ctx& c, const StepLayout& s, const StepShape& sh, co
                         ? std::max((1.0 - kOverlap) * t_pp, t_pp - kOverlap * t_work)
                         : t_pp;
   mc.t_ep = ep_time(c, s, sh, mt);
+  // Megatron-Core's --overlap-moe-expert-parallel-comm (TrainConfig moe_a2a_overlap; off by default, and torchtitan
+  // has none): the combined 1F1B schedule runs one micro-batch's dispatch and combine while the other computes
+  // (megatron/core/pipeline_parallel/combined_1f1b.py), hidden like the TP traffic above in what is left of the
+  // kOverlap window after the TP and CP traffic hidden there; at least (1 - kOverlap) stays exposed.
+  mc.t_ep_exposed = mc.t_ep;
+  if (runs_a2a_overlap(*c.train, s.ep)) {
+    const double window =
+        std::max(0.0, kOverlap * t_work - (mc.t_tp - mc.t_tp_exposed) - (mc.t_cp - mc.t_cp_exposed));
+    mc.t_ep_exposed = std::max((1.0 - kOverlap) * mc.t_ep, mc.t_ep - window);
+  }
   return mc;
 }
 
@@ -487,14 +497,14 @@ double step_time(const Ctx& c, const Links& links, const StepLayout& s, StepTime
   const double fwd_frac = f.hardware > 0 ? std::clamp(f.forward / f.hardware, 0.0, 1.0) : 1.0 / 3.0;
   const double fwd_win = t_work * fwd_frac;
   const double bwd_win = t_work - fwd_win;
-  const double t_stage = t_work + mc.t_tp_exposed + mc.t_pp_exposed + mc.t_cp_exposed + mc.t_ep;
+  const double t_stage = t_work + mc.t_tp_exposed + mc.t_pp_exposed + mc.t_cp_exposed + mc.t_ep_exposed;
 
   const double compute_s = mm * t_model;
   const double recompute_s = mm * t_rc;
   const double tp_s = mm * mc.t_tp_exposed;
   const double pp_s = mm * mc.t_pp_exposed;
   const double cp_s = mm * mc.t_cp_exposed;
-  const double ep_s = mm * mc.t_ep;
+  const double ep_s = mm * mc.t_ep_exposed;
   const double bubble_s = bubble_time(s, t_stage);
   double dp_comm_s = 0, dp_exposed_s = 0;
   dp_times(c, links, s, sh, fw, fwd_win, bwd_win, dpt, dp_comm_s, dp_exposed_s);
@@ -521,7 +531,7 @@ double step_time(const Ctx& c, const Links& links, const StepLayout& s, StepTime
     out->dp_exposed_s = dp_exposed_s;
     out->cp_comm_s = mm * mc.t_cp;
     out->cp_exposed_s = cp_s;
-    out->ep_comm_s = ep_s;
+    out->ep_comm_s = mm * mc.t_ep;
     out->ep_exposed_s = ep_s;
     out->memory_bound = ct.memory_bound;
   }

@@ -220,6 +220,7 @@ json plan_doc(const Plan& p) {
               {"why", p.why}};
   if (l.cp > 1) d["cp_scheme"] = l.cp_ulysses ? "ulysses" : "ring";  // how the context-parallel ranks share attention
   if (l.ep > 1) d["dispatcher"] = p.deepep ? "deepep" : "alltoall";  // how the expert-parallel tokens travel
+  if (p.a2a_overlap) d["a2a_overlap"] = true;  // they travel while another micro-batch computes
   // Megatron-Core's module list where a selective recompute re-runs other modules than the attention core.
   if (named_recompute_modules(l.recompute, p.recompute_modules))
     d["recompute_modules"] = recompute_module_names(p.recompute_modules);

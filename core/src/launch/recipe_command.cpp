@@ -198,6 +198,7 @@ std::vector<std::string> megatron_args(Ctx& c) {
         a.push_back("--moe-token-dispatcher-type flex --moe-enable-deepep");
       else
         a.push_back("--moe-token-dispatcher-type alltoall");
+      if (c.r.plan.a2a_overlap) a.push_back("--overlap-moe-expert-parallel-comm");
     }
     const MegatronArch arch = megatron_arch(m, l.tp);
     a.insert(a.end(), arch.flags.begin(), arch.flags.end());
@@ -253,7 +254,10 @@ std::string megatron_env(Ctx& c, bool for_megatron_file) {
   if (c.r.engine == "nanotron" && !for_megatron_file) return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
   if (c.r.engine != "megatron" && !for_megatron_file) return "";
   if (l.zero == 3) return "unset CUDA_DEVICE_MAX_CONNECTIONS\n";
-  if (!(l.tp > 1 || l.cp > 1)) return "";
+  // The all-to-all overlap runs its communication on streams of their own, which want more than one hardware queue
+  // (validate_args: it "requires setting a larger CUDA_DEVICE_MAX_CONNECTIONS"; with TP / CP before Blackwell only a
+  // warning, "1 or 32, which depends on which parallelization you want to prioritize", so the TP / CP rule keeps 1).
+  if (!(l.tp > 1 || l.cp > 1)) return c.r.plan.a2a_overlap ? "export CUDA_DEVICE_MAX_CONNECTIONS=32\n" : "";
   return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
 }
 

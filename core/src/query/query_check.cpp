@@ -149,6 +149,23 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     if (q.train.moe_dispatcher == MoeDispatcher::deepep && capacity)
       return "DeepEP (megatron-core's flex dispatcher) refuses padding to a capacity factor: use alltoall";
   }
+  // The all-to-all overlap: where the trainer has it (framework.h moe_a2a_overlap), for a 16-bit model (Megatron-Core
+  // asserts bf16 or fp16: FP8 runs on a bf16 model), never under full recompute; a fixed layout by Megatron-Core's
+  // rules (a2a_overlap_layout_error).
+  if (q.train.moe_a2a_overlap) {
+    *field = "moe.a2a_overlap";
+    if (q.model.num_experts <= 1) return "needs a mixture-of-experts model";
+    const FrameworkProfile& fw = framework_profile(q.train.framework);
+    if (!fw.moe_a2a_overlap || !fw.method(q.train.method).ep)
+      return std::string(fw.name) + " has no expert-parallel all-to-all overlap for " + to_string(q.train.method) +
+             " (megatron-core has, for full training)";
+    if (q.train.precision == Precision::fp32) return "Megatron-Core overlaps the all-to-alls of a bf16 or fp16 model only";
+    if (q.train.recompute == Recompute::full) return "the all-to-all overlap runs without full recompute (none or selective)";
+    if (!p.automatic) {
+      if (std::string why = a2a_overlap_layout_error(q.train, p.ep, p.pp, p.vp, Recompute::none); !why.empty())
+        return why;
+    }
+  }
   if (std::string why = recompute_modules_error(q.model, q.train); !why.empty()) {
     *field = "recompute_modules";
     return why;

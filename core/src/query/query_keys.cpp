@@ -234,6 +234,7 @@ void add_training_keys(std::vector<Key>& t) {
   t.push_back(num_key<double>("moe.imbalance", Kind::number, 1, 8, [](Query& q) -> double& { return q.train.moe_imbalance; }));
   t.push_back(enum_key("moe.dispatcher", kMoeDispatchers,
                        [](Query& q) -> MoeDispatcher& { return q.train.moe_dispatcher; }));
+  t.push_back(bool_key("moe.a2a_overlap", [](Query& q) -> bool& { return q.train.moe_a2a_overlap; }));
   t.push_back(enum_key("framework", kFrameworks, [](Query& q) -> Framework& { return q.train.framework; }));
 }
 

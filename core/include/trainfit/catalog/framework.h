@@ -149,6 +149,10 @@ struct FrameworkProfile {
   // moe_capacity_factor); false: dropless only.
   bool moe_capacity = false;
   const char* moe_capacity_source = "";
+  // The trainer can overlap the expert-parallel all-to-alls with another micro-batch's compute (TrainConfig
+  // moe_a2a_overlap).
+  bool moe_a2a_overlap = false;
+  const char* moe_a2a_overlap_source = "";
   // Context-parallel schemes the trainer launches (bit s: CpScheme s) and the one it uses when the query leaves
   // cp_scheme on auto.
   unsigned cp_schemes = cp_scheme_bit(CpScheme::ring);
@@ -190,6 +194,12 @@ MoeDispatch resolved_moe_dispatch(const TrainConfig& train);
 // dispatcher): asked for, or the framework's default across nodes; never without EP or with padding to capacity.
 // The plan text names it and the Megatron arguments launch it.
 bool runs_deepep(const TrainConfig& train, int ep, int gpus_per_node);
+// Why a layout cannot run with the all-to-all overlap the job asks for (TrainConfig moe_a2a_overlap; "" = it can, or
+// the job does not ask): Megatron-Core's checks (megatron/core/transformer/transformer_config.py
+// overlap_moe_expert_parallel_comm): expert parallelism, virtual pipeline stages whenever PP > 1, no full recompute.
+std::string a2a_overlap_layout_error(const TrainConfig& train, int ep, int pp, int vp, Recompute rc);
+// Whether the overlap applies to a layout of `ep` expert-parallel ranks (asked for, and EP > 1).
+inline bool runs_a2a_overlap(const TrainConfig& train, int ep) { return train.moe_a2a_overlap && ep > 1; }
 // Why the job's recompute_modules cannot run ("" = they can, or they are the default): Megatron-Core's own rules
 // (megatron/core/transformer/transformer_config.py, recompute_modules checks), plus trainfit's: only megatron-core
 // recomputes by module. Under recompute none or full the list is ignored, as Megatron ignores it outside

@@ -188,6 +188,10 @@ struct TrainConfig {
   // as benchmarks force it). That rank's expert GEMMs, all-to-alls and buffers set the step and the peak.
   double moe_imbalance = 1;
   MoeDispatcher moe_dispatcher = MoeDispatcher::automatic;
+  // Expert-parallel all-to-all overlap (Megatron-Core --overlap-moe-expert-parallel-comm): the combined 1F1B schedule
+  // runs one micro-batch's dispatch and combine while another computes, and warms up one micro-batch more
+  // (pipeline_parallel/schedules.py). Megatron-Core's rules for it: framework.h a2a_overlap_layout_error.
+  bool moe_a2a_overlap = false;
   Framework framework = Framework::generic;
   ParallelConfig parallel;
   // Runtime overhead per GPU (CUDA context, cuBLAS/NCCL workspaces) and allocator fragmentation.

@@ -88,6 +88,8 @@ struct Plan {
   uint32_t recompute_modules = kRecomputeCoreAttn;
   // The expert-parallel tokens travel through DeepEP (framework.h runs_deepep); the summary says so.
   bool deepep = false;
+  // The expert-parallel all-to-alls overlap another micro-batch's compute (framework.h runs_a2a_overlap).
+  bool a2a_overlap = false;
   std::string why;              // runner-up: why it lost; by_nodes entry that does not fit: why (empty when it runs)
 };
 
