@@ -33,6 +33,7 @@ struct FrameworkRun {
   CpScheme cp_scheme = CpScheme::automatic;  // how CP splits attention (automatic: the framework's)
   uint32_t recompute_modules = kRecomputeCoreAttn;  // selective recompute's modules (Megatron-Core)
   MoeDispatcher dispatcher = MoeDispatcher::automatic;  // expert parallelism's token dispatcher (automatic: the framework's)
+  bool a2a_overlap = false;  // Megatron-Core --overlap-moe-expert-parallel-comm (TrainConfig moe_a2a_overlap)
 };
 
 // The run's row: its fixed layout timed under its framework profile, against the published tokens/s per GPU, with

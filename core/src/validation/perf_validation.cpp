@@ -347,6 +347,88 @@ void add_llm_foundry_rows(std::vector<TimeReference>& rows) {
   }
 }
 
+// Mixture of experts with expert parallelism (Megatron-Core: distributed optimizer; FSDP2 stacks: ZeRO-3), as the
+// framework tables above: each published layout evaluated as a fixed layout under its framework profile.
+void add_moe_framework_rows(std::vector<TimeReference>& rows) {
+  {
+    using F = Framework;
+    const Precision fp8 = Precision::fp8_mixed, bf16 = Precision::bf16_mixed;
+    const Recompute none = Recompute::none, sel = Recompute::selective, full = Recompute::full;
+    const FrameworkRun runs[] = {
+        {"Megatron-Bridge Qwen3-30B-A3B, 16x H100 FP8 (EP 16)", "qwen3-30b-a3b", F::megatron_core, 0, 16, 1, 1, 1, 1,
+         1, 1, 1024, 4096, none, fp8, 8960, false, kBridge260401, true, nullptr, 16},
+        // This row's and the EP 32 row's "norm, act" recompute: --recompute-modules layernorm moe_act (run_235b.sh),
+        // element-wise kernels re-run in backward; the TP 4 x EP 8 row ran without recompute.
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, all-to-all (TP 2, PP 32, VP 3, EP 8)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, sel, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8,
+         CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct},
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 4, PP 8, VP 4, EP 8)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 4, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1130, false, kMoeModelZoo, true, nullptr, 8},
+        // Cross-node EP through DeepEP (RDMA between nodes, NVLink forwarding inside them, SM-resident kernels): the
+        // alpha-beta all-to-all over the NICs predicts it ~35-40% slow: informative (docs/accuracy.md).
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
+         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, sel, bf16, 1663, false, kMoeModelZoo, false, nullptr,
+         32, CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct},
+        // The same run with "+1f1b overlap" (--overlap-moe-expert-parallel-comm): 19.7 -> 17.6 s per step, 12% faster.
+        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 2, PP 8, VP 4, EP 32), all-to-all overlapped",
+         "qwen3-235b-a22b", F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, sel, bf16, 1862, false, kMoeModelZoo,
+         false, nullptr, 32, CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct, MoeDispatcher::automatic,
+         true},
+        // Its H100 presets (scripts/performance/configs/qwen/qwen3_workload_base_configs.py @f29a269,
+        // QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2: moe_a2a_overlap=True; qwen3_llm_pretrain.py sets the
+        // alltoall dispatcher on H100) overlap the all-to-alls with the other micro-batch's compute.
+        {"Megatron-Bridge Qwen3-235B-A22B, 256x H100 FP8 (TP 2, PP 8, VP 4, EP 32, all-to-all overlapped)",
+         "qwen3-235b-a22b", F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 8192, 4096, none, fp8, 1712, false,
+         kBridge260401, true, nullptr, 32, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::alltoall, true},
+        // Its recipe's recompute_modules ["layernorm", "moe_act"] (perf_recipes gpt_oss h100 @067f987).
+        {"Megatron-Bridge GPT-OSS 120B, 64x H100 BF16 (PP 4, EP 8)", "gpt-oss-120b", F::megatron_core, 0, 64, 1, 4, 1,
+         1, 1, 1, 1280, 4096, sel, bf16, 5824, false, kBridge260401, true, nullptr, 8, CpScheme::automatic,
+         kRecomputeLayernorm | kRecomputeMoeAct},
+        // DeepSeek-V3 as Megatron-Bridge runs it: cross-node EP 64 through DeepEP, a multi-token-prediction layer and
+        // the pipeline layout "Et|(tt|)*30mL", blockwise FP8 with FP8 parameter gather and bf16 Adam moments: none of
+        // these is a layout trainfit expresses; informative.
+        {"Megatron-Bridge DeepSeek-V3, 1024x H100 FP8 (TP 2, PP 8, VP 4, EP 64)", "deepseek-v3", F::megatron_core, 0,
+         1024, 2, 8, 4, 1, 1, 1, 8192, 4096, sel, fp8, 1297, false, kBridge2509, false, nullptr, 64},
+        {"Megatron-Bridge Qwen3-30B-A3B, 8x B200 MXFP8 (EP 8, micro-batch 4)", "qwen3-30b-a3b", F::megatron_core, 2, 8,
+         1, 1, 1, 1, 1, 4, 512, 4096, none, fp8, 27136, true, kBridge260401, true, nullptr, 8},
+        {"Megatron-Bridge GPT-OSS 120B, 64x B200 BF16 (EP 8, micro-batch 4)", "gpt-oss-120b", F::megatron_core, 2, 64,
+         1, 1, 1, 1, 1, 4, 1280, 4096, none, bf16, 13568, false, kBridge260401, true, nullptr, 8},
+        {"Megatron-Bridge Qwen3-235B-A22B, 256x B200 MXFP8 (PP 8, EP 8)", "qwen3-235b-a22b", F::megatron_core, 2, 256,
+         1, 8, 1, 1, 1, 1, 8192, 4096, none, fp8, 3776, false, kBridge260401, true, nullptr, 8},
+        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8), seq 8192, micro-batch 8", "qwen3-30b-a3b", F::torchtitan, 2,
+         8, 1, 1, 1, 1, 3, 8, 64, 8192, sel, bf16, 19520, false, kTitanQwenMoe},
+        // The default dispatcher's run of the DeepEP README's job. Its ratio to the DeepEP run (0.671) sets the
+        // default path's overhead (framework.cpp moe_dispatch_overhead_s_per_GB); the level is the profile's.
+        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, default all-to-all), seq 4096, local batch 8",
+         "qwen3-30b-a3b", F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 9930, true, kTitanDeepEpReadme,
+         true, nullptr, 8},
+        // The same job with DeepEP (MoEArgs use_deepep): the other half of the ratio above, and the level that
+        // torchtitan's grouped-GEMM factor is fitted to (framework.cpp moe_efficiency).
+        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
+         F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 14796, true, kTitanDeepEpReadme, true, nullptr, 8,
+         CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
+    };
+    for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
+  }
+  // The DeepEP README's scaling table, held out: FSDP across 2-16 nodes of 8 B200, EP 8 inside each node, local batch
+  // 8 (strong scaling) and 10 (its weak-scaling row on 16 nodes).
+  struct Scaling {
+    int gpus;
+    int64_t local_batch;
+    double tok_s_gpu;
+  } scaling[] = {{16, 8, 14380}, {32, 8, 14276}, {64, 8, 14107}, {128, 8, 13856}, {128, 10, 14123}};
+  for (const Scaling& sc : scaling) {
+    char name[128];
+    std::snprintf(name, sizeof name,
+                  "torchtitan Qwen3-30B-A3B, %dx B200 BF16 (FSDP %d, EP 8, DeepEP), seq 4096, local batch %lld",
+                  sc.gpus, sc.gpus, static_cast<long long>(sc.local_batch));
+    rows.push_back(framework_row({name, "qwen3-30b-a3b", Framework::torchtitan, 2, sc.gpus, 1, 1, 1, 1, 3,
+                                  sc.local_batch, sc.local_batch * sc.gpus, 4096, Recompute::full, Precision::bf16_mixed,
+                                  sc.tok_s_gpu, false, kTitanDeepEpScaling, true, nullptr, 8, CpScheme::automatic,
+                                  kRecomputeCoreAttn, MoeDispatcher::deepep}));
+  }
+}
+
 // --- Framework benchmark tables: Megatron-Core / NeMo, torchtitan. Each is the published layout
 // evaluated as a fixed layout under its framework profile. Megatron rows: DGX nodes (8 x 400 Gb/s IB),
 // distributed optimizer (ZeRO-1 over DP x CP, the NeMo / Megatron-Bridge recipe default), sequence parallel
@@ -404,71 +486,10 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
          3, 2, 128, 8192, sel, fp8, 10753, false, kTitanH200},
         {"torchtitan Llama 3.1 8B, 32x H200, FSDP, float8, compile", "llama-3.1-8b", F::torchtitan, 1, 32, 1, 1, 1, 1,
          3, 2, 64, 8192, sel, fp8, 10938, false, kTitanH200},
-        // Mixture of experts with expert parallelism (Megatron-Core: distributed optimizer; FSDP2 stacks: ZeRO-3).
-        {"Megatron-Bridge Qwen3-30B-A3B, 16x H100 FP8 (EP 16)", "qwen3-30b-a3b", F::megatron_core, 0, 16, 1, 1, 1, 1,
-         1, 1, 1024, 4096, none, fp8, 8960, false, kBridge260401, true, nullptr, 16},
-        // This row's and the EP 32 row's "norm, act" recompute: --recompute-modules layernorm moe_act (run_235b.sh),
-        // element-wise kernels re-run in backward; the TP 4 x EP 8 row ran without recompute.
-        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, all-to-all (TP 2, PP 32, VP 3, EP 8)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 32, 3, 1, 1, 1, 2048, 4096, sel, bf16, 1354, true, kMoeModelZoo, true, nullptr, 8,
-         CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct},
-        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 4, PP 8, VP 4, EP 8)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 4, 8, 4, 1, 1, 1, 2048, 4096, none, bf16, 1130, false, kMoeModelZoo, true, nullptr, 8},
-        // Cross-node EP through DeepEP (RDMA between nodes, NVLink forwarding inside them, SM-resident kernels): the
-        // alpha-beta all-to-all over the NICs predicts it ~35-40% slow: informative (docs/accuracy.md).
-        {"Megatron-Core Qwen3-235B-A22B, 256x H100 BF16, DeepEP (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 2048, 4096, sel, bf16, 1663, false, kMoeModelZoo, false, nullptr,
-         32, CpScheme::automatic, kRecomputeLayernorm | kRecomputeMoeAct},
-        {"Megatron-Bridge Qwen3-235B-A22B, 256x H100 FP8 (TP 2, PP 8, VP 4, EP 32)", "qwen3-235b-a22b",
-         F::megatron_core, 0, 256, 2, 8, 4, 1, 1, 1, 8192, 4096, none, fp8, 1712, false, kBridge260401, true, nullptr,
-         32},
-        // Its recipe's recompute_modules ["layernorm", "moe_act"] (perf_recipes gpt_oss h100 @067f987).
-        {"Megatron-Bridge GPT-OSS 120B, 64x H100 BF16 (PP 4, EP 8)", "gpt-oss-120b", F::megatron_core, 0, 64, 1, 4, 1,
-         1, 1, 1, 1280, 4096, sel, bf16, 5824, false, kBridge260401, true, nullptr, 8, CpScheme::automatic,
-         kRecomputeLayernorm | kRecomputeMoeAct},
-        // DeepSeek-V3 as Megatron-Bridge runs it: cross-node EP 64 through DeepEP, a multi-token-prediction layer and
-        // the pipeline layout "Et|(tt|)*30mL", blockwise FP8 with FP8 parameter gather and bf16 Adam moments: none of
-        // these is a layout trainfit expresses; informative.
-        {"Megatron-Bridge DeepSeek-V3, 1024x H100 FP8 (TP 2, PP 8, VP 4, EP 64)", "deepseek-v3", F::megatron_core, 0,
-         1024, 2, 8, 4, 1, 1, 1, 8192, 4096, sel, fp8, 1297, false, kBridge2509, false, nullptr, 64},
-        {"Megatron-Bridge Qwen3-30B-A3B, 8x B200 MXFP8 (EP 8, micro-batch 4)", "qwen3-30b-a3b", F::megatron_core, 2, 8,
-         1, 1, 1, 1, 1, 4, 512, 4096, none, fp8, 27136, true, kBridge260401, true, nullptr, 8},
-        {"Megatron-Bridge GPT-OSS 120B, 64x B200 BF16 (EP 8, micro-batch 4)", "gpt-oss-120b", F::megatron_core, 2, 64,
-         1, 1, 1, 1, 1, 4, 1280, 4096, none, bf16, 13568, false, kBridge260401, true, nullptr, 8},
-        {"Megatron-Bridge Qwen3-235B-A22B, 256x B200 MXFP8 (PP 8, EP 8)", "qwen3-235b-a22b", F::megatron_core, 2, 256,
-         1, 8, 1, 1, 1, 1, 8192, 4096, none, fp8, 3776, false, kBridge260401, true, nullptr, 8},
-        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8), seq 8192, micro-batch 8", "qwen3-30b-a3b", F::torchtitan, 2,
-         8, 1, 1, 1, 1, 3, 8, 64, 8192, sel, bf16, 19520, false, kTitanQwenMoe},
-        // The default dispatcher's run of the DeepEP README's job. Its ratio to the DeepEP run (0.671) sets the
-        // default path's overhead (framework.cpp moe_dispatch_overhead_s_per_GB); the level is the profile's.
-        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, default all-to-all), seq 4096, local batch 8",
-         "qwen3-30b-a3b", F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 9930, true, kTitanDeepEpReadme,
-         true, nullptr, 8},
-        // The same job with DeepEP (MoEArgs use_deepep): the other half of the ratio above, and the level that
-        // torchtitan's grouped-GEMM factor is fitted to (framework.cpp moe_efficiency).
-        {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8, EP 8, DeepEP), seq 4096, local batch 8", "qwen3-30b-a3b",
-         F::torchtitan, 2, 8, 1, 1, 1, 1, 3, 8, 64, 4096, full, bf16, 14796, true, kTitanDeepEpReadme, true, nullptr, 8,
-         CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::deepep},
     };
     for (const FrameworkRun& r : runs) rows.push_back(framework_row(r));
   }
-  // The DeepEP README's scaling table, held out: FSDP across 2-16 nodes of 8 B200, EP 8 inside each node, local batch
-  // 8 (strong scaling) and 10 (its weak-scaling row on 16 nodes).
-  struct Scaling {
-    int gpus;
-    int64_t local_batch;
-    double tok_s_gpu;
-  } scaling[] = {{16, 8, 14380}, {32, 8, 14276}, {64, 8, 14107}, {128, 8, 13856}, {128, 10, 14123}};
-  for (const Scaling& sc : scaling) {
-    char name[128];
-    std::snprintf(name, sizeof name,
-                  "torchtitan Qwen3-30B-A3B, %dx B200 BF16 (FSDP %d, EP 8, DeepEP), seq 4096, local batch %lld",
-                  sc.gpus, sc.gpus, static_cast<long long>(sc.local_batch));
-    rows.push_back(framework_row({name, "qwen3-30b-a3b", Framework::torchtitan, 2, sc.gpus, 1, 1, 1, 1, 3,
-                                  sc.local_batch, sc.local_batch * sc.gpus, 4096, Recompute::full, Precision::bf16_mixed,
-                                  sc.tok_s_gpu, false, kTitanDeepEpScaling, true, nullptr, 8, CpScheme::automatic,
-                                  kRecomputeCoreAttn, MoeDispatcher::deepep}));
-  }
+  add_moe_framework_rows(rows);
 }
 
 // --- trainfit's own runs on a lent H200 (bench/device/measure_moe_longctx.py; results in
@@ -567,6 +588,7 @@ TimeReference framework_row(const FrameworkRun& r) {
   t.parallel.sequence_parallel = r.tp > 1;  // Megatron recipes and torchtitan TP both shard norms/dropout (SP)
   t.recompute_modules = r.recompute_modules;
   t.moe_dispatcher = r.dispatcher;
+  t.moe_a2a_overlap = r.a2a_overlap;
   double tok_s = 0;
   if (base) {
     ModelSpec m = *base;
@@ -588,6 +610,7 @@ TimeReference framework_row(const FrameworkRun& r) {
     a.cp_scheme = r.cp_scheme;
     a.recompute_modules = r.recompute_modules;  // the run's modules are the planner's selective candidate
     a.moe_dispatcher = r.dispatcher;
+    a.moe_a2a_overlap = r.a2a_overlap;
     Dataset d;
     d.tokens = 1e9;
     const int nodes = r.gpus / o.gpu_count;
