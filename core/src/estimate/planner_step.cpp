@@ -523,16 +523,16 @@ double step_time(const Ctx& c, const Links& links, const StepLayout& s, StepTime
     out->optimizer_s = optimizer_s;
     out->offload_s = offload_s;
     out->total_s = total_s;
-    out->tp_comm_s = mm * mc.t_tp;
-    out->tp_exposed_s = tp_s;
-    out->pp_comm_s = mm * mc.t_pp;
-    out->pp_exposed_s = pp_s;
-    out->dp_comm_s = dp_comm_s;
-    out->dp_exposed_s = dp_exposed_s;
-    out->cp_comm_s = mm * mc.t_cp;
-    out->cp_exposed_s = cp_s;
-    out->ep_comm_s = mm * mc.t_ep;
-    out->ep_exposed_s = ep_s;
+    // Each collective's whole-step time and the part of it on the critical path.
+    const double comm[5][2] = {
+        {mm * mc.t_tp, tp_s}, {mm * mc.t_pp, pp_s}, {dp_comm_s, dp_exposed_s}, {mm * mc.t_cp, cp_s}, {mm * mc.t_ep, ep_s}};
+    double* const into[5][2] = {{&out->tp_comm_s, &out->tp_exposed_s}, {&out->pp_comm_s, &out->pp_exposed_s},
+                                {&out->dp_comm_s, &out->dp_exposed_s}, {&out->cp_comm_s, &out->cp_exposed_s},
+                                {&out->ep_comm_s, &out->ep_exposed_s}};
+    for (int i = 0; i < 5; ++i) {
+      *into[i][0] = comm[i][0];
+      *into[i][1] = comm[i][1];
+    }
     out->memory_bound = ct.memory_bound;
   }
   if (bubble_out) *bubble_out = bubble_s;
