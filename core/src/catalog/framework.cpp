@@ -384,11 +384,10 @@ bool runs_deepep(const TrainConfig& train, int ep, int gpus_per_node) {
          (train.moe_dispatcher == MoeDispatcher::deepep || ep > gpus_per_node);
 }
 
-std::string a2a_overlap_layout_error(const TrainConfig& train, int ep, int pp, int vp, Recompute rc) {
+std::string a2a_overlap_layout_error(const TrainConfig& train, int ep, int pp, int vp) {
   if (!train.moe_a2a_overlap) return "";
   if (ep <= 1) return "the all-to-all overlap needs expert parallelism (parallel.ep > 1)";
   if (pp > 1 && vp <= 1) return "the all-to-all overlap needs virtual pipeline stages (parallel.vp > 1) when PP > 1";
-  if (rc == Recompute::full) return "the all-to-all overlap runs without full recompute (none or selective)";
   return "";
 }
 

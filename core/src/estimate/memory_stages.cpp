@@ -305,10 +305,10 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   const double e = d.e, tokens = d.tokens, rep_div = d.rep_div, h = d.h;
   const bool encoder = d.encoder;
   const int extra = runs_a2a_overlap(j.train, l.ep) ? 1 : 0;
-  const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches)
-                                     : std::min<int64_t>(std::max<int64_t>(1, l.num_microbatches), 1 + extra);
-  r.microbatches_in_flight = in_flight;
   const double first_scale = stage_scale(l, 0, extra), last_scale = stage_scale(l, l.pp - 1, extra);
+  // Without a pipeline the stage's scale is the micro-batches in flight (one, two with the overlap).
+  const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches) : int64_t(first_scale);
+  r.microbatches_in_flight = in_flight;
   const double interleave = first_scale / double(in_flight);
   r.interleave_factor = interleave;
   r.activations_per_layer = la.stored;

@@ -177,7 +177,7 @@ Result<bool> add_layout(Searcher& s, int ni, int nodes, int tp, int pp, int cp, 
     n_rc = n;
   }
   for (int e = 0; e < n_ep; ++e) {
-    if (!fixed && !a2a_overlap_layout_error(train, eps[e][0], pp, vp, Recompute::none).empty()) continue;
+    if (!fixed && !a2a_overlap_layout_error(train, eps[e][0], pp, vp).empty()) continue;
     if (Error err = expert_layout_error(s.model, tp, cp, dp, eps[e][0], eps[e][1]); !err.message.empty()) {
       if (fixed) return err;
       continue;

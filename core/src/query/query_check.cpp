@@ -162,7 +162,7 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     if (q.train.precision == Precision::fp32) return "Megatron-Core overlaps the all-to-alls of a bf16 or fp16 model only";
     if (q.train.recompute == Recompute::full) return "the all-to-all overlap runs without full recompute (none or selective)";
     if (!p.automatic) {
-      if (std::string why = a2a_overlap_layout_error(q.train, p.ep, p.pp, p.vp, Recompute::none); !why.empty())
+      if (std::string why = a2a_overlap_layout_error(q.train, p.ep, p.pp, p.vp); !why.empty())
         return why;
     }
   }

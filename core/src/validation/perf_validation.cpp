@@ -348,7 +348,8 @@ void add_llm_foundry_rows(std::vector<TimeReference>& rows) {
 }
 
 // Mixture of experts with expert parallelism (Megatron-Core: distributed optimizer; FSDP2 stacks: ZeRO-3), as the
-// framework tables above: each published layout evaluated as a fixed layout under its framework profile.
+// framework tables below (add_framework_table_rows, which appends these after its own): each published layout
+// evaluated as a fixed layout under its framework profile.
 void add_moe_framework_rows(std::vector<TimeReference>& rows) {
   {
     using F = Framework;

@@ -196,8 +196,9 @@ MoeDispatch resolved_moe_dispatch(const TrainConfig& train);
 bool runs_deepep(const TrainConfig& train, int ep, int gpus_per_node);
 // Why a layout cannot run with the all-to-all overlap the job asks for (TrainConfig moe_a2a_overlap; "" = it can, or
 // the job does not ask): Megatron-Core's checks (megatron/core/transformer/transformer_config.py
-// overlap_moe_expert_parallel_comm): expert parallelism, virtual pipeline stages whenever PP > 1, no full recompute.
-std::string a2a_overlap_layout_error(const TrainConfig& train, int ep, int pp, int vp, Recompute rc);
+// overlap_moe_expert_parallel_comm): expert parallelism, virtual pipeline stages whenever PP > 1. Its third rule, no
+// full recompute, is the job's (query_check.cpp) and the search's (planner_layouts.cpp add_layout).
+std::string a2a_overlap_layout_error(const TrainConfig& train, int ep, int pp, int vp);
 // Whether the overlap applies to a layout of `ep` expert-parallel ranks (asked for, and EP > 1).
 inline bool runs_a2a_overlap(const TrainConfig& train, int ep) { return train.moe_a2a_overlap && ep > 1; }
 // Why the job's recompute_modules cannot run ("" = they can, or they are the default): Megatron-Core's own rules
