@@ -216,6 +216,45 @@ TEST(MemoryEstimator, NamedPipelineRankIsEstimatedOnItsOwn) {
   EXPECT_FALSE(estimate_memory(m, full_ft(), l).ok());
 }
 
+// Megatron-Core's embedding- and loss-counted split (--account-for-embedding-in-pipeline-split /
+// --account-for-loss-in-pipeline-split): 30 layers + 2 over PP x VP chunks, the first and the last chunk one layer
+// fewer. The interleaved schedule's forward passes run in groups of p micro-batches per chunk (schedules.py
+// get_schedule_table), so each rank's in-flight passes are counted with their own chunk's layers; with few layers
+// per chunk the second rank, one pass fewer but no short chunk, holds the most.
+TEST(MemoryEstimator, MegatronCountedSplitHoldsEachChunksOwnLayers) {
+  ModelSpec m = preset("llama-3-8b");
+  m.num_layers = 30;
+  TrainConfig t = full_ft();
+  t.framework = Framework::megatron_core;
+  MemoryLayout l;
+  l.pp = 4;
+  l.vp = 2;
+  l.num_microbatches = 8;
+  auto layer = layer_activations(m, t, l);
+  ASSERT_TRUE(layer.ok());
+  const double stored = layer.value().stored;
+  auto acts = [&](int rank) {
+    l.pp_rank = rank;
+    return est(m, t, l).activations;
+  };
+  // Rank 0: 2 x 3 + 4 + 1 = 11 passes, chunk 0 (3 layers) 4 + 3, chunk 1 (4 layers) 4: 37 layers (not 11 x 4);
+  // rank 1: 9 passes of 4-layer chunks.
+  EXPECT_NEAR(acts(0), 37 * stored, 1.0);
+  EXPECT_NEAR(acts(1), 36 * stored, 1.0);
+  // PP 8 x VP 2, 2 layers a chunk, 16 micro-batches: rank 0 holds 15 passes of 1 layer and 8 of 2 (31 layers),
+  // rank 1 21 passes of 2 (42): the estimate without a named rank is rank 1's.
+  l.pp = 8;
+  l.num_microbatches = 16;
+  EXPECT_NEAR(acts(0), 31 * stored, 1.0);
+  EXPECT_NEAR(acts(1), 42 * stored, 1.0);
+  EXPECT_NEAR(acts(-1), 42 * stored, 1.0);
+  // The same split under a framework without Megatron's counted split: every chunk counted with 2 layers.
+  t.framework = Framework::torchtitan;
+  layer = layer_activations(m, t, l);
+  ASSERT_TRUE(layer.ok());
+  EXPECT_NEAR(acts(0), 46 * layer.value().stored, 1.0);
+}
+
 // Loss buffers are framework data (framework.h loss_fp32_buffers): generic / HF keep logits + 3 fp32 buffers,
 // Megatron's vocab-parallel cross-entropy logits + 1, torchtitan drops the logits before backward (3 fp32).
 TEST(MemoryEstimator, LossBuffersFollowTheFrameworkProfile) {

@@ -94,6 +94,7 @@ TokenDims token_dims(const StageJob& j, const StageShare& s);
 // breakdown's microbatches_in_flight, interleave_factor and activations_per_layer.
 struct StageActivations {
   double first_acts = 0, last_acts = 0, working = 0;
+  double middle_acts = 0;  // a middle rank's, where an uneven split gives the first rank fewer layers (else 0)
   int extra_passes = 0;  // chunk passes the all-to-all overlap warms up beyond the schedule's (stage_scale)
 };
 StageActivations stage_activations(const StageJob& j, const StageShare& s, const TokenDims& d,

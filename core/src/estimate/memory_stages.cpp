@@ -68,8 +68,9 @@ StageShare stage_share(const StageJob& j, double trainable) {
   s.tp = tp;
   s.dp = dp;
   // Uneven stages (pp x vp not dividing the layers, framework.h uneven_pp): the heaviest stage's vp chunks of
-  // ceil(L / (pp vp)) layers, each stage counted with that many (an upper bound: Megatron's and torchtitan's
-  // embedding / loss-aware splits give the first and last stages one layer fewer).
+  // ceil(L / (pp vp)) layers, each stage's parameters counted with that many (an upper bound: Megatron's and
+  // torchtitan's embedding / loss-aware splits give the first and last stages one layer fewer; the activations in
+  // flight count each Megatron chunk's own layers, layer_passes).
   const int64_t layers_stage = pipeline_stage_layers(model.num_layers, l.pp, l.vp);
   s.layers_stage = layers_stage;
   const double rest = pc.total - L * pc.per_layer - pc.embedding - pc.head;  // final norm, pooler
@@ -282,6 +283,42 @@ double stage_scale(const MemoryLayout& l, int rank, int extra) {
   return double(std::min(passes, m * v)) / double(v);
 }
 
+// Layers of local chunk `c` (0 .. v - 1) on pipeline rank `rank`. Megatron-Core's uneven splits (framework.h
+// megatron_pipeline_split: --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, or
+// --decoder-first / last-pipeline-num-layers) give the first chunk and the last one fewer layer, or the first and
+// last stages their own counts; every other split is counted with ceil(L / (p v)) layers per chunk (an upper bound).
+int64_t chunk_layers(const StageJob& j, int64_t layers_stage, int rank, int c) {
+  const MemoryLayout& l = j.layout;
+  const int64_t v = std::max(1, l.vp), per = layers_stage / v;
+  if (!j.fw.uneven_pp_megatron || l.pp <= 1) return per;
+  const MegatronPipelineSplit s = megatron_pipeline_split(j.model.num_layers, l.pp, l.vp);
+  if (!s.ok || s.even) return per;
+  if (s.first > 0) return rank == 0 ? s.first : (rank == l.pp - 1 ? s.last : per);
+  const int64_t global = int64_t(c) * l.pp + rank, chunks = int64_t(l.pp) * v;
+  const bool fewer = (global == 0 && s.embedding_counted) || (global == chunks - 1 && s.loss_counted);
+  return fewer ? per - 1 : per;
+}
+
+// Layers' activations in flight on pipeline rank `rank` (pp >= 2), in layers: its chunk passes in flight
+// (pipeline_chunk_passes_in_flight, + `extra`), each counted with its chunk's layers. The interleaved schedule runs
+// the forward passes in groups of p micro-batches per chunk, chunk 0 to v - 1, the last group with what is left of
+// the m micro-batches (Megatron-Core schedules.py get_schedule_table, microbatch_group_size_per_vp_stage = p).
+double layer_passes(const StageJob& j, int64_t layers_stage, int rank, int extra) {
+  const MemoryLayout& l = j.layout;
+  const int64_t m = std::max<int64_t>(1, l.num_microbatches), p = l.pp, v = std::max(1, l.vp);
+  int64_t left = std::min(pipeline_chunk_passes_in_flight(l.pp, l.vp, rank, l.num_microbatches) + extra, m * v);
+  double layers = 0;
+  for (int64_t g = 0; left > 0 && g * p < m; ++g) {
+    const int64_t group = std::min(p, m - g * p);
+    for (int64_t c = 0; c < v && left > 0; ++c) {
+      const int64_t n = std::min(group, left);
+      layers += double(n) * double(chunk_layers(j, layers_stage, rank, int(c)));
+      left -= n;
+    }
+  }
+  return layers;
+}
+
 }  // namespace
 
 TokenDims token_dims(const StageJob& j, const StageShare& s) {
@@ -328,8 +365,19 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   // autocast), before the embedding dropout (HF modeling_bert.py BertEmbeddings).
   double embed_acts = model.dropout ? tokens * h / rep_div : 0.0;  // embedding dropout mask
   if (encoder) embed_acts += tokens * h * (amp ? 4.0 : e) / rep_div;
-  sa.first_acts = (double(layers_stage) * la.stored + embed_acts) * first_scale + working;
-  sa.last_acts = double(layers_stage) * la.stored * last_scale + working +
+  // The stage layers' activations of the first rank, or of a middle one where an uneven split gives the first
+  // fewer layers (with one micro-batch fewer in flight per rank, rank 1 can then hold more).
+  double first_layers = double(layers_stage) * first_scale, last_layers = double(layers_stage) * last_scale;
+  double middle_layers = 0;
+  if (l.pp > 1) {
+    first_layers = layer_passes(j, layers_stage, 0, extra);
+    last_layers = layer_passes(j, layers_stage, l.pp - 1, extra);
+    if (l.pp > 2 && chunk_layers(j, layers_stage, 0, 0) < layers_stage / std::max(1, l.vp))
+      middle_layers = layer_passes(j, layers_stage, 1, extra);
+  }
+  sa.first_acts = first_layers * la.stored + embed_acts * first_scale + working;
+  sa.middle_acts = middle_layers > 0 ? middle_layers * la.stored + working : 0.0;
+  sa.last_acts = last_layers * la.stored + working +
                  (encoder ? 0.0
                           : tokens * norm_bytes(model, j.prec, fl.full, amp, j.fw.fused_rmsnorm) * h / rep_div +
                                 (fl.full ? tokens * e * h / rep_div : 0.0));  // final norm, lm_head input
@@ -372,7 +420,9 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
   const MemoryLayout& l = j.layout;
   const int64_t layers_stage = s.layers_stage;
   const bool one_rank = s.one_rank, is_first = s.is_first, is_last = s.is_last;
-  const double first_acts = sa.first_acts, last_acts = sa.last_acts, working = sa.working;
+  // Without a named rank the first stage's part is the larger of rank 0's and a middle rank's.
+  const double first_acts = one_rank ? sa.first_acts : std::max(sa.first_acts, sa.middle_acts);
+  const double last_acts = sa.last_acts, working = sa.working;
   const double e = d.e, tokens = d.tokens, rep_div = d.rep_div, h = d.h, tp = s.tp;
   GpuActivations ga;
   double& acts_gpu = ga.acts_gpu;
@@ -381,7 +431,7 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
     acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored * stage_scale(l, 0, sa.extra_passes) - working);
     logits_gpu = logits;
   } else if (one_rank) {
-    const double middle = double(layers_stage) * la.stored * stage_scale(l, l.pp_rank, sa.extra_passes) + working;
+    const double middle = layer_passes(j, layers_stage, l.pp_rank, sa.extra_passes) * la.stored + working;
     acts_gpu = is_first ? first_acts : (is_last ? last_acts : middle);
     logits_gpu = is_last ? logits : 0.0;
   } else if (first_acts >= last_acts + logits) {
