@@ -402,6 +402,29 @@ TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
   EXPECT_NEAR(layer_activations(m, tt, l)->stored - saved, 0.5 * 0.5 * (2.0 * 8 * 2048 * 2) * 8192, 1.0);
 }
 
+// Megatron-Core applies the routing scores inside the experts' fused SwiGLU (moe/experts.py TEGroupedMLP:
+// weighted_bias_swiglu_impl), so its routed rows keep fc1's input, the activation's 2i-wide input and fc2's input and
+// no expert output; the Hugging Face block multiplies the expert output by its score and keeps it.
+TEST(MoeRouting, MegatronKeepsNoExpertOutputForTheScoreMultiply) {
+  const ModelSpec& m = qwen3_moe();
+  MemoryLayout l;
+  l.dp = 8;
+  l.ep = 8;
+  l.etp = 1;
+  l.micro_batch = 2;
+  l.recompute = Recompute::none;
+  // The routed rows' bytes: capacity factor 2 pads them to twice their dropless size.
+  auto routed = [&](TrainConfig t) {
+    const double dropless = layer_activations(m, t, l)->no_recompute;
+    t.moe_capacity_factor = 2.0;
+    return layer_activations(m, t, l)->no_recompute - dropless;
+  };
+  const double tokens = 2.0 * 4096, k = 8, h = 2048, i = 768;
+  EXPECT_NEAR(routed(full_training(Framework::megatron_core)), tokens * k * (2 * h + 2 * 2 * i + 2 * i), 1.0);
+  // Hugging Face's eager block: the gate and up outputs, the activation and the product, and the kept expert output.
+  EXPECT_NEAR(routed(full_training(Framework::hf_trainer)), tokens * k * (2 * h + 3 * 2 * i + 2 * i + 2 * h), 1.0);
+}
+
 TEST(MoeRouting, TheBusiestRankSetsTheStep) {
   const Offer& offer = b200_node();
   const TrainConfig t = fixed_ep_job(Framework::megatron_core, 8, 8, 1, 2);

@@ -150,6 +150,12 @@ double mlp_bytes(const ActCtx& c, double i) {
   return mlp;
 }
 
+// Bytes per routed copy of a token that the score multiply keeps of the expert's output (framework.h
+// moe_probs_in_activation: none where the scores are applied inside the activation).
+double expert_output_kept(const ActCtx& c) {
+  return framework_profile(c.t.framework).moe_probs_in_activation ? 0.0 : c.e * double(c.m.hidden_size);
+}
+
 // The MLP block of a dense (moe = false) or MoE layer.
 void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
   const ModelSpec& m = c.m;
@@ -161,11 +167,11 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
   const bool mlp_in = c.keeps(fl.lora.mlp_input);
   if (moe) {
     // Each token visits k experts (HF MixtralSparseMoeBlock): a gathered copy of its input (kept by w1/w3
-    // when they need it), the expert MLP, and the expert output kept by the routing-weight multiply. A shared
-    // expert (DeepSeekMoE, Llama 4) runs on every token on the router's input.
+    // when they need it), the expert MLP, and the expert output kept by the routing-weight multiply where there is
+    // one (expert_output_kept). A shared expert (DeepSeekMoE, Llama 4) runs on every token on the router's input.
     const double k = double(m.experts_per_token);
     const double width = double(expert_intermediate_size(m));
-    const double routed = k * ((mlp_in ? c.le * h : 0.0) + mlp_bytes(c, width) + c.e * h);
+    const double routed = k * ((mlp_in ? c.le * h : 0.0) + mlp_bytes(c, width) + expert_output_kept(c));
     a.split += routed;
     a.routed += routed;
     a.rep += (fl.full ? c.le * h : 0.0) + 4.0 * double(m.num_experts);  // router input (if trained), fp32 router probs
@@ -251,7 +257,7 @@ void module_terms(const ActCtx& c, ActTerms& terms) {
   if (mods & kRecomputeMoe) {
     // The checkpoint keeps the block's input only: dispatched copies, expert MLPs, outputs, router probabilities and
     // the shared expert re-run in backward (mlp_terms' MoE branch without its norm and router input).
-    const double routed = moe * k * (c.le * h + mlp_bytes(c, f_e) + c.e * h);
+    const double routed = moe * k * (c.le * h + mlp_bytes(c, f_e) + expert_output_kept(c));
     split += routed +
              moe * (m.shared_expert_intermediate_size > 0 ? mlp_bytes(c, double(m.shared_expert_intermediate_size)) : 0.0);
     terms.module_drop_routed = routed;

@@ -127,6 +127,11 @@ struct FrameworkProfile {
   // The gated MLP's activation is one fused function that saves its gate-and-up input only (Megatron-Core
   // fusions/fused_bias_swiglu.py SwiGLUFunction: ctx.save_for_backward(input)); false: the eager SiLU(gate) * up.
   bool fused_swiglu = false;
+  // An MoE layer applies the routing scores inside the experts' activation (Megatron-Core moe/experts.py
+  // TEGroupedMLP: weighted_bias_swiglu_impl(fc1 output, bias, permuted_probs), which saves its input and the scores),
+  // so the combine keeps no expert output; false: the expert output is multiplied by its score after the experts and
+  // kept for that product's backward (Hugging Face MixtralSparseMoeBlock, torchtitan moe.py).
+  bool moe_probs_in_activation = false;
   // Across nodes the token dispatcher sends a token once per destination node and fans it out inside the node
   // (DeepEP / HybridEP: Megatron-Core --moe-token-dispatcher-type flex); false: once per routed expert (the plain
   // all-to-all dispatcher).
