@@ -308,6 +308,53 @@ Result<bool> add_megatron(std::vector<ValidationRow>& out) {
   return true;
 }
 
+// Measured: Megatron-LM's Mixtral 8x7B release test (tests/functional_tests/test_cases/mixtral/
+// mixtral_8x7b_tp1pp4ep8vpp8_release: model_config.yaml @1296a81, golden_values_dev_dgx_h100.json @1fb2a0c). Mixtral
+// 8x7B (the preset; Llama2Tokenizer, 32,000 tokens, untied), bf16, TP 2 with sequence parallelism, PP 4 with one layer
+// per virtual stage (VP 8), EP 8 with expert TP 1, the all-to-all dispatcher with grouped GEMMs, flash attention,
+// distributed optimizer, no recompute, micro-batch 1, global batch 256, seq 4096, aux-loss routing (not
+// force-balanced). Both metrics are the last rank's (the last pipeline stage, as for the GPT rows above):
+// mem-max-allocated-bytes 35,508,408,320 from step 30 on, mem-allocated-bytes 19,743,387,648 after every step. The
+// GPU count is not public: the row compares their difference, the step's activations, logits and buffers above the
+// model states, which does not depend on the data-parallel degree (every DP up to 8 leaves at least 29 micro-batches
+// per step, more than the last rank's 29 chunk passes in flight). DP 8 (64 GPUs) is the degree whose model states
+// match the after-step figure (17.4 GiB estimated against 18.4; DP 4 gives 25.6).
+Result<bool> add_megatron_moe(std::vector<ValidationRow>& out) {
+  const ModelSpec* m = find_model("mixtral-8x7b");
+  if (!m) return Error{"model", "validation preset missing: mixtral-8x7b"};
+  TrainConfig t;
+  t.method = Method::full;
+  t.precision = Precision::bf16_mixed;
+  t.framework = Framework::megatron_core;
+  t.seq_len = 4096;
+  MemoryLayout l;
+  l.tp = 2;
+  l.pp = 4;
+  l.vp = 8;
+  l.pp_rank = 3;
+  l.dp = 8;
+  l.ep = 8;
+  l.etp = 1;
+  l.zero = 1;
+  l.sequence_parallel = true;
+  l.micro_batch = 1;
+  l.num_microbatches = 256 / l.dp;
+  l.recompute = Recompute::none;
+  l.gpus_per_node = 8;
+  auto e = estimate_memory(*m, t, l);
+  if (!e) return e.error();
+  const double peak = 35508408320.0, after_step = 19743387648.0;
+  out.push_back(row("Megatron-LM Mixtral 8x7B, TP 2 x PP 4 (VP 8) x EP 8, mb 1, seq 4096, last stage, H100: above the states",
+                    "NVIDIA/Megatron-LM functional test mixtral_8x7b_tp1pp4ep8vpp8_release golden_values_dev_dgx_h100.json "
+                    "@1fb2a0c (mem-max-allocated-bytes - mem-allocated-bytes, last rank)",
+                    RefKind::measured_peak, "allocated peak above the model states, GiB", (peak - after_step) / kGiB,
+                    (e->allocated_peak - model_states(e.value())) / kGiB, 0.10,
+                    "megatron-core profile; the last rank's interleaved 1F1B holds (v-1)p+1 = 29 one-layer chunk passes "
+                    "and the loss; top-2 of 8 experts, the scores applied in the fused SwiGLU; aux-loss routing "
+                    "modelled as balanced"));
+  return true;
+}
+
 // Measured: torchtitan's Llama 3.1 8B tables (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf;
 // torchtitan 9dec370, torch 1963fc8, H100 96GB at 500 W; candidates: docs/research/multi_gpu_candidates.json
 // tt-h100-8b-*):
@@ -573,7 +620,8 @@ Result<std::vector<ValidationRow>> validation_report() {
   using validation_detail::add_litgpt_load_peaks;
   using validation_detail::add_torchtitan_moe;
   for (auto step : {add_zero_figure1, add_korthikanti, add_deepspeed, add_litgpt, add_hf_single_gpu, add_megatron,
-                    add_torchtitan, add_answerai, add_h200_measured, add_litgpt_load_peaks, add_torchtitan_moe}) {
+                    add_megatron_moe, add_torchtitan, add_answerai, add_h200_measured, add_litgpt_load_peaks,
+                    add_torchtitan_moe}) {
     auto r = step(out);
     if (!r) return r.error();
   }
