@@ -142,6 +142,7 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   c.model = &model;
   c.train = &train;
   c.gpu = &gpu;
+  c.hopper = gpu.arch == "Hopper";
   c.offer = &offer;
   if (j.has_early) return Error{j.early_field, j.early_message};
   if (offer.gpu_count <= 0) return Error{"offer/gpu_count", "must be at least 1"};

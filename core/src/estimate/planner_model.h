@@ -25,6 +25,7 @@ struct Ctx {
   const ModelSpec* model = nullptr;
   const TrainConfig* train = nullptr;
   const GpuSpec* gpu = nullptr;
+  bool hopper = false;  // gpu->arch is Hopper (framework.h moe_gemm_call_s)
   const Offer* offer = nullptr;
   ParamCounts params;
   LoraParams lora;

@@ -158,10 +158,20 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
   mt.expert_rows = rows;
   const double per_expert = tok_rank * c.topk * ep / std::max(1.0, c.experts) * rows;
   const double width_e = std::min(c.width, c.expert_width / etp_r);
-  const double ee = c.base_eff.overridden
-                        ? c.base_eff.value
-                        : c.base_eff.generation * gemm_width_factor(width_e) * microbatch_factor(per_expert) *
-                              fw.moe_efficiency * c.base_eff.method * c.base_eff.framework * c.base_eff.scale;
+  // The experts' factor: on Hopper under a profile that models the per-call cost (framework.h moe_gemm_call_s), each
+  // local expert's T seconds of GEMMs (6 x rows x hidden x width x the MLP's matrices FLOPs, forward and backward)
+  // beside its 6 calls; elsewhere the profile's grouped-GEMM factor at the rows' micro-batch factor.
+  const bool per_call = fw.moe_gemm_call_s > 0 && c.hopper;
+  const double base = c.base_eff.generation * gemm_width_factor(width_e) *
+                      (per_call ? fw.moe_call_efficiency : fw.moe_efficiency) * c.base_eff.method *
+                      c.base_eff.framework * c.base_eff.scale;
+  double rows_f = microbatch_factor(per_expert);
+  if (per_call) {
+    const double mats = c.expert_params / std::max(1.0, c.experts * c.moe_layers * c.width * c.expert_width);
+    const double t_gemms = 6.0 * per_expert * c.width * (c.expert_width / etp_r) * mats / (c.peak * base);
+    if (t_gemms > 0 && std::isfinite(t_gemms)) rows_f = t_gemms / (t_gemms + 6.0 * fw.moe_gemm_call_s);
+  }
+  const double ee = c.base_eff.overridden ? c.base_eff.value : base * rows_f;
   mt.eff_expert = std::clamp(ee, 1e-3, 1.0);
   // Token dispatch and combine (Megatron-Core MoEAlltoAllTokenDispatcher; torchtitan expert parallel
   // all-to-all): each rank sends k copies of its tokens' hidden states, in the activation dtype; the EP group

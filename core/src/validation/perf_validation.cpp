@@ -148,6 +148,22 @@ struct MosaicRow {
 // of 128 x TP 4 (make_vocab_size_divisible_by: 128): 50,688.
 ModelSpec nemo_gpt3_175b() { return gpt(12288, 96, 96, 50688, 2048); }
 
+// Mixtral 8x22B (mistralai/Mixtral-8x22B-v0.1 config.json: hidden 6,144, 56 layers, 48 heads, 8 key/value heads,
+// expert MLP 16,384, vocabulary 32,768, 8 experts, top-2): the Mixtral 8x7B preset's architecture at that shape.
+ModelSpec mixtral_8x22b() {
+  const ModelSpec* base = find_model("mixtral-8x7b");
+  ModelSpec m = base ? *base : ModelSpec{};
+  m.name = "Mixtral 8x22B";
+  m.hidden_size = 6144;
+  m.num_layers = 56;
+  m.num_heads = 48;
+  m.num_kv_heads = 8;
+  m.intermediate_size = 16384;
+  m.vocab_size = 32768;
+  m.max_position_embeddings = 65536;
+  return m;
+}
+
 
 constexpr const char* kNemo2407 =
     "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb (NeMo 24.07, DGX-H100, FP8 pre-training)";
@@ -170,6 +186,14 @@ constexpr const char* kBridge2509 =
 constexpr const char* kMoeModelZoo =
     "yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @020b813 (NVIDIA, Megatron-Core, 256 H100 BF16, "
     "seq 4096, GBS 2048, force-balanced; tokens/s = GBS x seq / (step time x GPUs))";
+constexpr const char* kMlmMixtral =
+    "NVIDIA/Megatron-LM functional test mixtral_8x7b_tp1pp4ep8vpp8_release (model_config.yaml @1296a81, "
+    "golden_values_dev_dgx_h100.json @1fb2a0c: iteration-time median 3.23 s over steps 100-200; GBS 256 x seq 4096; "
+    "64 GPUs as Megatron-MoE-ModelZoo runtime_configs/benchmarking/runtime.conf @3a2d8b5 runs this job, 8 nodes)";
+constexpr const char* kMoeModelZooMixtral =
+    "yanring/Megatron-MoE-ModelZoo best_practice/Mixtral/run_mixtral_8x22B.sh @0993e66 (token drop at capacity 1.0: "
+    "\"around 470TFLOPS for H100\"; dropless around 455) and runtime_configs/benchmarking/runtime.conf @3a2d8b5 (TP 2, "
+    "PP 8, VP 7, EP 8, MBS 1, GBS 256, 16 nodes); tokens/s = TFLOPS / Megatron-LM's 242.2 GFLOPs per token";
 constexpr const char* kTitanQwenMoe =
     "mlc-ai/pith-train issue #79 (torchtitan Qwen3-30B-A3B on 8x B200: BF16, seq 8192, FSDP 8, EP 1, micro-batch 8, "
     "GBS 64, selective AC, compiled; 19.52k tokens/s/GPU)";
@@ -396,6 +420,17 @@ void add_moe_framework_rows(std::vector<TimeReference>& rows) {
          1, 1, 1, 1, 1, 4, 1280, 4096, none, bf16, 13568, false, kBridge260401, true, nullptr, 8},
         {"Megatron-Bridge Qwen3-235B-A22B, 256x B200 MXFP8 (PP 8, EP 8)", "qwen3-235b-a22b", F::megatron_core, 2, 256,
          1, 8, 1, 1, 1, 1, 8192, 4096, none, fp8, 3776, false, kBridge260401, true, nullptr, 8},
+        // Coarse-grained experts (8 of 14,336 / 16,384, top-2) on H100, informative: the 8x7B job's GPU count is
+        // not in its test (64 per ModelZoo's config of the same job, and the only count whose model states match
+        // the test's memory figures, validation.cpp add_megatron_moe); the 8x22B figure is an approximate TFLOPS
+        // ("around"), converted with Megatron-LM's FLOP count (training.py num_floating_point_operations: 12 L h^2
+        // (1 + groups/heads + s/(2h) + 1.5 k f/h + V/(2 L h)) per token, causal attention halved).
+        {"Megatron-LM Mixtral 8x7B, 64x H100 BF16 (TP 2, PP 4, VP 8, EP 8), release test", "mixtral-8x7b",
+         F::megatron_core, 0, 64, 2, 4, 8, 1, 1, 1, 256, 4096, none, bf16, 5067, false, kMlmMixtral, false, nullptr, 8,
+         CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::alltoall},
+        {"Megatron-Core Mixtral 8x22B, 128x H100 BF16 (TP 2, PP 8, VP 7, EP 8), capacity 1.0", "mixtral-8x22b",
+         F::megatron_core, 0, 128, 2, 8, 7, 1, 1, 1, 256, 4096, none, bf16, 1941, false, kMoeModelZooMixtral, false,
+         mixtral_8x22b, 8, CpScheme::automatic, kRecomputeCoreAttn, MoeDispatcher::alltoall},
         {"torchtitan Qwen3-30B-A3B, 8x B200 BF16 (FSDP 8), seq 8192, micro-batch 8", "qwen3-30b-a3b", F::torchtitan, 2,
          8, 1, 1, 1, 1, 3, 8, 64, 8192, sel, bf16, 19520, false, kTitanQwenMoe},
         // The default dispatcher's run of the DeepEP README's job. Its ratio to the DeepEP run (0.671) sets the

@@ -111,6 +111,15 @@ struct FrameworkProfile {
   // (perf_validation.cpp), like fp8_efficiency.
   double moe_efficiency = 0.60;
   const char* moe_efficiency_source = "bench/device/h200-2026-12-04: transformers 5.17 Qwen3-MoE grouped_mm on one H200";
+  // Hopper (sm_90) only: the experts' grouped GEMM is one GEMM call per local expert, each with a fixed cost beside its
+  // FLOPs (kernel launch, per-expert host work, small-GEMM tail). Each local expert runs 6 such calls per layer and
+  // micro-batch (fc1 and fc2: forward, input gradient, weight gradient), so the experts' factor is
+  // moe_call_efficiency x T / (T + 6 moe_gemm_call_s), T the expert's GEMMs at that factor (planner_step.cpp
+  // fill_expert_terms), in place of moe_efficiency x the micro-batch factor: many narrow experts (Qwen3's 128 x 1,536)
+  // pay per call, few wide ones (Mixtral's 8 x 14,336) run near the dense rate. 0 = not modelled.
+  double moe_gemm_call_s = 0;
+  double moe_call_efficiency = 0;
+  const char* moe_gemm_call_source = "";
   // Fused attention end to end against the kernel's published rate (perf.h attention_efficiency): the backward's
   // dQ accumulation, the rotary / ALiBi and layout kernels around the attention call, causal tile imbalance.
   // Generic: fitted to llm-foundry's published long-context A100 rows (perf_validation.cpp, 32k-65k tokens,
