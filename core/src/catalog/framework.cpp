@@ -174,10 +174,10 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         .attention_end_to_end = 0.56,
         .fused_rmsnorm = true,  // Megatron-Core's transformer_engine spec: TENorm / TELayerNormColumnParallelLinear
         .fused_swiglu = true,   // --bias-swiglu-fusion, on by default (arguments.py --no-bias-swiglu-fusion turns it off)
-        .moe_probs_in_activation = true,
         .moe_dispatch_per_node = true,
         .moe_dispatch_source = TRAINFIT_SOURCE("Megatron-Bridge perf recipes (qwen3_moe.py, deepseek_v3.py @067f987): "
                                "moe_token_dispatcher_type flex with the HybridEP / DeepEP backend for cross-node EP"),
+        .moe_probs_in_activation = true,
         .moe_deepep = true,
         .moe_deepep_source = TRAINFIT_SOURCE("Megatron-LM arguments.py --moe-token-dispatcher-type flex, --moe-enable-deepep "
                              "(megatron/core/transformer/moe/fused_a2a.py: DeepEP Buffer dispatch / combine)"),

@@ -327,20 +327,9 @@ Result<bool> add_megatron_moe(std::vector<ValidationRow>& out) {
   t.precision = Precision::bf16_mixed;
   t.framework = Framework::megatron_core;
   t.seq_len = 4096;
-  MemoryLayout l;
-  l.tp = 2;
-  l.pp = 4;
-  l.vp = 8;
-  l.pp_rank = 3;
-  l.dp = 8;
-  l.ep = 8;
-  l.etp = 1;
-  l.zero = 1;
-  l.sequence_parallel = true;
-  l.micro_batch = 1;
-  l.num_microbatches = 256 / l.dp;
-  l.recompute = Recompute::none;
-  l.gpus_per_node = 8;
+  // DP 8: 256 sequences a step in 32 micro-batches of 1.
+  const MemoryLayout l{.tp = 2, .pp = 4, .dp = 8, .vp = 8, .ep = 8, .etp = 1, .pp_rank = 3, .zero = 1,
+                       .sequence_parallel = true, .micro_batch = 1, .num_microbatches = 32, .gpus_per_node = 8};
   auto e = estimate_memory(*m, t, l);
   if (!e) return e.error();
   const double peak = 35508408320.0, after_step = 19743387648.0;

@@ -136,16 +136,15 @@ struct FrameworkProfile {
   // The gated MLP's activation is one fused function that saves its gate-and-up input only (Megatron-Core
   // fusions/fused_bias_swiglu.py SwiGLUFunction: ctx.save_for_backward(input)); false: the eager SiLU(gate) * up.
   bool fused_swiglu = false;
-  // An MoE layer applies the routing scores inside the experts' activation (Megatron-Core moe/experts.py
-  // TEGroupedMLP: weighted_bias_swiglu_impl(fc1 output, bias, permuted_probs), which saves its input and the scores),
-  // so the combine keeps no expert output; false: the expert output is multiplied by its score after the experts and
-  // kept for that product's backward (Hugging Face MixtralSparseMoeBlock, torchtitan moe.py).
-  bool moe_probs_in_activation = false;
   // Across nodes the token dispatcher sends a token once per destination node and fans it out inside the node
   // (DeepEP / HybridEP: Megatron-Core --moe-token-dispatcher-type flex); false: once per routed expert (the plain
   // all-to-all dispatcher).
   bool moe_dispatch_per_node = false;
   const char* moe_dispatch_source = "";
+  // The routing scores are applied inside the experts' activation (Megatron-Core moe/experts.py TEGroupedMLP:
+  // weighted_bias_swiglu_impl(fc1 output, bias, permuted_probs)): no expert output is kept for a score multiply after
+  // the experts (Hugging Face MixtralSparseMoeBlock, torchtitan moe.py keep it), memory_activations.cpp.
+  bool moe_probs_in_activation = false;
   // Without expert parallelism, an MoE layer's experts stay whole on every tensor-parallel rank instead of being
   // split by TP (the planner's layouts then run expert TP 1).
   bool moe_experts_whole_per_tp_rank = false;
