@@ -283,20 +283,25 @@ double stage_scale(const MemoryLayout& l, int rank, int extra) {
   return double(std::min(passes, m * v)) / double(v);
 }
 
-// Layers of local chunk `c` (0 .. v - 1) on pipeline rank `rank`. Megatron-Core's uneven splits (framework.h
-// megatron_pipeline_split: --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, or
-// --decoder-first / last-pipeline-num-layers) give the first chunk and the last one fewer layer, or the first and
-// last stages their own counts; every other split is counted with ceil(L / (p v)) layers per chunk (an upper bound).
-int64_t chunk_layers(const StageJob& j, int64_t layers_stage, int rank, int c) {
-  const MemoryLayout& l = j.layout;
-  const int64_t v = std::max(1, l.vp), per = layers_stage / v;
-  if (!j.fw.uneven_pp_megatron || l.pp <= 1) return per;
-  const MegatronPipelineSplit s = megatron_pipeline_split(j.model.num_layers, l.pp, l.vp);
-  if (!s.ok || s.even) return per;
-  if (s.first > 0) return rank == 0 ? s.first : (rank == l.pp - 1 ? s.last : per);
-  const int64_t global = int64_t(c) * l.pp + rank, chunks = int64_t(l.pp) * v;
-  const bool fewer = (global == 0 && s.embedding_counted) || (global == chunks - 1 && s.loss_counted);
+// Layers of local chunk `c` (0 .. v - 1) on pipeline rank `rank`, `per` = ceil(L / (p v)). Megatron-Core's uneven
+// splits (framework.h megatron_pipeline_split: --account-for-embedding-in-pipeline-split / --account-for-loss-in-
+// pipeline-split, or --decoder-first / last-pipeline-num-layers) give the first chunk and the last one fewer layer, or
+// the first and last stages their own counts; every other split is counted with `per` layers per chunk (an upper
+// bound). `split` is null for those.
+int64_t chunk_layers(const MegatronPipelineSplit* split, const MemoryLayout& l, int64_t per, int rank, int c) {
+  if (!split) return per;
+  if (split->first > 0) return rank == 0 ? split->first : (rank == l.pp - 1 ? split->last : per);
+  const int64_t global = int64_t(c) * l.pp + rank, chunks = int64_t(l.pp) * std::max(1, l.vp);
+  const bool fewer = (global == 0 && split->embedding_counted) || (global == chunks - 1 && split->loss_counted);
   return fewer ? per - 1 : per;
+}
+
+// Megatron's uneven split of this layout, or false where every chunk holds ceil(L / (p v)) layers as counted.
+bool uneven_megatron_split(const StageJob& j, MegatronPipelineSplit& out) {
+  const MemoryLayout& l = j.layout;
+  if (!j.fw.uneven_pp_megatron || l.pp <= 1) return false;
+  out = megatron_pipeline_split(j.model.num_layers, l.pp, l.vp);
+  return out.ok && !out.even;
 }
 
 // Layers' activations in flight on pipeline rank `rank` (pp >= 2), in layers: its chunk passes in flight
@@ -305,14 +310,16 @@ int64_t chunk_layers(const StageJob& j, int64_t layers_stage, int rank, int c) {
 // the m micro-batches (Megatron-Core schedules.py get_schedule_table, microbatch_group_size_per_vp_stage = p).
 double layer_passes(const StageJob& j, int64_t layers_stage, int rank, int extra) {
   const MemoryLayout& l = j.layout;
-  const int64_t m = std::max<int64_t>(1, l.num_microbatches), p = l.pp, v = std::max(1, l.vp);
+  const int64_t m = std::max<int64_t>(1, l.num_microbatches), p = l.pp, v = std::max(1, l.vp), per = layers_stage / v;
   int64_t left = std::min(pipeline_chunk_passes_in_flight(l.pp, l.vp, rank, l.num_microbatches) + extra, m * v);
+  MegatronPipelineSplit split;
+  if (!uneven_megatron_split(j, split)) return double(per) * double(left);  // every chunk alike
   double layers = 0;
   for (int64_t g = 0; left > 0 && g * p < m; ++g) {
     const int64_t group = std::min(p, m - g * p);
     for (int64_t c = 0; c < v && left > 0; ++c) {
       const int64_t n = std::min(group, left);
-      layers += double(n) * double(chunk_layers(j, layers_stage, rank, int(c)));
+      layers += double(n) * double(chunk_layers(&split, l, per, rank, int(c)));
       left -= n;
     }
   }
@@ -372,7 +379,9 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   if (l.pp > 1) {
     first_layers = layer_passes(j, layers_stage, 0, extra);
     last_layers = layer_passes(j, layers_stage, l.pp - 1, extra);
-    if (l.pp > 2 && chunk_layers(j, layers_stage, 0, 0) < layers_stage / std::max(1, l.vp))
+    MegatronPipelineSplit split;
+    const int64_t per = layers_stage / std::max(1, l.vp);
+    if (l.pp > 2 && uneven_megatron_split(j, split) && chunk_layers(&split, l, per, 0, 0) < per)
       middle_layers = layer_passes(j, layers_stage, 1, extra);
   }
   sa.first_acts = first_layers * la.stored + embed_acts * first_scale + working;
