@@ -353,6 +353,11 @@ TEST(Moe, MegatronRecipeCarriesTheExpertParallelArguments) {
 }
 
 
+// Eight GPUs of data parallelism, the experts split over all of them (whole: ETP 1), micro-batch 2, no recompute.
+MemoryLayout ep8_layout() {
+  return MemoryLayout{.dp = 8, .ep = 8, .etp = 1, .recompute = Recompute::none, .micro_batch = 2};
+}
+
 // Routing: a capacity factor pads every expert to C x its balanced share (Megatron-Core
 // --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity); dropless routing's imbalance reaches the
 // busiest GPU only through expert parallelism. Both scale the routed experts' rows: their kept activations, the
@@ -360,12 +365,7 @@ TEST(Moe, MegatronRecipeCarriesTheExpertParallelArguments) {
 TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
   const ModelSpec& m = qwen3_moe();
   TrainConfig t = full_training();
-  MemoryLayout l;
-  l.dp = 8;
-  l.ep = 8;
-  l.etp = 1;
-  l.micro_batch = 2;
-  l.recompute = Recompute::none;
+  MemoryLayout l = ep8_layout();
   const double dropless = layer_activations(m, t, l)->no_recompute;
   t.moe_capacity_factor = 1.0;  // balanced routing fills each expert exactly: nothing padded
   EXPECT_DOUBLE_EQ(layer_activations(m, t, l)->no_recompute, dropless);
@@ -407,12 +407,7 @@ TEST(MoeRouting, CapacityAndImbalanceScaleTheRoutedRowsExactly) {
 // no expert output; the Hugging Face block multiplies the expert output by its score and keeps it.
 TEST(MoeRouting, MegatronKeepsNoExpertOutputForTheScoreMultiply) {
   const ModelSpec& m = qwen3_moe();
-  MemoryLayout l;
-  l.dp = 8;
-  l.ep = 8;
-  l.etp = 1;
-  l.micro_batch = 2;
-  l.recompute = Recompute::none;
+  const MemoryLayout l = ep8_layout();
   // The routed rows' bytes: capacity factor 2 pads them to twice their dropless size.
   auto routed = [&](TrainConfig t) {
     const double dropless = layer_activations(m, t, l)->no_recompute;

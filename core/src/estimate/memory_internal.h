@@ -62,6 +62,10 @@ struct StageJob {
 struct StageShare {
   double L = 0, tp = 1, dp = 1;     // layers; TP; the ranks ZeRO shards over (dp x cp)
   int64_t layers_stage = 0;         // layers on the heaviest pipeline stage
+  // Megatron's uneven split of the stages (framework.h megatron_pipeline_split), where the framework runs one and
+  // pp x vp does not divide the layers (uneven_megatron); otherwise every chunk is counted with layers_stage / vp.
+  MegatronPipelineSplit megatron_split;
+  bool uneven_megatron = false;
   bool one_rank = false, is_first = true, is_last = true;  // a named pipeline rank (layout.pp_rank), and which
   double stage_params = 0;          // parameters on this GPU
   double layer_local = 0;           // one layer's parameters on this GPU

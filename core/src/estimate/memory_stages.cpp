@@ -73,6 +73,10 @@ StageShare stage_share(const StageJob& j, double trainable) {
   // flight count each Megatron chunk's own layers, layer_passes).
   const int64_t layers_stage = pipeline_stage_layers(model.num_layers, l.pp, l.vp);
   s.layers_stage = layers_stage;
+  if (j.fw.uneven_pp_megatron && l.pp > 1) {
+    s.megatron_split = megatron_pipeline_split(model.num_layers, l.pp, l.vp);
+    s.uneven_megatron = s.megatron_split.ok && !s.megatron_split.even;
+  }
   const double rest = pc.total - L * pc.per_layer - pc.embedding - pc.head;  // final norm, pooler
   const double head_copy = l.pp > 1 ? (pc.head > 0 ? pc.head : pc.embedding) : pc.head;
   const double first_stage = double(layers_stage) * pc.per_layer + pc.embedding + (l.pp == 1 ? head_copy + rest : 0);
@@ -283,43 +287,34 @@ double stage_scale(const MemoryLayout& l, int rank, int extra) {
   return double(std::min(passes, m * v)) / double(v);
 }
 
-// Layers of local chunk `c` (0 .. v - 1) on pipeline rank `rank`, `per` = ceil(L / (p v)). Megatron-Core's uneven
-// splits (framework.h megatron_pipeline_split: --account-for-embedding-in-pipeline-split / --account-for-loss-in-
-// pipeline-split, or --decoder-first / last-pipeline-num-layers) give the first chunk and the last one fewer layer, or
-// the first and last stages their own counts; every other split is counted with `per` layers per chunk (an upper
-// bound). `split` is null for those.
-int64_t chunk_layers(const MegatronPipelineSplit* split, const MemoryLayout& l, int64_t per, int rank, int c) {
-  if (!split) return per;
-  if (split->first > 0) return rank == 0 ? split->first : (rank == l.pp - 1 ? split->last : per);
+// Layers of local chunk `c` (0 .. v - 1) on pipeline rank `rank`. Megatron-Core's uneven splits (StageShare
+// megatron_split: --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, or
+// --decoder-first / last-pipeline-num-layers) give the first chunk and the last one fewer layer, or the first and
+// last stages their own counts; every other split is counted with ceil(L / (p v)) layers per chunk (an upper bound).
+int64_t chunk_layers(const StageShare& s, const MemoryLayout& l, int rank, int c) {
+  const int64_t per = s.layers_stage / std::max(1, l.vp);
+  if (!s.uneven_megatron) return per;
+  const MegatronPipelineSplit& split = s.megatron_split;
+  if (split.first > 0) return rank == 0 ? split.first : (rank == l.pp - 1 ? split.last : per);
   const int64_t global = int64_t(c) * l.pp + rank, chunks = int64_t(l.pp) * std::max(1, l.vp);
-  const bool fewer = (global == 0 && split->embedding_counted) || (global == chunks - 1 && split->loss_counted);
+  const bool fewer = (global == 0 && split.embedding_counted) || (global == chunks - 1 && split.loss_counted);
   return fewer ? per - 1 : per;
-}
-
-// Megatron's uneven split of this layout, or false where every chunk holds ceil(L / (p v)) layers as counted.
-bool uneven_megatron_split(const StageJob& j, MegatronPipelineSplit& out) {
-  const MemoryLayout& l = j.layout;
-  if (!j.fw.uneven_pp_megatron || l.pp <= 1) return false;
-  out = megatron_pipeline_split(j.model.num_layers, l.pp, l.vp);
-  return out.ok && !out.even;
 }
 
 // Layers' activations in flight on pipeline rank `rank` (pp >= 2), in layers: its chunk passes in flight
 // (pipeline_chunk_passes_in_flight, + `extra`), each counted with its chunk's layers. The interleaved schedule runs
 // the forward passes in groups of p micro-batches per chunk, chunk 0 to v - 1, the last group with what is left of
 // the m micro-batches (Megatron-Core schedules.py get_schedule_table, microbatch_group_size_per_vp_stage = p).
-double layer_passes(const StageJob& j, int64_t layers_stage, int rank, int extra) {
-  const MemoryLayout& l = j.layout;
-  const int64_t m = std::max<int64_t>(1, l.num_microbatches), p = l.pp, v = std::max(1, l.vp), per = layers_stage / v;
+double layer_passes(const StageShare& s, const MemoryLayout& l, int rank, int extra) {
+  const int64_t m = std::max<int64_t>(1, l.num_microbatches), p = l.pp, v = std::max(1, l.vp);
   int64_t left = std::min(pipeline_chunk_passes_in_flight(l.pp, l.vp, rank, l.num_microbatches) + extra, m * v);
-  MegatronPipelineSplit split;
-  if (!uneven_megatron_split(j, split)) return double(per) * double(left);  // every chunk alike
+  if (!s.uneven_megatron) return double(s.layers_stage / v) * double(left);  // every chunk alike
   double layers = 0;
   for (int64_t g = 0; left > 0 && g * p < m; ++g) {
     const int64_t group = std::min(p, m - g * p);
     for (int64_t c = 0; c < v && left > 0; ++c) {
       const int64_t n = std::min(group, left);
-      layers += double(n) * double(chunk_layers(&split, l, per, rank, int(c)));
+      layers += double(n) * double(chunk_layers(s, l, rank, int(c)));
       left -= n;
     }
   }
@@ -349,7 +344,7 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   const double e = d.e, tokens = d.tokens, rep_div = d.rep_div, h = d.h;
   const bool encoder = d.encoder;
   const int extra = runs_a2a_overlap(j.train, l.ep) ? 1 : 0;
-  const double first_scale = stage_scale(l, 0, extra), last_scale = stage_scale(l, l.pp - 1, extra);
+  const double first_scale = stage_scale(l, 0, extra);
   // Without a pipeline the stage's scale is the micro-batches in flight (one, two with the overlap).
   const int64_t in_flight = l.pp > 1 ? std::min<int64_t>(l.pp, l.num_microbatches) : int64_t(first_scale);
   r.microbatches_in_flight = in_flight;
@@ -374,15 +369,13 @@ StageActivations stage_activations(const StageJob& j, const StageShare& s, const
   if (encoder) embed_acts += tokens * h * (amp ? 4.0 : e) / rep_div;
   // The stage layers' activations of the first rank, or of a middle one where an uneven split gives the first
   // fewer layers (with one micro-batch fewer in flight per rank, rank 1 can then hold more).
-  double first_layers = double(layers_stage) * first_scale, last_layers = double(layers_stage) * last_scale;
+  double first_layers = double(layers_stage) * first_scale, last_layers = first_layers;  // without a pipeline
   double middle_layers = 0;
   if (l.pp > 1) {
-    first_layers = layer_passes(j, layers_stage, 0, extra);
-    last_layers = layer_passes(j, layers_stage, l.pp - 1, extra);
-    MegatronPipelineSplit split;
-    const int64_t per = layers_stage / std::max(1, l.vp);
-    if (l.pp > 2 && uneven_megatron_split(j, split) && chunk_layers(&split, l, per, 0, 0) < per)
-      middle_layers = layer_passes(j, layers_stage, 1, extra);
+    first_layers = layer_passes(s, l, 0, extra);
+    last_layers = layer_passes(s, l, l.pp - 1, extra);
+    if (l.pp > 2 && chunk_layers(s, l, 0, 0) < layers_stage / std::max(1, l.vp))
+      middle_layers = layer_passes(s, l, 1, extra);
   }
   sa.first_acts = first_layers * la.stored + embed_acts * first_scale + working;
   sa.middle_acts = middle_layers > 0 ? middle_layers * la.stored + working : 0.0;
@@ -440,7 +433,7 @@ GpuActivations place_activations(const StageJob& j, const StageShare& s, const T
     acts_gpu = first_acts + (last_acts - double(layers_stage) * la.stored * stage_scale(l, 0, sa.extra_passes) - working);
     logits_gpu = logits;
   } else if (one_rank) {
-    const double middle = layer_passes(j, layers_stage, l.pp_rank, sa.extra_passes) * la.stored + working;
+    const double middle = layer_passes(s, l, l.pp_rank, sa.extra_passes) * la.stored + working;
     acts_gpu = is_first ? first_acts : (is_last ? last_acts : middle);
     logits_gpu = is_last ? logits : 0.0;
   } else if (first_acts >= last_acts + logits) {

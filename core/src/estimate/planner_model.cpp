@@ -183,6 +183,7 @@ Result<Ctx> make_ctx(const JobPart& j, const ModelSpec& model, const TrainConfig
   c.experts = j.experts;
   c.expert_width = j.expert_width;
   c.moe_layers = j.moe_layers;
+  c.expert_matrices = c.expert_params / std::max(1.0, c.experts * c.moe_layers * c.width * c.expert_width);
   c.layers = j.layers;
   c.seq = j.seq;
   c.g = offer.gpu_count;

@@ -65,6 +65,7 @@ struct Ctx {
   double expert_share = 0;
   double expert_params = 0;
   double topk = 0, experts = 0, expert_width = 0, moe_layers = 0;
+  double expert_matrices = 0;  // weight matrices of one expert MLP (3 gated, 2 plain), from the routed parameters
 };
 
 struct Links {

@@ -167,8 +167,7 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
                       c.base_eff.framework * c.base_eff.scale;
   double rows_f = microbatch_factor(per_expert);
   if (per_call) {
-    const double mats = c.expert_params / std::max(1.0, c.experts * c.moe_layers * c.width * c.expert_width);
-    const double t_gemms = 6.0 * per_expert * c.width * (c.expert_width / etp_r) * mats / (c.peak * base);
+    const double t_gemms = 6.0 * per_expert * c.width * (c.expert_width / etp_r) * c.expert_matrices / (c.peak * base);
     if (t_gemms > 0 && std::isfinite(t_gemms)) rows_f = t_gemms / (t_gemms + 6.0 * fw.moe_gemm_call_s);
   }
   const double ee = c.base_eff.overridden ? c.base_eff.value : base * rows_f;

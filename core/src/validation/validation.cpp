@@ -333,7 +333,8 @@ Result<bool> add_megatron_moe(std::vector<ValidationRow>& out) {
   auto e = estimate_memory(*m, t, l);
   if (!e) return e.error();
   const double peak = 35508408320.0, after_step = 19743387648.0;
-  out.push_back(row("Megatron-LM Mixtral 8x7B, TP 2 x PP 4 (VP 8) x EP 8, mb 1, seq 4096, last stage, H100: above the states",
+  out.push_back(row("Megatron-LM Mixtral 8x7B, TP 2 x PP 4 (VP 8) x EP 8, mb 1, seq 4096, last stage, H100: "
+                    "above the states",
                     "NVIDIA/Megatron-LM functional test mixtral_8x7b_tp1pp4ep8vpp8_release golden_values_dev_dgx_h100.json "
                     "@1fb2a0c (mem-max-allocated-bytes - mem-allocated-bytes, last rank)",
                     RefKind::measured_peak, "allocated peak above the model states, GiB", (peak - after_step) / kGiB,
