@@ -1,4 +1,4 @@
-// format.h: fixed() must write exactly what snprintf("%.Nf") writes. (A longer run of the same checks, 75M
+// format.h: fixed() and general() must write exactly what snprintf("%.Nf") and snprintf("%.Pg") write. (A longer run of the same checks, 75M
 // values against glibc and 15M against emscripten's musl, found no difference.)
 #include "trainfit/base/format.h"
 
@@ -83,6 +83,74 @@ TEST(FixedFormat, BufferTruncatesAndCountsAsSnprintf) {
       char want[64] = "untouched", got[64] = "untouched";
       const int wn = std::snprintf(size ? want : nullptr, size, "%.2f", v);
       const int gn = format_fixed(size ? got : nullptr, size, v, 2);
+      EXPECT_EQ(gn, wn) << v << " in " << size;
+      EXPECT_STREQ(got, want) << v << " in " << size;
+    }
+  }
+}
+
+void expect_general(double v) {
+  for (int p : {1, 3, 6, 10, 15}) {
+    char want[64], buf[64];
+    std::snprintf(want, sizeof want, "%.*g", p, v);
+    const int n = format_general(buf, sizeof buf, v, p);
+    if (general(v, p) != want || std::strcmp(buf, want) != 0 || n != static_cast<int>(std::strlen(want))) {
+      ADD_FAILURE() << "general(" << std::hexfloat << v << ", " << p << ") = " << general(v, p) << ", printf: " << want;
+      return;
+    }
+  }
+}
+
+TEST(GeneralFormat, EdgesAsPrintf) {
+  const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e-4, 9.99999e-5, 0.000099999951, 0.0001, 999999.5, 999999.4,
+                          999999.6, 1e6, 123456.5, 1234565.0, 9.999995, 9.9999949, 99999.95, 0.1, 0.3, 2.675, 1e15,
+                          1e16, 1e22, 1e300, 4.9e-324, std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+                          std::numeric_limits<double>::max(), 12.3657, 2.467, 5.01245, 88.0009, 10.7665};
+  for (double v : edges) {
+    expect_general(v);
+    expect_general(-v);
+  }
+  // Every power of ten in range and its neighbours (log10 can land on either side of the true exponent).
+  for (int e = -6; e <= 16; ++e) {
+    const double t = std::pow(10.0, e);
+    for (double v : {t, std::nextafter(t, 0.0), std::nextafter(t, 1e300)}) expect_general(v);
+  }
+  // Decimal ties at six significant digits (x.xxxxx5) and one ulp either side; exact binary ties.
+  for (int k = 100000; k < 1000000; k += 997)
+    for (double scale : {1e-3, 1.0, 1e3}) {
+      const double t = (k + 0.5) * scale / 1e5;
+      for (double v : {t, std::nextafter(t, 0.0), std::nextafter(t, 1e300)}) expect_general(v);
+    }
+  for (int k = -300; k <= 300; ++k)
+    for (int j = 1; j <= 12; ++j) expect_general(std::ldexp(static_cast<double>(k), -j));
+}
+
+TEST(GeneralFormat, RandomDoublesAsPrintf) {
+  std::mt19937_64 rng(20261206);
+  std::uniform_real_distribution<double> exponent(-7.0, 17.0);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  for (int i = 0; i < 20000; ++i) {
+    double v = mantissa(rng) * std::pow(10.0, exponent(rng));
+    if (rng() & 1) v = -v;
+    expect_general(v);
+    if (::testing::Test::HasFailure()) return;
+  }
+  for (int i = 0; i < 8000; ++i) {  // arbitrary bit patterns
+    const uint64_t bits = rng();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    expect_general(v);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(GeneralFormat, BufferTruncatesAndCountsAsSnprintf) {
+  for (double v : {-1234.5678, 0.000123456, 3.14159, 1e300}) {
+    for (size_t size : {0u, 1u, 3u, 6u, 64u}) {
+      char want[64] = "untouched", got[64] = "untouched";
+      const int wn = std::snprintf(size ? want : nullptr, size, "%.6g", v);
+      const int gn = format_general(size ? got : nullptr, size, v, 6);
       EXPECT_EQ(gn, wn) << v << " in " << size;
       EXPECT_STREQ(got, want) << v << " in " << size;
     }

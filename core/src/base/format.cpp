@@ -1,4 +1,4 @@
-// trainfit core — printf("%.Nf") without printf (format.h).
+// trainfit core — printf("%.Nf") and printf("%.Pg") without printf (format.h).
 //
 // Why it is exact. Let a = |v| and s = 10^N (exact). p = a * s rounded to a double; e = fma(a, s, -p) is the
 // exact rounding error, so the true product is p + e. printf rounds the true product to an integer, ties to
@@ -17,23 +17,30 @@
 
 namespace trainfit {
 
-int format_fixed(char* buf, size_t size, double v, int decimals, bool plus_sign) {
-  static constexpr double kScale[4] = {1.0, 10.0, 100.0, 1000.0};
-  const bool in_range = decimals >= 0 && decimals <= 3 && std::isfinite(v);
-  const double a = std::fabs(v);
-  const double p = in_range ? a * kScale[decimals] : 0.0;
-  if (!in_range || !(p < 4503599627370496.0))  // 2^52: beyond it doubles are integers spaced >= 1
-    return std::snprintf(buf, size, plus_sign ? "%+.*f" : "%.*f", decimals, v);
+namespace {
+
+// 10^0 .. 10^22: every one exact in a double.
+constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr double kTwo52 = 4503599627370496.0;  // beyond it doubles are integers spaced >= 1
+
+// |v| * 10^decimals rounded to an integer as printf rounds it (the comment at the top says why this is exact);
+// a negative result when the scaled value is not below 2^52 (the caller falls back to printf).
+double scaled_integer(double a, int decimals) {
+  const double p = a * kPow10[decimals];
+  if (!(p < kTwo52)) return -1;
   const double floor_p = std::floor(p);
-  double n;
   if (p - floor_p == 0.5) {
-    const double e = std::fma(a, kScale[decimals], -p);
-    n = e > 0 ? floor_p + 1.0 : (e < 0 ? floor_p : std::nearbyint(p));
-  } else {
-    n = std::nearbyint(p);
+    const double e = std::fma(a, kPow10[decimals], -p);
+    return e > 0 ? floor_p + 1.0 : (e < 0 ? floor_p : std::nearbyint(p));
   }
-  // Digits of n, least significant first, with at least decimals + 1 of them.
-  char digits[24];
+  return std::nearbyint(p);
+}
+
+// The text of the integer n with a point `decimals` digits from the right (at least one digit before it), the
+// sign first, trailing fraction zeros (and then the point) dropped when `trim`. Into buf as snprintf would.
+int write_scaled(char* buf, size_t size, double n, int decimals, bool negative, bool plus_sign, bool trim) {
+  char digits[40];  // least significant first
   int len = 0;
   uint64_t u = static_cast<uint64_t>(n);
   do {
@@ -41,16 +48,20 @@ int format_fixed(char* buf, size_t size, double v, int decimals, bool plus_sign)
     u /= 10;
   } while (u != 0);
   while (len < decimals + 1) digits[len++] = '0';
-  char text[32];  // sign, at most 16 digits before 2^52, point, decimals
+  int drop = 0;  // trailing fraction zeros left out
+  if (trim) {
+    while (drop < decimals && digits[drop] == '0') ++drop;  // all of them: the point goes too
+  }
+  char text[48];  // sign, at most 16 digits before 2^52, point, at most 18 decimals
   int t = 0;
-  if (std::signbit(v)) {
+  if (negative) {
     text[t++] = '-';
   } else if (plus_sign) {
     text[t++] = '+';
   }
-  for (int i = len - 1; i >= 0; --i) {
+  for (int i = len - 1; i >= drop; --i) {
     text[t++] = digits[i];
-    if (i == decimals && decimals > 0) text[t++] = '.';
+    if (i == decimals && decimals > drop) text[t++] = '.';
   }
   if (size > 0) {
     const size_t kept = std::min(static_cast<size_t>(t), size - 1);
@@ -58,6 +69,46 @@ int format_fixed(char* buf, size_t size, double v, int decimals, bool plus_sign)
     buf[kept] = 0;
   }
   return t;
+}
+
+}  // namespace
+
+int format_fixed(char* buf, size_t size, double v, int decimals, bool plus_sign) {
+  const bool in_range = decimals >= 0 && decimals <= 3 && std::isfinite(v);
+  const double n = in_range ? scaled_integer(std::fabs(v), decimals) : -1;
+  if (n < 0) return std::snprintf(buf, size, plus_sign ? "%+.*f" : "%.*f", decimals, v);
+  return write_scaled(buf, size, n, decimals, std::signbit(v), plus_sign, false);
+}
+
+// %.Pg (C17 7.21.6.1): with X the exponent that style e would print, i.e. of v rounded to P significant digits,
+// style f with P - 1 - X decimals when -4 <= X < P, trailing zeros removed. X is found by rounding at the
+// exponent log10 suggests and correcting it by the digits that gives: one too many (a carry, 9.999996 -> 10) or
+// one too few (log10 of a value just below a power of ten rounded up).
+int format_general(char* buf, size_t size, double v, int precision) {
+  const double a = std::fabs(v);
+  if (precision >= 1 && precision <= 15 && std::isfinite(v) && a > 0) {
+    const double lo = kPow10[precision - 1], hi = kPow10[precision];  // n holds precision digits: lo <= n < hi
+    int x = static_cast<int>(std::floor(std::log10(a)));
+    for (int tries = 0; tries < 3 && x >= -4 && x < precision; ++tries) {
+      const int decimals = precision - 1 - x;
+      const double n = scaled_integer(a, decimals);
+      if (n < 0) break;
+      if (n >= hi) {
+        ++x;
+      } else if (n < lo) {
+        --x;
+      } else {
+        return write_scaled(buf, size, n, decimals, std::signbit(v), false, true);
+      }
+    }
+  }
+  return std::snprintf(buf, size, "%.*g", precision, v);
+}
+
+std::string general(double v, int precision) {
+  char buf[64];  // "%.15g" of a double is at most 23 characters
+  const int n = format_general(buf, sizeof buf, v, precision);
+  return std::string(buf, static_cast<size_t>(std::min(n, static_cast<int>(sizeof buf) - 1)));
 }
 
 void append_fixed(std::string& out, double v, int decimals, bool plus_sign) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/json_reader.h"
+#include "trainfit/base/format.h"
 #include "storage/snapshot_internal.h"
 #include "trainfit/storage/snapshot.h"
 
@@ -28,11 +29,9 @@ inline constexpr size_t kMaxString = 2000;
 inline constexpr int kMaxDepth = 32;
 inline constexpr double kMaxPrice = 10000;  // USD per instance-hour; no real instance is near this
 
-inline std::string fmt_num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+// "%.6g", without printf: a page load writes ~1,000 warnings' numbers with it, and musl's printf formats
+// doubles in software long double arithmetic (format.h).
+inline std::string fmt_num(double v) { return general(v, 6); }
 
 // ---------------------------------------------------------------- reading the parsed document (json_reader.h)
 // The parser and its small helpers are in json_reader.h: the model catalog reads with them too.
