@@ -440,14 +440,19 @@ void draw_held_back_note(App::Impl& s) {
     }
     return;
   }
-  std::string why;
-  for (OfferFlag f : kAllOfferFlagBits) {
-    int n = 0;
-    for (const RankRow& r : s.rank->rows)
-      n += r.state == RowState::held_back && (held_back_flags(s.snapshot.offers[r.offer], r.option) & f);
-    if (n > 0) why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + offer_flag_name(f);
+  if (s.held_back_version != s.rank_version) {
+    s.held_back_version = s.rank_version;
+    std::string& why = s.held_back_why;
+    why.clear();
+    for (OfferFlag f : kAllOfferFlagBits) {
+      int n = 0;
+      for (const RankRow& r : s.rank->rows)
+        n += r.state == RowState::held_back && (held_back_flags(s.snapshot.offers[r.offer], r.option) & f);
+      if (n > 0) why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + offer_flag_name(f);
+    }
   }
-  ImGui::TextColored(warn_color(), " |  %d held back for a doubtful price (%s)", s.rank->held_back, why.c_str());
+  ImGui::TextColored(warn_color(), " |  %d held back for a doubtful price (%s)", s.rank->held_back,
+                     s.held_back_why.c_str());
   ImGui::SameLine();
   if (ImGui::SmallButton("Show them")) {
     s.draft.filters.show_doubtful = true;

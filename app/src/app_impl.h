@@ -82,6 +82,10 @@ struct App::Impl {
   double rank_ms = 0;
   uint64_t rank_count = 0;        // how many times the ranking ran (tests pin the cache with it)
   uint64_t rank_version = 0;      // bumps with each new ranking
+  // The held-back rows counted by flag ("3 stale, 1 price_outlier"), for the ranking of held_back_version: the
+  // count runs over every row and flag, so once per ranking, not in every frame's headline.
+  std::string held_back_why;
+  uint64_t held_back_version = ~0ull;
   // Row texts formatted so far (a deque: references stay valid as it grows), and each ranked row's place in it
   // (-1 = not formatted yet): 4 bytes per row instead of a 112-byte RowText each (17 MB at 100k offers).
   // Read them through row_texts().
