@@ -1,6 +1,13 @@
 // Tests of the shared query model: JSON and URL-hash forms, their round trips, and the field-named errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
 #include "trainfit/query/query.h"
 
 namespace trainfit {
@@ -35,6 +42,43 @@ TEST(Query, HashRoundTripReproducesTheQueryExactly) {
   auto back = parse_query_hash(query_to_hash(*q));
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_EQ(query_to_json(*back, true), query_to_json(*q, true));
+}
+
+// Numbers in the hash are the shortest "%.Pg" text that reads back as the same double, exponent without "+" or
+// leading zeros ("7e9"): checked against printf's texts on random values of a free-valued key.
+TEST(Query, HashNumbersAreTheShortestTextThatRoundTrips) {
+  auto shortest = [](double v) {
+    char b[64];
+    for (int p = 1; p <= 17; ++p) {
+      std::snprintf(b, sizeof b, "%.*g", p, v);
+      if (std::strtod(b, nullptr) == v) break;
+    }
+    std::string s = b;
+    const size_t e = s.find('e');
+    if (e == std::string::npos) return s;
+    std::string ex = s.substr(e + 1);
+    const bool neg = ex[0] == '-';
+    ex.erase(0, 1);
+    while (ex.size() > 1 && ex[0] == '0') ex.erase(0, 1);
+    return s.substr(0, e) + "e" + (neg ? "-" : "") + ex;
+  };
+  std::mt19937_64 rng(20261206);
+  std::uniform_real_distribution<double> exponent(4.0, 14.0), mantissa(1.0, 10.0);
+  for (int i = 0; i < 400; ++i) {
+    Query q = default_query();
+    double v = mantissa(rng) * std::pow(10.0, exponent(rng));
+    if (i % 3 == 0) v = std::round(v);
+    if (i % 5 == 0) v = std::max(1e6, std::round(v / 1e6) * 1e6);
+    q.dataset.tokens = v;
+    const std::string h = query_to_hash(q);
+    const size_t at = h.find("dataset.tokens=");
+    ASSERT_NE(at, std::string::npos) << h;
+    const size_t from = at + std::string("dataset.tokens=").size();
+    EXPECT_EQ(h.substr(from, h.find('&', from) - from), shortest(v)) << h;
+    auto back = parse_query_hash(h);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(back->dataset.tokens, v);
+  }
 }
 
 // A part of a query (the CLI's --hash under --model) is checked key by key: a cross-key problem that another part

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "query/query_internal.h"
+#include "trainfit/base/format.h"
 #include "trainfit/catalog/model.h"
 
 namespace trainfit {
@@ -31,16 +32,18 @@ const Query& family_query(Arch a) {
 
 std::string fmt_num(double v) {
   // The shortest text that round-trips, with a compact exponent ("7e9", not "7e+09": links stay readable).
+  // Precisions up to 15 through format_general (printf's text without printf: a query's numbers are written at
+  // every input change); %.17g always round-trips (NaN never does, and is written as it).
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  for (int prec = 1; prec <= 17; ++prec) {
-    char b2[64];
-    std::snprintf(b2, sizeof b2, "%.*g", prec, v);
-    if (std::strtod(b2, nullptr) == v) {
-      std::snprintf(buf, sizeof buf, "%s", b2);
-      break;
-    }
+  bool found = false;
+  for (int prec = 1; prec <= 17 && !found; ++prec) {
+    if (prec <= 15)
+      format_general(buf, sizeof buf, v, prec);
+    else
+      std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    found = std::strtod(buf, nullptr) == v;
   }
+  if (!found) std::snprintf(buf, sizeof buf, "%.17g", v);
   std::string s = buf;
   const size_t e = s.find('e');
   if (e == std::string::npos) return s;
