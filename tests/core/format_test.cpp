@@ -90,7 +90,7 @@ TEST(FixedFormat, BufferTruncatesAndCountsAsSnprintf) {
 }
 
 void expect_general(double v) {
-  for (int p : {1, 3, 6, 10, 15}) {
+  for (int p : {1, 3, 6, 10, 14, 15}) {
     char want[64], buf[64];
     std::snprintf(want, sizeof want, "%.*g", p, v);
     const int n = format_general(buf, sizeof buf, v, p);
@@ -111,11 +111,20 @@ TEST(GeneralFormat, EdgesAsPrintf) {
     expect_general(v);
     expect_general(-v);
   }
-  // Every power of ten in range and its neighbours (log10 can land on either side of the true exponent).
+  // Every power of ten in range and 64 doubles either side of it: log10 can land on either side of the true
+  // exponent (it rounds values a few ulps below 10^k up to k), and at precision 15 those values print below 10^k.
   for (int e = -6; e <= 16; ++e) {
     const double t = std::pow(10.0, e);
-    for (double v : {t, std::nextafter(t, 0.0), std::nextafter(t, 1e300)}) expect_general(v);
+    double below = t, above = t;
+    expect_general(t);
+    for (int u = 0; u < 64; ++u) {
+      below = std::nextafter(below, 0.0);
+      above = std::nextafter(above, 1e300);
+      expect_general(below);
+      expect_general(above);
+    }
   }
+  EXPECT_EQ(general(1e10 - 5 * std::ldexp(1.0, -19), 15), "9999999999.99999");
   // Decimal ties at six significant digits (x.xxxxx5) and one ulp either side; exact binary ties.
   for (int k = 100000; k < 1000000; k += 997)
     for (double scale : {1e-3, 1.0, 1e3}) {

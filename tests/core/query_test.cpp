@@ -69,6 +69,7 @@ TEST(Query, HashNumbersAreTheShortestTextThatRoundTrips) {
     double v = mantissa(rng) * std::pow(10.0, exponent(rng));
     if (i % 3 == 0) v = std::round(v);
     if (i % 5 == 0) v = std::max(1e6, std::round(v / 1e6) * 1e6);
+    if (v == default_query().dataset.tokens) continue;  // a default value is left out of the hash
     q.dataset.tokens = v;
     const std::string h = query_to_hash(q);
     const size_t at = h.find("dataset.tokens=");

@@ -82,8 +82,10 @@ int format_fixed(char* buf, size_t size, double v, int decimals, bool plus_sign)
 
 // %.Pg (C17 7.21.6.1): with X the exponent that style e would print, i.e. of v rounded to P significant digits,
 // style f with P - 1 - X decimals when -4 <= X < P, trailing zeros removed. X is found by rounding at the
-// exponent log10 suggests and correcting it by the digits that gives: one too many (a carry, 9.999996 -> 10) or
-// one too few (log10 of a value just below a power of ten rounded up).
+// exponent x that log10 suggests and correcting it by the digits that gives: one too many means a carry (9.999996
+// -> 10: X = x + 1). log10 of a value just below 10^x can round up to x; the rounding at x then gives either too
+// few digits, or exactly 10^(P-1) when the value is within half a unit of it: then X = x only if rounding at x - 1
+// carries too (one more decimal reaches 10^P), else X = x - 1 (1e10 - 5 * 2^-19 at P = 15 is 9999999999.99999).
 int format_general(char* buf, size_t size, double v, int precision) {
   const double a = std::fabs(v);
   if (precision >= 1 && precision <= 15 && std::isfinite(v) && a > 0) {
@@ -95,7 +97,7 @@ int format_general(char* buf, size_t size, double v, int precision) {
       if (n < 0) break;
       if (n >= hi) {
         ++x;
-      } else if (n < lo) {
+      } else if (n < lo || (n == lo && scaled_integer(a, decimals + 1) < hi)) {  // decimals + 1 <= 19
         --x;
       } else {
         return write_scaled(buf, size, n, decimals, std::signbit(v), false, true);
