@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 
@@ -58,35 +59,47 @@ TEST(FixedFormat, TiesAndEdgesAsPrintf) {
   }
 }
 
-TEST(FixedFormat, RandomDoublesAsPrintf) {
-  std::mt19937_64 rng(20261129);
-  std::uniform_real_distribution<double> exponent(-12.0, 17.0);
+// `scaled` values of 1..10 x 10^[min_exp, max_exp), either sign, then 8,000 arbitrary bit patterns, each given to
+// `check`; stops at the first failure.
+void check_random_doubles(uint64_t seed, double min_exp, double max_exp, int scaled, void (*check)(double)) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> exponent(min_exp, max_exp);
   std::uniform_real_distribution<double> mantissa(1.0, 10.0);
-  for (int i = 0; i < 8000; ++i) {
+  for (int i = 0; i < scaled; ++i) {
     double v = mantissa(rng) * std::pow(10.0, exponent(rng));
     if (rng() & 1) v = -v;
-    expect_same(v);
+    check(v);
     if (::testing::Test::HasFailure()) return;
   }
   for (int i = 0; i < 8000; ++i) {  // arbitrary bit patterns
     const uint64_t bits = rng();
     double v;
     std::memcpy(&v, &bits, sizeof v);
-    expect_same(v);
+    check(v);
     if (::testing::Test::HasFailure()) return;
   }
 }
 
-TEST(FixedFormat, BufferTruncatesAndCountsAsSnprintf) {
-  for (double v : {-1234.5678, 0.0, 3.14159, 1e300}) {
+// `format(buf, size, v)` against snprintf(buf, size, fmt, v) for buffers of 0 to 64 bytes: the same count, the same
+// truncated text.
+template <class Format>
+void check_truncation(const char* fmt, std::initializer_list<double> values, Format format) {
+  for (double v : values) {
     for (size_t size : {0u, 1u, 3u, 6u, 64u}) {
       char want[64] = "untouched", got[64] = "untouched";
-      const int wn = std::snprintf(size ? want : nullptr, size, "%.2f", v);
-      const int gn = format_fixed(size ? got : nullptr, size, v, 2);
+      const int wn = std::snprintf(size ? want : nullptr, size, fmt, v);
+      const int gn = format(size ? got : nullptr, size, v);
       EXPECT_EQ(gn, wn) << v << " in " << size;
       EXPECT_STREQ(got, want) << v << " in " << size;
     }
   }
+}
+
+TEST(FixedFormat, RandomDoublesAsPrintf) { check_random_doubles(20261129, -12.0, 17.0, 8000, expect_same); }
+
+TEST(FixedFormat, BufferTruncatesAndCountsAsSnprintf) {
+  check_truncation("%.2f", {-1234.5678, 0.0, 3.14159, 1e300},
+                   [](char* b, size_t n, double v) { return format_fixed(b, n, v, 2); });
 }
 
 void expect_general(double v) {
@@ -135,35 +148,11 @@ TEST(GeneralFormat, EdgesAsPrintf) {
     for (int j = 1; j <= 12; ++j) expect_general(std::ldexp(static_cast<double>(k), -j));
 }
 
-TEST(GeneralFormat, RandomDoublesAsPrintf) {
-  std::mt19937_64 rng(20261206);
-  std::uniform_real_distribution<double> exponent(-7.0, 17.0);
-  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
-  for (int i = 0; i < 20000; ++i) {
-    double v = mantissa(rng) * std::pow(10.0, exponent(rng));
-    if (rng() & 1) v = -v;
-    expect_general(v);
-    if (::testing::Test::HasFailure()) return;
-  }
-  for (int i = 0; i < 8000; ++i) {  // arbitrary bit patterns
-    const uint64_t bits = rng();
-    double v;
-    std::memcpy(&v, &bits, sizeof v);
-    expect_general(v);
-    if (::testing::Test::HasFailure()) return;
-  }
-}
+TEST(GeneralFormat, RandomDoublesAsPrintf) { check_random_doubles(20261206, -7.0, 17.0, 20000, expect_general); }
 
 TEST(GeneralFormat, BufferTruncatesAndCountsAsSnprintf) {
-  for (double v : {-1234.5678, 0.000123456, 3.14159, 1e300}) {
-    for (size_t size : {0u, 1u, 3u, 6u, 64u}) {
-      char want[64] = "untouched", got[64] = "untouched";
-      const int wn = std::snprintf(size ? want : nullptr, size, "%.6g", v);
-      const int gn = format_general(size ? got : nullptr, size, v, 6);
-      EXPECT_EQ(gn, wn) << v << " in " << size;
-      EXPECT_STREQ(got, want) << v << " in " << size;
-    }
-  }
+  check_truncation("%.6g", {-1234.5678, 0.000123456, 3.14159, 1e300},
+                   [](char* b, size_t n, double v) { return format_general(b, n, v, 6); });
 }
 
 }  // namespace
