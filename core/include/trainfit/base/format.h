@@ -1,6 +1,7 @@
 // trainfit core — number text for the hot paths (planner reasons, "does not fit" messages, a snapshot's
-// warnings): exactly what printf("%.Nf") and printf("%.Pg") write, without printf. glibc and musl both round the exact binary value to nearest, ties to
-// even; so does this (see format.cpp for why), and format_test compares it with snprintf on millions of values.
+// warnings, a query's numbers): exactly what printf("%.Nf") and printf("%.Pg") write, without printf. glibc and
+// musl both round the exact binary value to nearest, ties to even; so does this (see format.cpp for why), and
+// format_test compares it with snprintf on millions of values.
 // printf is kept for what these do not cover (NaN, infinities, magnitudes >= 2^52 after scaling).
 #pragma once
 #include <cstddef>
