@@ -421,8 +421,9 @@ bool training_widgets(Query& d) {
   const CpScheme schemes[] = {CpScheme::automatic, CpScheme::ring, CpScheme::ulysses};
   changed |= enum_combo("CP scheme", &d.train.cp_scheme, schemes,
                         "How context parallelism splits attention at long sequences. ring: K/V blocks passed around "
-                        "the ranks (Megatron CP, torchtitan); ulysses: all-to-alls to a split by heads (DeepSpeed "
-                        "Ulysses / ALST, which hf-trainer runs). auto: the framework's.");
+                        "the ranks (Megatron CP, torchtitan; hf-trainer through accelerate, under FSDP2 with SDPA); "
+                        "ulysses: all-to-alls to a split by heads (DeepSpeed Ulysses / ALST, hf-trainer's default). "
+                        "auto: the framework's.");
   return changed;
 }
 

@@ -300,7 +300,14 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
   // Context-parallel schemes: a name the table lacks, a scheme the framework does not run, Ulysses over more ranks
   // than heads divide (Llama 3.1 8B: 32 heads, 8 K/V heads).
   expect_rejected(R"({"cp_scheme":"spiral"})", "cp_scheme", "expected one of");
-  expect_rejected(R"({"framework":"hf-trainer","cp_scheme":"ring"})", "cp_scheme", "not run by hf-trainer");
+  expect_rejected(R"({"framework":"nanotron","cp_scheme":"ulysses"})", "cp_scheme", "not run by nanotron");
+  // hf-trainer's ring is accelerate's context parallelism: FSDP2 (ZeRO-2 / 3, its own CPU offload) and SDPA only.
+  expect_rejected(R"({"framework":"hf-trainer","cp_scheme":"ring","parallel":{"gpus":8,"cp":4,"dp":2,"zero":1}})",
+                  "parallel", "Ring CP 4 with ZeRO-1");
+  expect_rejected(R"({"framework":"hf-trainer","cp_scheme":"ring","attention":"eager"})", "attention", "SDPA");
+  expect_rejected(R"({"framework":"hf-trainer","cp_scheme":"ring","parallel":{"gpus":8,"cp":4,"dp":2,"zero":2,)"
+                  R"("offload_optimizer":true}})",
+                  "parallel.offload_optimizer", "FSDP2");
   expect_rejected(R"({"framework":"torchtitan","cp_scheme":"ulysses"})", "cp_scheme", "not run by torchtitan");
   expect_rejected(R"({"model":"llama-3.1-8b","seq_len":65536,"cp_scheme":"ulysses","parallel":{"gpus":6,"cp":6}})",
                   "parallel.cp", "attention heads");

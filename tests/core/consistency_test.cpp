@@ -61,7 +61,7 @@ json random_query(std::mt19937_64& rng) {
   q["seq_len"] = pick_i({512, 1024, 2048, 4096, 16384});
   const std::string fw = q["framework"].get<std::string>();
   if (fw == "generic" || fw == "megatron-core") q["cp_scheme"] = pick({"auto", "ring", "ulysses"});
-  else if (fw == "hf-trainer") q["cp_scheme"] = pick({"auto", "ulysses"});
+  else if (fw == "hf-trainer") q["cp_scheme"] = pick({"auto", "ring", "ulysses"});
   q["micro_batch"] = pick_i({1, 2, 4});
   q["global_batch"] = pick_i({0, 16, 32, 64, 128});
   if (q["global_batch"].get<int64_t>() != 0 && q["global_batch"].get<int64_t>() < q["micro_batch"].get<int64_t>())

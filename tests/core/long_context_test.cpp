@@ -94,6 +94,48 @@ TEST(LongContext, RecipesCarryTheScheme) {
   EXPECT_NE(accelerate.find("parallelism_config_sp_backend: deepspeed\n"), std::string::npos) << accelerate;
 }
 
+// hf-trainer's ring is accelerate's context parallelism (cp_size, cp_backend torch), which runs under FSDP2 only: the
+// search keeps ZeRO-2 / 3, and the recipe is FSDP2 with the parallelism_config, with no DeepSpeed file and the FSDP2
+// plugin's activation checkpointing in place of --gradient_checkpointing (the Trainer refuses both at once).
+TEST(LongContext, HfTrainerRingRunsAccelerateContextParallelismUnderFsdp2) {
+  const std::string q =
+      R"({"model":"qwen3-4b","method":"full","framework":"hf-trainer","seq_len":131072,"global_batch":8,)"
+      R"("recompute":"full","cp_scheme":"ring","filters":{"max_nodes":1},)"
+      R"("dataset":{"tokens":1e9},"target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1","pricing":"on-demand"}})";
+  const nlohmann::json plan = test::facade("plan", q);
+  ASSERT_TRUE(plan["ok"].get<bool>()) << plan.dump();
+  const auto& best = plan["plan"]["best"];
+  EXPECT_GT(best["cp"].get<int>(), 1) << best.dump();
+  EXPECT_EQ(best["cp_scheme"], "ring");
+  EXPECT_GE(best["zero"].get<int>(), 2) << best.dump();
+  for (const auto& r : plan["plan"]["runners_up"]) {
+    if (r["cp"].get<int>() > 1) {
+      EXPECT_GE(r["zero"].get<int>(), 2) << r.dump();
+    }
+  }
+
+  const nlohmann::json doc = test::facade("recipe", q);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  EXPECT_EQ(doc["engine"], "hf");
+  std::string accelerate, torchrun;
+  bool deepspeed = true;
+  for (const auto& f : doc["files"]) {
+    if (f["format"] == "accelerate") accelerate = f["text"].get<std::string>();
+    if (f["format"] == "torchrun") torchrun = f["text"].get<std::string>();
+    if (f["format"] == "deepspeed") deepspeed = f["applies"].get<bool>();
+  }
+  EXPECT_FALSE(deepspeed);
+  EXPECT_NE(accelerate.find("distributed_type: FSDP\n"), std::string::npos) << accelerate;
+  EXPECT_NE(accelerate.find("  fsdp_version: 2\n"), std::string::npos) << accelerate;
+  EXPECT_NE(accelerate.find("  parallelism_config_cp_size: " + std::to_string(best["cp"].get<int>()) + "\n"),
+            std::string::npos) << accelerate;
+  EXPECT_NE(accelerate.find("  parallelism_config_cp_backend: torch\n"), std::string::npos) << accelerate;
+  EXPECT_NE(torchrun.find("export FSDP_VERSION=2\n"), std::string::npos) << torchrun;
+  EXPECT_NE(torchrun.find("export FSDP_ACTIVATION_CHECKPOINTING=true\n"), std::string::npos) << torchrun;
+  EXPECT_EQ(torchrun.find("--gradient_checkpointing"), std::string::npos) << torchrun;
+  EXPECT_EQ(torchrun.find("--deepspeed"), std::string::npos) << torchrun;
+}
+
 }  // namespace
 }  // namespace trainfit
 

@@ -235,7 +235,12 @@ def check_case(case, query_path):
     # Ulysses-only context parallelism runs on the Hugging Face path (DeepSpeed ALST through accelerate).
     hf_ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses" and plan["tp"] == 1 and plan["pp"] == 1 \
         and plan["ep"] == 1
-    check(titan or nano or megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses)
+    # So does hf-trainer's ring: accelerate's context parallelism (cp_size, cp_backend torch), under FSDP2.
+    hf_ring = plan["cp"] > 1 and plan.get("cp_scheme") == "ring" and plan["tp"] == 1 and plan["pp"] == 1 \
+        and plan["ep"] == 1 and query.get("framework") == "hf-trainer"
+    check(not hf_ring or plan["zero"] in (2, 3), case, "hf-trainer's ring runs under FSDP2 (ZeRO-2 or 3)")
+    check(titan or nano or megatron == (plan["tp"] > 1 or plan["pp"] > 1 or (plan["cp"] > 1 and not hf_ulysses
+                                                                            and not hf_ring)
                                 or plan["ep"] > 1 or query.get("framework") == "megatron-core"),
           case, "engine does not follow the layout / framework")
 
@@ -295,9 +300,12 @@ def check_case(case, query_path):
             check(flag_value(args, "--gradient_accumulation_steps") == str(ga), case, f"{fmt}: accumulation")
             check(flag_value(args, "--save_steps") == str(doc["save_interval_steps"]), case, f"{fmt}: save_steps")
             check(flag_value(args, "--max_steps") == str(int(doc["steps"])), case, f"{fmt}: max_steps")
-            ds = plan["zero"] > 0 or plan["offload_optimizer"] or plan["offload_params"]
+            ds = (plan["zero"] > 0 or plan["offload_optimizer"] or plan["offload_params"]) and not hf_ring
             check((flag_value(args, "--deepspeed") == "ds_config.json") == ds, case, f"{fmt}: --deepspeed")
-            check(("--gradient_checkpointing" in args) == (plan["recompute"] != "none"), case, f"{fmt}: checkpointing")
+            # The Trainer refuses --gradient_checkpointing next to FSDP's activation checkpointing, which the ring's
+            # FSDP2 plugin sets (FSDP_ACTIVATION_CHECKPOINTING).
+            check(("--gradient_checkpointing" in args) == (plan["recompute"] != "none" and not hf_ring), case,
+                  f"{fmt}: checkpointing")
             check(("--use_peft" in args) == (query.get("method") in ("lora", "qlora")), case, f"{fmt}: LoRA flags")
         dirs = [flag_value(args, "--save"), flag_value(args, "--output_dir")]
         check(("/checkpoints" in dirs) == spot, case, f"{fmt}: spot checkpoints go to the bucket mount")
@@ -374,6 +382,20 @@ def check_case(case, query_path):
     check(doc["nproc_per_node"] * doc["nodes"] == plan["tp"] * plan["pp"] * plan["dp"] * plan["cp"], case,
           "processes != GPUs the layout uses")
     train_args_ok(args, "torchrun")
+    if hf_ring or hf_ulysses:
+        # accelerate launch's environment for the parallelism_config (utils/launch.py), which the Trainer's
+        # Accelerator reads under torchrun; the ring's FSDP2 plugin's too.
+        env = dict(re.findall(r"^export ([A-Z0-9_]+)=(\S*)$", t, re.M))
+        check(env.get("ACCELERATE_USE_PARALLELISM_CONFIG") == "true", case, "torchrun.sh: parallelism_config not exported")
+        check(int(env.get("PARALLELISM_CONFIG_DP_SHARD_SIZE", 0)) * int(env.get("PARALLELISM_CONFIG_CP_SIZE", 1))
+              * int(env.get("PARALLELISM_CONFIG_SP_SIZE", 1)) == plan["dp"] * plan["cp"], case,
+              f"torchrun.sh: parallelism sizes {env}")
+        if hf_ring:
+            check(env.get("PARALLELISM_CONFIG_CP_SIZE") == str(plan["cp"]) and env.get("ACCELERATE_USE_FSDP") == "true"
+                  and env.get("FSDP_VERSION") == "2"
+                  and env.get("FSDP_RESHARD_AFTER_FORWARD") == ("true" if plan["zero"] == 3 else "false")
+                  and env.get("FSDP_ACTIVATION_CHECKPOINTING") == ("true" if plan["recompute"] != "none" else "false"),
+                  case, f"torchrun.sh: the ring's FSDP2 environment {env}")
 
     # DeepSpeed JSON.
     if files["deepspeed"]["applies"]:
@@ -389,7 +411,7 @@ def check_case(case, query_path):
         check(d["fp16"]["enabled"] == (doc["precision"] == "fp16"), case, "deepspeed fp16")
         check(d["gradient_clipping"] == 1.0, case, "deepspeed gradient_clipping")
     else:
-        check(megatron or titan or nano, case, "deepspeed refused for a data-parallel plan")
+        check(megatron or titan or nano or hf_ring, case, "deepspeed refused for a data-parallel plan")
 
     # accelerate.
     if files["accelerate"]["applies"]:
@@ -400,7 +422,7 @@ def check_case(case, query_path):
         # FSDP has no optimizer-only offload (its CPU offload moves parameters, gradients and optimizer together).
         fsdp_ok = not (plan["offload_optimizer"] and not plan["offload_params"])
         ulysses = plan["cp"] > 1 and plan.get("cp_scheme") == "ulysses"
-        want = "DEEPSPEED" if ulysses else "FSDP" if plan["zero"] in (2, 3) and fsdp_ok else (
+        want = "DEEPSPEED" if ulysses else "FSDP" if hf_ring or plan["zero"] in (2, 3) and fsdp_ok else (
             "DEEPSPEED" if plan["zero"] > 0 or plan["offload_optimizer"] else ("MULTI_GPU" if a["num_processes"] > 1 else "NO"))
         if ulysses:
             # accelerate's sequence-parallel config: dp_replicate x dp_shard x sp = num_processes, DeepSpeed's backend.
@@ -409,7 +431,17 @@ def check_case(case, query_path):
                   and pc.get("parallelism_config_dp_replicate_size", 1) * pc.get("parallelism_config_dp_shard_size", 1)
                   * plan["cp"] == a["num_processes"], case, f"accelerate parallelism_config {pc}")
         check(a["distributed_type"] == want, case, f"accelerate distributed_type {a['distributed_type']} != {want}")
-        if want == "FSDP":
+        if hf_ring:
+            # FSDP2 (accelerate docs concept_guides/context_parallelism: context parallelism only under FSDP2), the
+            # ring's sizes: dp_replicate x dp_shard x cp = num_processes.
+            f2 = a["fsdp_config"]
+            check(f2.get("fsdp_version") == 2 and f2.get("fsdp_reshard_after_forward") is (plan["zero"] == 3), case,
+                  f"accelerate FSDP2 {f2}")
+            pc = a.get("parallelism_config") or {}
+            check(pc.get("parallelism_config_cp_size") == plan["cp"] and pc.get("parallelism_config_cp_backend") == "torch"
+                  and pc.get("parallelism_config_dp_replicate_size", 1) * pc.get("parallelism_config_dp_shard_size", 1)
+                  * plan["cp"] == a["num_processes"], case, f"accelerate parallelism_config {pc}")
+        elif want == "FSDP":
             check(a["fsdp_config"]["fsdp_sharding_strategy"] == ("FULL_SHARD" if plan["zero"] == 3 else "SHARD_GRAD_OP"),
                   case, "accelerate FSDP sharding")
         if want == "DEEPSPEED":

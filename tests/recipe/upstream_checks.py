@@ -54,6 +54,55 @@ ACCEL_DS_KEYS_WITH_FILE = {"gradient_accumulation_steps", "gradient_clipping", "
                            "zero3_save_16bit_model", "mixed_precision"}
 
 
+# The fsdp_config and parallelism_config keys accelerate launch applies (launch_config_keys.json, from commands/launch.py).
+ACCEL_KEYS = _load("accelerate/launch_config_keys.json")
+
+
+def parallelism_config_problems(cfg):
+    """accelerate launch's environment for a config file's parallelism_config (utils/launch.py
+    prepare_extend_env_parallelism_config, with launch.py's defaults), then the real ParallelismConfig built from it
+    as Accelerator.__init__ builds it, and its _validate_accelerator against the config's processes and plugin."""
+    pc = getattr(cfg, "parallelism_config", None) or {}
+    if not pc:
+        return []
+    from accelerate.parallelism_config import ParallelismConfig
+    get = lambda k, d: pc.get("parallelism_config_" + k, d)  # noqa: E731
+    env = {"ACCELERATE_USE_PARALLELISM_CONFIG": "true"}
+    for k, d in (("dp_replicate_size", 1), ("dp_shard_size", 1), ("tp_size", 1), ("cp_size", 1), ("cp_backend", "torch"),
+                 ("sp_size", 1), ("sp_backend", "deepspeed")):
+        env["PARALLELISM_CONFIG_" + k.upper()] = str(get(k, d))
+    if int(get("cp_size", 1)) > 1:
+        env["PARALLELISM_CONFIG_CP_COMM_STRATEGY"] = str(get("cp_comm_strategy", "allgather"))
+    if int(get("sp_size", 1)) > 1:
+        env["PARALLELISM_CONFIG_SP_SEQ_LENGTH"] = str(get("sp_seq_length", None))
+        env["PARALLELISM_CONFIG_SP_SEQ_LENGTH_IS_VARIABLE"] = str(get("sp_seq_length_is_variable", True))
+        env["PARALLELISM_CONFIG_SP_ATTN_IMPLEMENTATION"] = str(get("sp_attn_implementation", None))
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        config = ParallelismConfig()
+        fsdp = getattr(cfg, "fsdp_config", None) or {}
+        dtype = str(getattr(cfg, "distributed_type", "NO")).split(".")[-1]
+
+        class Accelerator:  # what _validate_accelerator reads of the Accelerator the launch makes
+            num_processes = int(getattr(cfg, "num_processes", 1))
+            distributed_type = dtype
+            is_fsdp2 = dtype == "FSDP" and int(fsdp.get("fsdp_version", 1)) == 2
+            multi_device = dtype.startswith("MULTI_")
+            is_main_process = False
+
+        config._validate_accelerator(Accelerator())
+    except Exception as e:  # the class's own words
+        return [f"accelerate ParallelismConfig: {e}"]
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return []
+
+
 def accelerate_problems(text):
     out = []
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
@@ -65,6 +114,11 @@ def accelerate_problems(text):
         return [f"accelerate load_config_from_file: {e}"]
     finally:
         os.unlink(path)
+    for section in ("fsdp_config", "parallelism_config"):
+        unknown = sorted(set(getattr(cfg, section, None) or {}) - set(ACCEL_KEYS[section]))
+        if unknown:
+            out.append(f"accelerate: {section} keys that accelerate launch does not take: {unknown}")
+    out += parallelism_config_problems(cfg)
     ds = getattr(cfg, "deepspeed_config", None) or {}
     if ds.get("deepspeed_config_file"):
         bad = sorted(set(ds) & ACCEL_DS_KEYS_WITH_FILE)

@@ -24,10 +24,15 @@ constexpr MethodSupport data_parallel(unsigned zeros, bool offload, const char* 
   return {.tp = false, .pp = false, .cp = cp, .zero_stages = zeros, .offload = offload, .note = note, .source = source};
 }
 
-// Sequence parallelism in today's Hugging Face stack is DeepSpeed's Ulysses / ALST, launched by accelerate's
-// parallelism_config (sp_backend deepspeed) with ZeRO: Hugging Face blog "ulysses-sp" (2026-03-09: deepspeed
-// >= 0.18.1, accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism.
-constexpr const char* kHfNote = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence parallelism";
+// Sequence parallelism in today's Hugging Face stack, both through accelerate's parallelism_config: DeepSpeed's
+// Ulysses / ALST (sp_backend deepspeed) with ZeRO: Hugging Face blog "ulysses-sp" (2026-03-09: deepspeed >= 0.18.1,
+// accelerate >= 1.12, transformers >= 5.0, trl >= 0.18), accelerate docs concept_guides/sequence_parallelism; and
+// the ring (cp_size, cp_backend torch: torch.distributed.tensor.experimental.context_parallel) under FSDP2 with SDPA
+// attention: accelerate >= 1.10 (ParallelismConfig), docs concept_guides/context_parallelism, Hugging Face blog
+// "accelerate-nd-parallel"; the Trainer shards each batch itself (transformers trainer.py
+// _prepare_context_parallel_inputs).
+constexpr const char* kHfNote = "data parallel (DDP, DeepSpeed ZeRO 1-3 or FSDP), DeepSpeed Ulysses sequence "
+                                "parallelism, ring context parallelism under FSDP2";
 constexpr const char* kMegatronEp = "Megatron-LM arguments.py --expert-model-parallel-size, --expert-tensor-parallel-size; "
                                     "megatron/core/transformer/moe/token_dispatcher.py (alltoall, allgather, flex dispatchers)";
 
@@ -69,9 +74,12 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         // every GPU: on Hopper and Blackwell 0.865 of FA2's ~0.35, not of FA3's 0.51 (no row checks it there).
         .attention_end_to_end = 0.865,
         .attention_fa2 = true,
-        .cp_schemes = cp_scheme_bit(CpScheme::ulysses),
+        .cp_schemes = cp_scheme_bit(CpScheme::ulysses) | cp_scheme_bit(CpScheme::ring),
         .cp_scheme = CpScheme::ulysses,
-        .cp_scheme_source = TRAINFIT_SOURCE("DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: deepspeed)"),
+        .cp_scheme_source = TRAINFIT_SOURCE("DeepSpeed Ulysses / ALST through accelerate parallelism_config (sp_backend: "
+                                            "deepspeed); the ring through its cp_size (cp_backend: torch, FSDP2, SDPA: "
+                                            "accelerate docs concept_guides/context_parallelism)"),
+        .ring_cp_fsdp2 = true,
         .source = "huggingface.co/docs/transformers (Trainer: DeepSpeed and FSDP integrations); accelerate usage guides",
     },
     {.id = Framework::torchtune, .title = "torchtune (single-device or FSDP2 recipes)",
@@ -444,6 +452,8 @@ std::string framework_layout_error(Framework framework, Method method, int tp, i
   else if (cp > 1 && !runs_cp_scheme(p, cp_scheme))
     head = std::string(cp_scheme == CpScheme::ulysses ? "Ulysses" : "Ring") + " CP " + std::to_string(cp);
   else if (zero >= 0 && zero <= 3 && !(m.zero_stages & (1u << zero))) head = "ZeRO-" + std::to_string(zero);
+  else if (cp > 1 && cp_scheme == CpScheme::ring && p.ring_cp_fsdp2 && zero >= 0 && zero < 2)
+    head = "Ring CP " + std::to_string(cp) + " with ZeRO-" + std::to_string(zero) + " (it runs under FSDP2: ZeRO-2 or 3)";
   else if (zero == 3 && pp > 1 && !m.zero3_pp) head = "ZeRO-3 with PP " + std::to_string(pp);
   else if (offload && !m.offload) head = "CPU offload";
   else if (ep > 1 && !m.ep) head = "EP " + std::to_string(ep);

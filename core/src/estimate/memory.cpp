@@ -303,6 +303,10 @@ std::vector<CpReach> max_seq_len_by_cp(const ModelSpec& model, const TrainConfig
              .empty() ||
         !cp_layout_error(model, l.tp, l.cp, scheme).message.empty())
       continue;
+    // A ring under FSDP2 only (framework.h ring_cp_fsdp2) cannot offload the optimizer without the parameters.
+    if (scheme == CpScheme::ring && framework_profile(train.framework).ring_cp_fsdp2 && l.offload_optimizer &&
+        !l.offload_params)
+      continue;
     CpReach c;
     c.cp = l.cp;
     c.gpus = int64_t(l.tp) * l.pp * l.dp * l.cp;

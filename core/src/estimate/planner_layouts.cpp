@@ -79,6 +79,14 @@ int zero_candidates(Searcher& s, int tp, int dp, int pp, int cp, int ep, bool fi
       if ((allowed & (1u << z)) && (z == 0 || dp * cp > 1))
         zeros[kept++] = z;
   }
+  // Ring context parallelism a framework runs under FSDP2 only (framework.h ring_cp_fsdp2): ZeRO-2 or 3.
+  if (!fixed && cp > 1 && resolved_cp_scheme(train) == CpScheme::ring &&
+      framework_profile(train.framework).ring_cp_fsdp2) {
+    int n = 0;
+    for (int i = 0; i < kept; ++i)
+      if (zeros[i] >= 2) zeros[n++] = zeros[i];
+    kept = n;
+  }
   // Expert parallelism a framework takes from its FSDP ranks (framework.h ep_from_fsdp): the stages it cannot launch
   // with this EP go (a fixed layout was checked with the query).
   if (!fixed && ep > 1 && framework_profile(train.framework).method(train.method).ep_from_fsdp) {

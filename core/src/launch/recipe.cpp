@@ -137,7 +137,8 @@ void choose_engine(Recipe& r, const Query& q, const GpuSpec& g) {
   // The query's framework (framework.h) decides where it can: Megatron-Core runs the Megatron arguments even for
   // a data-parallel plan; otherwise model parallelism needs them and data parallelism + ZeRO runs as HF Trainer.
   const Framework fw = q.train.framework;
-  r.engine = (l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1 || fw == Framework::megatron_core)
+  r.engine = (l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_context_parallel(l, q.train)) || l.ep > 1 ||
+              fw == Framework::megatron_core)
                  ? "megatron"
                  : "hf";
   // torchtitan plans launch torchtitan itself (torchtitan.toml; the profile has full training only), unless the
@@ -209,7 +210,9 @@ void fill_context(Ctx& c) {
   const Recipe& r = c.r;
   const MemoryLayout& l = r.plan.layout;
   c.spot = r.option == PricingOption::spot;
-  c.deepspeed = r.engine == "hf" && (l.zero > 0 || l.offload_optimizer || l.offload_params || hf_ulysses(l));
+  // (accelerate's context parallelism runs under FSDP2: no DeepSpeed then.)
+  c.deepspeed = r.engine == "hf" && !hf_ring_cp(l, c.q.train) &&
+                (l.zero > 0 || l.offload_optimizer || l.offload_params || hf_ulysses(l));
   c.job_name = "trainfit-" + safe_token(c.q.model_id, "custom");
   for (char& ch : c.job_name)
     if (ch == '.' || ch == '/' || ch == '_') ch = '-';
@@ -237,6 +240,12 @@ void plan_notes(Ctx& c, const std::string& launcher_id) {
     r.notes.push_back("Ulysses sequence parallelism " + itext(l.cp) + " runs through accelerate's parallelism_config "
                       "(the scripts export it; accelerate_config.yaml carries it): deepspeed >= 0.18.1, accelerate >= "
                       "1.12, transformers >= 5.0 (Hugging Face blog \"ulysses-sp\")");
+  if (c.r.engine == "hf" && hf_ring_cp(l, q.train))
+    r.notes.push_back("ring context parallelism " + itext(l.cp) + " runs through accelerate's parallelism_config "
+                      "(cp_size, cp_backend torch) under FSDP2, which the scripts export and accelerate_config.yaml "
+                      "carries (accelerate >= 1.10, docs concept_guides/context_parallelism): the model must run SDPA "
+                      "attention (attn_implementation \"sdpa\") with a causal mask, and the FSDP2 plugin checkpoints "
+                      "activations in place of --gradient_checkpointing");
   if (c.r.engine == "megatron" && l.zero == 2)
     r.notes.push_back("Megatron-LM's distributed optimizer shards optimizer states only (ZeRO-1); the plan's ZeRO-" +
                       itext(l.zero) + " memory needs gradient sharding too");
@@ -298,7 +307,7 @@ std::string why_not(const Ctx& c, const std::string& fmt) {
     return c.r.engine == "torchtitan"
                ? "the plan is a torchtitan job: torchtitan.toml carries it (torchrun.sh and the launchers run it)"
                : "the plan is a nanotron job: nanotron.yaml carries it (torchrun.sh and the launchers run it)";
-  const bool model_parallel = l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_ulysses(l)) || l.ep > 1;
+  const bool model_parallel = l.tp > 1 || l.pp > 1 || (l.cp > 1 && !hf_context_parallel(l, c.q.train)) || l.ep > 1;
   if (fmt == "skypilot" && !(c.launch && c.launch->sky))
     return "SkyPilot has no cloud for " + safe_token(c.provider_id, "this provider") +
            " (its catalog may list the machines, but its task schema rejects the cloud name); launch "
@@ -306,6 +315,9 @@ std::string why_not(const Ctx& c, const std::string& fmt) {
   if (fmt == "dstack" && !(c.launch && c.launch->dstack))
     return "dstack has no backend for " + safe_token(c.provider_id, "this provider") +
            "; launch torchrun.sh on the rented machine";
+  if (fmt == "deepspeed" && hf_ring_cp(l, c.q.train))
+    return "the plan's ring context parallelism is accelerate's, which runs under FSDP2, not DeepSpeed: "
+           "accelerate_config.yaml and the scripts carry it";
   if (fmt == "deepspeed" && model_parallel)
     return "the plan uses tensor / pipeline / context / expert parallelism, which a DeepSpeed config alone does "
            "not give a Hugging Face model; use the megatron recipe";

@@ -234,17 +234,26 @@ std::vector<std::string> megatron_args(Ctx& c) {
 // accelerate >= 1.12, deepspeed >= 0.18.1, transformers >= 5.0).
 bool hf_ulysses(const MemoryLayout& l) { return l.cp > 1 && l.cp_ulysses && l.tp == 1 && l.pp == 1 && l.ep == 1; }
 
-// The environment accelerate's launcher exports for a parallelism_config (accelerate commands/launch.py:
-// ACCELERATE_USE_PARALLELISM_CONFIG and PARALLELISM_CONFIG_*), read by Accelerator.__init__ when the Trainer starts
-// under torchrun: dp_replicate x dp_shard x sp = the processes.
+// The ring through accelerate's context parallelism (parallelism_config cp_size, cp_backend torch: accelerate docs
+// concept_guides/context_parallelism, accelerate >= 1.10), which runs under FSDP2 only (ZeRO-2 / 3 here).
+bool hf_ring_cp(const MemoryLayout& l, const TrainConfig& t) {
+  return l.cp > 1 && !l.cp_ulysses && l.tp == 1 && l.pp == 1 && l.ep == 1 && l.zero >= 2 &&
+         framework_profile(t.framework).ring_cp_fsdp2;
+}
+
+// The environment accelerate's launcher exports for a parallelism_config (accelerate utils/launch.py
+// prepare_extend_env_parallelism_config: ACCELERATE_USE_PARALLELISM_CONFIG and PARALLELISM_CONFIG_*), read by
+// Accelerator.__init__ when the Trainer starts under torchrun: dp_replicate x dp_shard x sp (or cp) = the processes.
+// The ring also needs the FSDP2 plugin, which accelerate's launcher exports the same way (utils/launch.py
+// prepare_multi_gpu_env: ACCELERATE_USE_FSDP, FSDP_VERSION, FSDP_*); activation checkpointing is then FSDP's, as
+// the Trainer refuses it next to --gradient_checkpointing.
 std::string ulysses_env(Ctx& c) {
   const MemoryLayout& l = c.r.plan.layout;
-  if (c.r.engine != "hf" || !hf_ulysses(l)) return "";
-  return "export ACCELERATE_USE_PARALLELISM_CONFIG=true\n"
-         "export PARALLELISM_CONFIG_DP_REPLICATE_SIZE=1\n"
-         "export PARALLELISM_CONFIG_DP_SHARD_SIZE=" + itext(l.dp) + "\n"
-         "export PARALLELISM_CONFIG_SP_SIZE=" + itext(l.cp) + "\n"
-         "export PARALLELISM_CONFIG_SP_BACKEND=deepspeed\n";
+  if (c.r.engine != "hf" || !hf_context_parallel(l, c.q.train)) return "";
+  std::string t = "export ACCELERATE_USE_PARALLELISM_CONFIG=true\n" +
+                  accelerate_settings_env("PARALLELISM_CONFIG_", parallelism_settings(l));
+  if (hf_ring_cp(l, c.q.train)) t += "export ACCELERATE_USE_FSDP=true\n" + accelerate_settings_env("FSDP_", fsdp_settings(l, true));
+  return t;
 }
 
 // for_megatron_file: the megatron arguments file, written for a plan the Hugging Face path launches too.
@@ -276,7 +285,8 @@ std::vector<std::string> hf_args(Ctx& c) {
   a.push_back("--max_steps " + num_text(c.r.steps));
   if (c.r.precision == "bf16" || c.r.precision == "fp8") a.push_back("--bf16");
   else if (c.r.precision == "fp16") a.push_back("--fp16");
-  if (l.recompute != Recompute::none) a.push_back("--gradient_checkpointing");
+  // (Under accelerate's context parallelism the FSDP2 plugin checkpoints: ulysses_env.)
+  if (l.recompute != Recompute::none && !hf_ring_cp(l, c.q.train)) a.push_back("--gradient_checkpointing");
   a.push_back("--max_grad_norm " + clip_text());
   a.push_back("--output_dir " + c.ckpt_dir);
   a.push_back("--save_strategy steps --save_steps " + itext(c.r.save_interval_steps) + " --save_total_limit 2");

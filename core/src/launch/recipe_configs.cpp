@@ -7,8 +7,10 @@
 //   accelerate config YAML (accelerate config / examples/config_yaml_templates): compute_environment,
 //             distributed_type, mixed_precision, num_machines, num_processes, machine_rank, main_process_ip,
 //             main_process_port, fsdp_config.fsdp_sharding_strategy, deepspeed_config.zero_stage, ...
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "launch/recipe_internal.h"
 
@@ -37,6 +39,61 @@ std::string deepspeed_json(Ctx& c) {
   return d.dump(2) + "\n";
 }
 
+std::vector<AccelerateSetting> fsdp_settings(const MemoryLayout& l, bool v2) {
+  const std::string checkpointing = l.recompute != Recompute::none ? "true" : "false";
+  const std::string offload = l.offload_params ? "true" : "false";
+  // FSDP2 (accelerate utils/dataclasses.py FullyShardedDataParallelPlugin: fsdp_version 2 takes reshard_after_forward,
+  // true = FULL_SHARD / ZeRO-3, false = SHARD_GRAD_OP / ZeRO-2, and no use_orig_params), as accelerate's
+  // examples/torch_native_parallelism/configs/cp.yaml writes it.
+  if (v2)
+    return {{"version", "2"},
+            {"reshard_after_forward", l.zero == 3 ? "true" : "false"},
+            {"offload_params", offload},
+            {"auto_wrap_policy", "TRANSFORMER_BASED_WRAP"},
+            {"state_dict_type", "SHARDED_STATE_DICT"},
+            {"activation_checkpointing", checkpointing}};
+  return {{"sharding_strategy", l.zero == 3 ? "FULL_SHARD" : "SHARD_GRAD_OP"},
+          {"offload_params", offload},
+          {"auto_wrap_policy", "TRANSFORMER_BASED_WRAP"},
+          {"state_dict_type", "SHARDED_STATE_DICT"},
+          {"activation_checkpointing", checkpointing},
+          {"use_orig_params", "true"}};
+}
+
+// Sequence parallelism (accelerate docs concept_guides/sequence_parallelism: dp_replicate x dp_shard x sp_size =
+// num_processes; sp_backend deepspeed is ALST / Ulysses) or the ring (concept_guides/context_parallelism: cp_size,
+// cp_backend torch, the K/V shards all-gathered, the comm strategy the guide recommends).
+std::vector<AccelerateSetting> parallelism_settings(const MemoryLayout& l) {
+  std::vector<AccelerateSetting> s = {{"dp_replicate_size", "1"}, {"dp_shard_size", itext(l.dp)}};
+  if (l.cp_ulysses) {
+    s.push_back({"sp_size", itext(l.cp)});
+    s.push_back({"sp_backend", "deepspeed"});
+    s.push_back({"sp_seq_length_is_variable", "true"});
+    s.push_back({"sp_attn_implementation", "flash_attention_2"});
+  } else {
+    s.push_back({"cp_size", itext(l.cp)});
+    s.push_back({"cp_backend", "torch"});
+    s.push_back({"cp_comm_strategy", "allgather"});
+  }
+  return s;
+}
+
+std::string accelerate_settings_yaml(const char* section, const char* prefix, const std::vector<AccelerateSetting>& s) {
+  std::string t = std::string(section) + ":\n";
+  for (const AccelerateSetting& x : s) t += std::string("  ") + prefix + x.key + ": " + x.value + "\n";
+  return t;
+}
+
+std::string accelerate_settings_env(const char* prefix, const std::vector<AccelerateSetting>& s) {
+  std::string t;
+  for (const AccelerateSetting& x : s) {
+    std::string name = std::string(prefix) + x.key;
+    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    t += "export " + name + "=" + x.value + "\n";
+  }
+  return t;
+}
+
 std::string accelerate_yaml(Ctx& c) {
   const Plan& p = c.r.plan;
   const MemoryLayout& l = p.layout;
@@ -47,7 +104,9 @@ std::string accelerate_yaml(Ctx& c) {
   t += "#   followed by the training script and its arguments, as in torchrun.sh\n";
   t += "compute_environment: LOCAL_MACHINE\n";
   std::string type;
+  const bool ring = hf_ring_cp(l, c.q.train);  // accelerate's context parallelism: FSDP2 only
   if (hf_ulysses(l)) type = "DEEPSPEED";  // Ulysses is DeepSpeed's (sp_backend deepspeed)
+  else if (ring) type = "FSDP";
   else if (l.zero == 0 && !l.offload_optimizer && !l.offload_params) type = procs > 1 ? "MULTI_GPU" : "NO";
   // FSDP has no optimizer-only offload and no ZeRO-1: those plans use accelerate's DeepSpeed plugin.
   else if ((l.zero == 2 || l.zero == 3) && !(l.offload_optimizer && !l.offload_params)) type = "FSDP";
@@ -66,15 +125,8 @@ std::string accelerate_yaml(Ctx& c) {
   // accelerate's config loader takes only ClusterConfig's keys at the top level (accelerate/commands/config/
   // config_args.py; gradient_accumulation_steps is not one): the accumulation is the training script's
   // --gradient_accumulation_steps, or DeepSpeed's config.
-  if (type == "FSDP") {
-    t += "fsdp_config:\n";
-    t += std::string("  fsdp_sharding_strategy: ") + (l.zero == 3 ? "FULL_SHARD" : "SHARD_GRAD_OP") + "\n";
-    t += std::string("  fsdp_offload_params: ") + (l.offload_params ? "true" : "false") + "\n";
-    t += "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n";
-    t += "  fsdp_state_dict_type: SHARDED_STATE_DICT\n";
-    t += std::string("  fsdp_activation_checkpointing: ") + (l.recompute != Recompute::none ? "true" : "false") + "\n";
-    t += "  fsdp_use_orig_params: true\n";
-  } else if (type == "DEEPSPEED") {
+  if (type == "FSDP") t += accelerate_settings_yaml("fsdp_config", "fsdp_", fsdp_settings(l, ring));
+  if (type == "DEEPSPEED") {
     // The recipe's ds_config.json, not accelerate's own DeepSpeed keys: only the file carries
     // zero_force_ds_cpu_optimizer, which an offloaded optimizer from the Trainer needs. With a config file,
     // accelerate (utils/dataclasses.py DeepSpeedPlugin._deepspeed_config_checks) refuses zero_stage, offload and
@@ -83,17 +135,8 @@ std::string accelerate_yaml(Ctx& c) {
     t += "  deepspeed_config_file: ds_config.json\n";
     t += std::string("  zero3_init_flag: ") + (l.zero == 3 ? "true" : "false") + "\n";
   }
-  // Sequence parallelism (accelerate docs concept_guides/sequence_parallelism: dp_replicate x dp_shard x sp_size =
-  // num_processes; sp_backend deepspeed is ALST / Ulysses).
-  if (hf_ulysses(l)) {
-    t += "parallelism_config:\n";
-    t += "  parallelism_config_dp_replicate_size: 1\n";
-    t += "  parallelism_config_dp_shard_size: " + itext(l.dp) + "\n";
-    t += "  parallelism_config_sp_size: " + itext(l.cp) + "\n";
-    t += "  parallelism_config_sp_backend: deepspeed\n";
-    t += "  parallelism_config_sp_seq_length_is_variable: true\n";
-    t += "  parallelism_config_sp_attn_implementation: flash_attention_2\n";
-  }
+  if (hf_context_parallel(l, c.q.train))
+    t += accelerate_settings_yaml("parallelism_config", "parallelism_config_", parallelism_settings(l));
   return t;
 }
 

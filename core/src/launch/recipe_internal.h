@@ -91,8 +91,24 @@ MegatronArch megatron_arch(const ModelSpec& m, int tp);
 std::vector<std::string> megatron_args(Ctx& c);
 // A plan whose only model parallelism is Ulysses context parallelism runs on the Hugging Face path.
 bool hf_ulysses(const MemoryLayout& l);
-// The environment of accelerate's parallelism_config for a Hugging Face Ulysses plan ("" otherwise).
+// So does a ring-only plan under a trainer whose ring is accelerate's context parallelism (framework.h
+// ring_cp_fsdp2): FSDP2, not DeepSpeed.
+bool hf_ring_cp(const MemoryLayout& l, const TrainConfig& t);
+// Either of the two: context parallelism on the Hugging Face path.
+inline bool hf_context_parallel(const MemoryLayout& l, const TrainConfig& t) { return hf_ulysses(l) || hf_ring_cp(l, t); }
+// The environment of accelerate's parallelism_config for a Hugging Face Ulysses or ring plan, with its FSDP2
+// plugin's for the ring ("" otherwise).
 std::string ulysses_env(Ctx& c);
+// accelerate's plugin settings, written once for both of its readers: a config file's section (`prefix` + key:
+// value) and the environment accelerate launch exports for it (PREFIX_KEY=value, utils/launch.py).
+struct AccelerateSetting {
+  const char* key;
+  std::string value;
+};
+std::vector<AccelerateSetting> fsdp_settings(const MemoryLayout& l, bool v2);  // fsdp_config; v2: FSDP2's keys
+std::vector<AccelerateSetting> parallelism_settings(const MemoryLayout& l);      // parallelism_config
+std::string accelerate_settings_yaml(const char* section, const char* prefix, const std::vector<AccelerateSetting>& s);
+std::string accelerate_settings_env(const char* prefix, const std::vector<AccelerateSetting>& s);
 // CUDA_DEVICE_MAX_CONNECTIONS=1 for Megatron plans with TP or CP > 1; for_megatron_file: the megatron arguments
 // file, written for a plan the Hugging Face path launches too.
 std::string megatron_env(Ctx& c, bool for_megatron_file = false);

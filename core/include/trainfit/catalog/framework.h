@@ -171,6 +171,10 @@ struct FrameworkProfile {
   unsigned cp_schemes = cp_scheme_bit(CpScheme::ring);
   CpScheme cp_scheme = CpScheme::ring;
   const char* cp_scheme_source = "";
+  // Its ring context parallelism runs under FSDP2 only (accelerate's context parallelism): ZeRO-2 or 3 as FSDP2's
+  // reshard_after_forward false / true, CPU offload only as FSDP2's, of the parameters with the optimizer, and SDPA
+  // attention (flash), not the eager attention.
+  bool ring_cp_fsdp2 = false;
   // The shortest sequence at which the search also tries context parallelism (CP 2/4/8).
   int64_t cp_search_min_seq = 16384;
   const char* cp_search_source = "";
