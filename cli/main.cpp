@@ -231,9 +231,10 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
                   "generic | hf-trainer | torchtune | litgpt | megatron-core | nanotron | torchtitan: the trainer you run "
                   "(the planner proposes only layouts it can launch; its buffers count in the memory)");
   sub->add_option("--cp-scheme", in.cp_scheme,
-                  "auto | ring | ulysses: how context parallelism splits attention (auto: the framework's; "
-                  "hf-trainer runs DeepSpeed Ulysses, or the ring through accelerate under FSDP2; megatron-core "
-                  "both, torchtitan the ring)");
+                  "auto | ring | ulysses: how context parallelism splits attention (auto: the framework's default, and "
+                  "the search also tries the other scheme where the framework runs both: generic and megatron-core "
+                  "default to the ring, hf-trainer to DeepSpeed Ulysses, its ring being accelerate's under FSDP2; "
+                  "torchtitan and nanotron run the ring)");
   sub->add_option("--seq-len", in.seq_len, "tokens per sequence");
   sub->add_option("--micro-batch", in.micro_batch, "sequences per GPU per micro-step");
   sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");

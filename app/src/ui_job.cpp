@@ -423,7 +423,8 @@ bool training_widgets(Query& d) {
                         "How context parallelism splits attention at long sequences. ring: K/V blocks passed around "
                         "the ranks (Megatron CP, torchtitan; hf-trainer through accelerate, under FSDP2 with SDPA); "
                         "ulysses: all-to-alls to a split by heads (DeepSpeed Ulysses / ALST, hf-trainer's default). "
-                        "auto: the framework's.");
+                        "auto: the framework's default, and a searched plan takes the other scheme where the framework runs both "
+                        "and it is at least 2% faster, or the default finds no plan.");
   return changed;
 }
 

@@ -165,8 +165,11 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
                        {"zero", (*p)["zero"]}, {"sequence_parallel", (*p)["tp"].get<int>() > 1},
                        {"offload_optimizer", (*p)["offload_optimizer"]}, {"offload_params", (*p)["offload_params"]}};
       e["recompute"] = (*p)["recompute"];
-      // The plan's module list where it names one (the query's, or one the planner tried under recompute auto).
+      // The plan's module list where it names one (the query's, or one the planner tried under recompute auto), and
+      // its context-parallel scheme (under cp_scheme auto the search tries both where the framework runs both; a
+      // fixed layout on auto takes the framework's default).
       if ((*p).contains("recompute_modules")) e["recompute_modules"] = (*p)["recompute_modules"];
+      if ((*p).contains("cp_scheme")) e["cp_scheme"] = (*p)["cp_scheme"];
       e["micro_batch"] = (*p)["micro_batch"];
       e["global_batch"] = (*p)["global_batch"];
       e["target"] = {{"gpu", row["gpu"]}};
@@ -182,6 +185,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       f["parallel"] = e["parallel"];
       f["recompute"] = e["recompute"];
       if (e.contains("recompute_modules")) f["recompute_modules"] = e["recompute_modules"];
+      if (e.contains("cp_scheme")) f["cp_scheme"] = e["cp_scheme"];
       f["micro_batch"] = e["micro_batch"];
       f["global_batch"] = e["global_batch"];
       const json fixed = call("plan", f);

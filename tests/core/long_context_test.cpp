@@ -32,6 +32,38 @@ TEST(LongContext, HfTrainerPlansUlyssesSequenceParallelism) {
   EXPECT_EQ(resolved_cp_scheme(TrainConfig{}), CpScheme::ring);  // generic's default
 }
 
+// With cp_scheme auto the search plans both schemes where the framework runs both, and keeps the other one's plan
+// only where it is at least 2% faster (planner.cpp kOtherCpSchemeMargin) or the default finds none: Qwen2.5-7B's 28
+// heads take Ulysses only at CP 2 or 4, too little at 131k tokens on one 8x H100 node, so hf-trainer's plan is the
+// ring at CP 8 (accelerate's context parallelism, under FSDP2), and the plan says so.
+TEST(LongContext, ThePlannerPicksTheScheme) {
+  auto plan = [](const char* scheme) {
+    const std::string q =
+        std::string(R"({"model":"qwen2.5-7b","method":"full","framework":"hf-trainer","seq_len":131072,)") +
+        R"("global_batch":8,"micro_batch":1,"recompute":"full","cp_scheme":")" + scheme +
+        R"(","filters":{"max_nodes":1},"dataset":{"tokens":1e9},"target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1"}})";
+    return test::facade("plan", q);
+  };
+  const nlohmann::json ulysses = plan("ulysses"), automatic = plan("auto");
+  ASSERT_TRUE(ulysses["ok"].get<bool>()) << ulysses.dump();
+  EXPECT_FALSE(ulysses["plan"]["fits"].get<bool>()) << ulysses["plan"]["best"].dump();
+  ASSERT_TRUE(automatic["ok"].get<bool>()) << automatic.dump();
+  ASSERT_TRUE(automatic["plan"]["fits"].get<bool>()) << automatic.dump();
+  const auto& best = automatic["plan"]["best"];
+  EXPECT_EQ(best["cp"], 8) << best.dump();
+  EXPECT_EQ(best["cp_scheme"], "ring");
+  EXPECT_GE(best["zero"].get<int>(), 2) << best.dump();
+  // Where both schemes fit and run alike, the framework's default stays (megatron-core: the ring; hf-trainer:
+  // Ulysses).
+  const std::string llama =
+      R"({"model":"llama-3.1-8b","method":"full","framework":"hf-trainer","seq_len":131072,"global_batch":8,)"
+      R"("micro_batch":1,"recompute":"full","filters":{"max_nodes":1},"dataset":{"tokens":1e9},)"
+      R"("target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1"}})";
+  const nlohmann::json hf = test::facade("plan", llama);
+  ASSERT_TRUE(hf["ok"].get<bool>()) << hf.dump();
+  EXPECT_EQ(hf["plan"]["best"]["cp_scheme"], "ulysses") << hf["plan"]["best"].dump();
+}
+
 // Ulysses needs cp to divide the heads per TP rank; K/V heads fewer than cp are replicated (ALST), more must divide.
 TEST(LongContext, UlyssesDegreeMustDivideTheHeads) {
   const ModelSpec* m = find_model("llama-3.1-8b");  // 32 heads, 8 K/V heads

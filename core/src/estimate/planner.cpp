@@ -85,6 +85,25 @@ static std::vector<uint32_t> module_list_alternatives(const ModelSpec& m, const 
   return out;
 }
 
+// The context-parallel scheme that the search also tries for a job whose query leaves cp_scheme on auto, where its
+// framework runs both (framework.h cp_schemes: generic, megatron-core, hf-trainer) and the search tries context
+// parallelism at all: the one the framework does not default to. Layouts in either scheme are planned and the faster
+// plan per node count kept (merge_plans); a fixed layout keeps the framework's.
+// The other scheme's plan is kept only where its step is at least this much shorter: the ring's and Ulysses'
+// communication terms differ by a few tenths of a percent of a long-context step, finer than the time model
+// resolves, and the framework's default is the path its users run (hf-trainer's Ulysses is the one the published
+// XTuner rows measured).
+constexpr double kOtherCpSchemeMargin = 0.02;
+
+static std::optional<CpScheme> cp_scheme_alternative(const TrainConfig& t) {
+  const FrameworkProfile& fw = framework_profile(t.framework);
+  if (t.cp_scheme != CpScheme::automatic || !t.parallel.automatic || !planner_search::searches_cp(t) ||
+      !runs_cp_scheme(fw, CpScheme::ring) || !runs_cp_scheme(fw, CpScheme::ulysses) ||
+      !fw.method(t.method).cp)
+    return std::nullopt;
+  return fw.cp_scheme == CpScheme::ring ? CpScheme::ulysses : CpScheme::ring;
+}
+
 // Everything plan_job needs that depends only on the job, with each error kept for the point where plan_job
 // reports it.
 struct PlanJob::Prepared {
@@ -97,22 +116,32 @@ struct PlanJob::Prepared {
   std::string memory_error;
   // The same job with another Megatron-Core module list (module_list_alternatives), searched beside this one. A
   // list changes only the selective recompute's plans, so a variant searches that mode alone (its none and full
-  // plans are this job's, which win the merge's ties).
+  // plans are this job's, which win the merge's ties). Likewise in the other context-parallel scheme
+  // (cp_scheme_alternative), whose variant searches the CP > 1 layouts alone.
   std::vector<std::unique_ptr<TrainConfig>> variant_trains;
   std::vector<std::unique_ptr<Prepared>> variants;
   bool selective_only = false;
-  Prepared(const ModelSpec& m, const TrainConfig& t, const Dataset& d)
+  bool cp_only = false;
+  // with_variants false: a variant's own (it is searched alone; its module lists and scheme are its job's).
+  Prepared(const ModelSpec& m, const TrainConfig& t, const Dataset& d, bool with_variants = true)
       : model(m), train(t), data(d), part(job_part(m, t)), tokens(dataset_tokens(d, t.seq_len)) {
     try {
       memory.emplace(m, t);
     } catch (const std::exception& e) {
       memory_error = e.what();
     }
+    if (!with_variants) return;
     for (uint32_t modules : module_list_alternatives(m, t)) {
       variant_trains.push_back(std::make_unique<TrainConfig>(t));
       variant_trains.back()->recompute_modules = modules;
-      variants.push_back(std::make_unique<Prepared>(m, *variant_trains.back(), d));
+      variants.push_back(std::make_unique<Prepared>(m, *variant_trains.back(), d, false));
       variants.back()->selective_only = true;
+    }
+    if (const std::optional<CpScheme> other = cp_scheme_alternative(t)) {
+      variant_trains.push_back(std::make_unique<TrainConfig>(t));
+      variant_trains.back()->cp_scheme = *other;
+      variants.push_back(std::make_unique<Prepared>(m, *variant_trains.back(), d, false));
+      variants.back()->cp_only = true;
     }
   }
 };
@@ -311,6 +340,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   Searcher s{c, model, train, *job.memory, usable_bytes(gpu_capacity_bytes(gpu), train.headroom),
              offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0,
              opt.require_fits ? FitLevel::safe : FitLevel::expected, {}, {}, {}, {}};
+  s.cp_only = job.cp_only;
   const BorrowedBuffers borrowed(s);
 
   // Node counts: 1, 2, 4, ... and the cap itself.
@@ -398,7 +428,7 @@ Result<PlanResult> plan_variants(const PlanJob::Prepared& job, const GpuSpec& gp
   if (!res) return res;
   for (const std::unique_ptr<PlanJob::Prepared>& v : job.variants) {
     Result<PlanResult> other = plan_impl(*v, gpu, offer, max_nodes, opt);
-    if (other) merge_plans(res.value(), std::move(other).value());
+    if (other) merge_plans(res.value(), std::move(other).value(), v->cp_only ? kOtherCpSchemeMargin : 0.0);
   }
   return res;
 }

@@ -252,8 +252,8 @@ TpPpCandidates tp_pp_candidates(const Searcher& s, int total, bool fixed) {
 int cp_candidates(const Searcher& s, int total, bool fixed, int cps[4]) {
   const TrainConfig& train = s.train;
   int n_cp = 0;
-  cps[n_cp++] = fixed ? std::max(1, train.parallel.cp) : 1;
-  if (!fixed && train.seq_len >= std::min(kCpMinSeq, framework_profile(train.framework).cp_search_min_seq)) {
+  if (fixed || !s.cp_only) cps[n_cp++] = fixed ? std::max(1, train.parallel.cp) : 1;
+  if (!fixed && searches_cp(train)) {
     for (int cp = 2; cp <= 8 && cp <= total; cp *= 2)
       if (train.seq_len % cp == 0) cps[n_cp++] = cp;
   }
@@ -261,6 +261,10 @@ int cp_candidates(const Searcher& s, int total, bool fixed, int cps[4]) {
 }
 
 }  // namespace
+
+bool searches_cp(const TrainConfig& train) {
+  return train.seq_len >= std::min(kCpMinSeq, framework_profile(train.framework).cp_search_min_seq);
+}
 
 // Phase 1: every (TP, PP, CP, VP) layout on `nodes` nodes that the model's heads and layers and the global batch
 // allow, with its micro-batch candidates and its (ZeRO, recompute) groups, each pushed as a lazy candidate.

@@ -218,15 +218,16 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
 }
 
 namespace {
-bool plan_before(const Plan& a, const Plan& b) {  // the search's order (planner_search.h ItemAfter, expand)
-  const double ka = a.step.total_s * (a.verdict == FitVerdict::tight ? 1.0 + kTightPreference : 1.0);
+// The search's order (planner_search.h ItemAfter, expand); `margin`: a must be that much shorter to come first.
+bool plan_before(const Plan& a, const Plan& b, double margin = 0) {
+  const double ka = a.step.total_s * (a.verdict == FitVerdict::tight ? 1.0 + kTightPreference : 1.0) * (1.0 + margin);
   const double kb = b.step.total_s * (b.verdict == FitVerdict::tight ? 1.0 + kTightPreference : 1.0);
   if (ka != kb) return ka < kb;
-  return a.gpus < b.gpus;
+  return margin == 0 && a.gpus < b.gpus;
 }
 }  // namespace
 
-void merge_plans(PlanResult& res, PlanResult&& other) {
+void merge_plans(PlanResult& res, PlanResult&& other, double margin) {
   const int evaluated = res.layouts_evaluated + other.layouts_evaluated;
   const int checks = res.memory_checks + other.memory_checks;
   const bool host = res.uses_host || other.uses_host;
@@ -237,9 +238,10 @@ void merge_plans(PlanResult& res, PlanResult&& other) {
       for (size_t i = 0; i < res.by_nodes.size(); ++i) {
         const Plan& o = other.by_nodes[i];
         Plan& r = res.by_nodes[i];
-        if (o.why.empty() && o.tokens_per_s > 0 && (!r.why.empty() || !(r.tokens_per_s > 0) || plan_before(o, r))) r = o;
+        if (o.why.empty() && o.tokens_per_s > 0 && (!r.why.empty() || !(r.tokens_per_s > 0) || plan_before(o, r, margin)))
+          r = o;
       }
-      if (plan_before(other.best, res.best)) {
+      if (plan_before(other.best, res.best, margin)) {
         std::vector<Plan> merged = std::move(res.by_nodes);
         res = std::move(other);
         res.by_nodes = std::move(merged);

@@ -116,6 +116,9 @@ struct Searcher {
   double min_fail_need = 1e30;  // smallest judged need among layouts that did not fit
   double min_fail_host = 1e30;  // smallest host RAM need among offload layouts that fit the GPU but not the host
   MemoryBreakdown scratch;      // the memory checks' breakdown, reused
+  // A variant in the other context-parallel scheme (planner.cpp cp_scheme_alternative): its CP > 1 layouts only, the
+  // CP 1 ones being the job's own.
+  bool cp_only = false;
 
   MemoryLayout memory_layout(const LayoutKey& L, const Group& gr, int64_t mb) const {
     MemoryLayout m;
@@ -342,6 +345,9 @@ struct Searcher {
 // Phase 1: every (TP, PP, CP, VP) layout on `nodes` nodes that the model's heads and layers and the global batch
 // allow, with its micro-batch candidates and its (ZeRO, recompute) groups, each pushed as a lazy candidate.
 Result<bool> add_layouts(Searcher& s, int ni, int nodes, const Recompute* rc_list, int n_rc, bool fixed);
+// Whether the search tries context parallelism for this job (a long enough sequence: from 16k tokens, or the
+// framework's own threshold, framework.h cp_search_min_seq).
+bool searches_cp(const TrainConfig& train);
 
 // Phase 2: whether anything can fit on `nodes` nodes. The leanest groups are checked first (largest model-state
 // sharding TP x PP x ZeRO-3 DP, full recompute, smallest micro-batch). If none fits, CPU-offload variants are
@@ -366,6 +372,7 @@ void report_plans(Searcher& s, const NodeCounts& nc, SearchOutcome& o, const Dat
 // The same job planned with another module list (Megatron-Core --recompute-modules): per node count the plan that
 // comes first in the search's order (step time, a tight plan's by 1 + kTightPreference, then fewer GPUs), the
 // winner likewise, and the runners-up of the other node counts re-read from the merged plans.
-void merge_plans(PlanResult& res, PlanResult&& other);
+// `margin`: other's plan replaces res's only where its step is that fraction shorter (0: any shorter one).
+void merge_plans(PlanResult& res, PlanResult&& other, double margin = 0);
 
 }  // namespace trainfit::planner_search
