@@ -53,6 +53,14 @@ TEST(LongContext, ThePlannerPicksTheScheme) {
   EXPECT_EQ(best["cp"], 8) << best.dump();
   EXPECT_EQ(best["cp_scheme"], "ring");
   EXPECT_GE(best["zero"].get<int>(), 2) << best.dump();
+  // accelerate's ring runs SDPA only: with the eager attention the search does not try it.
+  const std::string eager =
+      R"({"model":"qwen2.5-7b","method":"full","framework":"hf-trainer","seq_len":131072,"attention":"eager",)"
+      R"("global_batch":8,"micro_batch":1,"recompute":"full","filters":{"max_nodes":1},"dataset":{"tokens":1e9},)"
+      R"("target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1"}})";
+  const nlohmann::json no_ring = test::facade("plan", eager);
+  ASSERT_TRUE(no_ring["ok"].get<bool>()) << no_ring.dump();
+  EXPECT_FALSE(no_ring["plan"]["fits"].get<bool>()) << no_ring["plan"]["best"].dump();
   // Where both schemes fit and run alike, the framework's default stays (megatron-core: the ring; hf-trainer:
   // Ulysses).
   const std::string llama =

@@ -101,7 +101,10 @@ static std::optional<CpScheme> cp_scheme_alternative(const TrainConfig& t) {
       !runs_cp_scheme(fw, CpScheme::ring) || !runs_cp_scheme(fw, CpScheme::ulysses) ||
       !fw.method(t.method).cp)
     return std::nullopt;
-  return fw.cp_scheme == CpScheme::ring ? CpScheme::ulysses : CpScheme::ring;
+  const CpScheme other = fw.cp_scheme == CpScheme::ring ? CpScheme::ulysses : CpScheme::ring;
+  // A ring under FSDP2 only (framework.h ring_cp_fsdp2: accelerate's) runs SDPA attention, not the eager one.
+  if (other == CpScheme::ring && fw.ring_cp_fsdp2 && t.attention == Attention::eager) return std::nullopt;
+  return other;
 }
 
 // Everything plan_job needs that depends only on the job, with each error kept for the point where plan_job
