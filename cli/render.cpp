@@ -304,9 +304,13 @@ std::string render(const std::string& verb, const json& doc, const std::string& 
         if (f.contains("max_seq_len_by_cp") && !f["max_seq_len_by_cp"].empty()) {
           notes += "longest sequence at micro-batch " + at_mb + " with context parallelism (" + f.value("cp_scheme", "") +
                    "):";
-          for (const auto& c : f["max_seq_len_by_cp"])
-            notes += " CP " + num(c["cp"], "%.0f") + " (" + num(c["gpus"], "%.0f") + " GPUs) " +
+          for (const auto& c : f["max_seq_len_by_cp"]) {
+            // A degree the job's scheme cannot run, in the framework's other one (auto): named.
+            const std::string scheme = c.value("cp_scheme", "");
+            notes += " CP " + num(c["cp"], "%.0f") + " (" + num(c["gpus"], "%.0f") + " GPUs" +
+                     (scheme != f.value("cp_scheme", "") ? ", " + scheme : std::string()) + ") " +
                      num(c["max_seq_len"], "%.0f") + " / " + num(c["max_seq_len_safe"], "%.0f") + ";";
+          }
           notes += " expected / safe tokens\n";
         }
       }

@@ -253,10 +253,14 @@ void draw_memory_curves(App::Impl& s) {
               static_cast<long long>(s.query.train.seq_len), static_cast<long long>(p->layout.micro_batch),
               static_cast<long long>(s.max_seq), static_cast<long long>(s.max_seq_safe));
   if (!s.seq_by_cp.empty()) {
-    std::string line = std::string("With context parallelism (") + to_string(resolved_cp_scheme(s.query.train)) + "):";
+    // The plan's own scheme where it splits the sequence already, else the job's (memory.h max_seq_len_by_cp).
+    const CpScheme own = p->layout.cp > 1 ? (p->layout.cp_ulysses ? CpScheme::ulysses : CpScheme::ring)
+                                          : resolved_cp_scheme(s.query.train);
+    std::string line = std::string("With context parallelism (") + to_string(own) + "):";
     for (const CpReach& c : s.seq_by_cp) {
-      char b[96];
-      std::snprintf(b, sizeof b, " CP %d on %lld GPUs %lld / %lld;", c.cp, static_cast<long long>(c.gpus),
+      char b[112];
+      std::snprintf(b, sizeof b, " CP %d on %lld GPUs%s%s %lld / %lld;", c.cp, static_cast<long long>(c.gpus),
+                    c.scheme != own ? ", " : "", c.scheme != own ? to_string(c.scheme) : "",
                     static_cast<long long>(c.max_seq_len), static_cast<long long>(c.max_seq_len_safe));
       line += b;
     }

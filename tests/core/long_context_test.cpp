@@ -208,3 +208,31 @@ TEST(LongContext, EstimateGivesTheLongestSequencePerContextParallelDegree) {
 
 }  // namespace
 }  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// The longest sequence per CP degree on cp_scheme auto takes the framework's other scheme for a degree its default
+// cannot run, as the planner does: hf-trainer's Ulysses splits Qwen2.5-7B's 28 heads 2 or 4 ways, the ring 8.
+TEST(LongContext, EstimateReachesPastTheDefaultSchemeOnAuto) {
+  const std::string q = R"({"model":"qwen2.5-7b","method":"full","framework":"hf-trainer","seq_len":65536,)"
+                        R"("micro_batch":1,"recompute":"full","parallel":{"gpus":1,"zero":3},"target":{"gpu":"h100-sxm"}})";
+  const nlohmann::json doc = test::facade("estimate", q);
+  ASSERT_TRUE(doc["ok"].get<bool>()) << doc.dump();
+  const auto& fit = doc["fit"];
+  EXPECT_EQ(fit["cp_scheme"], "ulysses");
+  ASSERT_EQ(fit["max_seq_len_by_cp"].size(), 3u) << fit.dump();
+  EXPECT_EQ(fit["max_seq_len_by_cp"][0]["cp_scheme"], "ulysses");
+  EXPECT_EQ(fit["max_seq_len_by_cp"][1]["cp_scheme"], "ulysses");
+  EXPECT_EQ(fit["max_seq_len_by_cp"][2]["cp"], 8);
+  EXPECT_EQ(fit["max_seq_len_by_cp"][2]["cp_scheme"], "ring");
+  // Named, the scheme is the only one: no CP 8 in Ulysses.
+  nlohmann::json named = nlohmann::json::parse(q);
+  named["cp_scheme"] = "ulysses";
+  const nlohmann::json u = test::facade("estimate", named.dump());
+  ASSERT_TRUE(u["ok"].get<bool>()) << u.dump();
+  EXPECT_EQ(u["fit"]["max_seq_len_by_cp"].size(), 2u) << u["fit"].dump();
+}
+
+}  // namespace
+}  // namespace trainfit

@@ -293,26 +293,37 @@ Result<int64_t> max_micro_batch(const ModelSpec& model, const TrainConfig& train
 std::vector<CpReach> max_seq_len_by_cp(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
                                        double usable) {
   std::vector<CpReach> out;
-  const CpScheme scheme = resolved_cp_scheme(train);
+  const FrameworkProfile& fw = framework_profile(train.framework);
+  const CpScheme own = layout.cp > 1 ? (layout.cp_ulysses ? CpScheme::ulysses : CpScheme::ring) : resolved_cp_scheme(train);
+  const CpScheme other = own == CpScheme::ring ? CpScheme::ulysses : CpScheme::ring;
+  const bool both = layout.cp <= 1 && train.cp_scheme == CpScheme::automatic && runs_cp_scheme(fw, other);
   for (int k : {2, 4, 8}) {
-    MemoryLayout l = layout;
-    l.cp = std::max(1, layout.cp) * k;
-    l.cp_ulysses = scheme == CpScheme::ulysses;
-    if (!framework_layout_error(train.framework, train.method, l.tp, l.pp, l.cp, l.dp, l.zero,
-                                l.offload_optimizer || l.offload_params, l.ep, scheme)
-             .empty() ||
-        !cp_layout_error(model, l.tp, l.cp, scheme).message.empty())
-      continue;
-    // A ring under FSDP2 only (framework.h ring_cp_fsdp2) cannot offload the optimizer without the parameters.
-    if (scheme == CpScheme::ring && framework_profile(train.framework).ring_cp_fsdp2 && l.offload_optimizer &&
-        !l.offload_params)
-      continue;
-    CpReach c;
-    c.cp = l.cp;
-    c.gpus = int64_t(l.tp) * l.pp * l.dp * l.cp;
-    if (Result<int64_t> r = max_seq_len(model, train, l, usable, FitLevel::expected)) c.max_seq_len = *r;
-    if (Result<int64_t> r = max_seq_len(model, train, l, usable, FitLevel::safe)) c.max_seq_len_safe = *r;
-    out.push_back(c);
+    for (CpScheme scheme : {own, other}) {
+      if (scheme == other && !both) break;
+      MemoryLayout l = layout;
+      l.cp = std::max(1, layout.cp) * k;
+      l.cp_ulysses = scheme == CpScheme::ulysses;
+      if (!framework_layout_error(train.framework, train.method, l.tp, l.pp, l.cp, l.dp, l.zero,
+                                  l.offload_optimizer || l.offload_params, l.ep, scheme)
+               .empty() ||
+          !cp_layout_error(model, l.tp, l.cp, scheme).message.empty())
+        continue;
+      // A ring under FSDP2 only (framework.h ring_cp_fsdp2) cannot offload the optimizer without the parameters,
+      // nor run the eager attention.
+      if (scheme == CpScheme::ring && fw.ring_cp_fsdp2 &&
+          ((l.offload_optimizer && !l.offload_params) || train.attention == Attention::eager))
+        continue;
+      TrainConfig t = train;
+      t.cp_scheme = scheme;
+      CpReach c;
+      c.cp = l.cp;
+      c.gpus = int64_t(l.tp) * l.pp * l.dp * l.cp;
+      c.scheme = scheme;
+      if (Result<int64_t> r = max_seq_len(model, t, l, usable, FitLevel::expected)) c.max_seq_len = *r;
+      if (Result<int64_t> r = max_seq_len(model, t, l, usable, FitLevel::safe)) c.max_seq_len_safe = *r;
+      out.push_back(c);
+      break;
+    }
   }
   return out;
 }

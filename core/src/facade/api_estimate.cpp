@@ -104,7 +104,7 @@ json fit_doc(const Query& q, const GpuSpec& gpu, const MemoryLayout& layout, con
   json by_cp = json::array();
   for (const CpReach& c : max_seq_len_by_cp(q.model, q.train, layout, usable))
     by_cp.push_back({{"cp", c.cp}, {"gpus", c.gpus}, {"max_seq_len", c.max_seq_len},
-                     {"max_seq_len_safe", c.max_seq_len_safe}});
+                     {"max_seq_len_safe", c.max_seq_len_safe}, {"cp_scheme", to_string(c.scheme)}});
   doc["cp_scheme"] = to_string(scheme);
   doc["max_seq_len_by_cp"] = by_cp;
   return doc;

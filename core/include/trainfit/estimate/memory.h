@@ -215,12 +215,15 @@ Result<int64_t> max_seq_len(const ModelSpec& model, const TrainConfig& train, co
                             double usable, FitLevel level, int64_t limit = int64_t(1) << 22);
 
 // The longest sequence with context parallelism added to `layout` (CP 2, 4 and 8 times its own, each CP rank one
-// more GPU) in the job's scheme (framework.h resolved_cp_scheme), for the degrees the framework runs and the model
-// allows (cp_layout_error). 0 = not even the shortest fits.
+// more GPU), for the degrees the framework runs and the model allows (cp_layout_error): in the layout's own scheme
+// where it already splits the sequence, else the job's (framework.h resolved_cp_scheme), and on cp_scheme auto the
+// framework's other scheme for a degree its default cannot run (as the planner tries both). 0 = not even the
+// shortest fits.
 struct CpReach {
   int cp = 1;
   int64_t gpus = 1;
   int64_t max_seq_len = 0, max_seq_len_safe = 0;
+  CpScheme scheme = CpScheme::ring;
 };
 std::vector<CpReach> max_seq_len_by_cp(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
                                        double usable);
