@@ -303,3 +303,23 @@ TEST(MeasuredRun, ParsesFlagsLogLinesAndJsonLikeText) {
 
 }  // namespace
 }  // namespace trainfit
+
+namespace trainfit {
+namespace {
+
+// A plan in the framework's other context-parallel scheme (cp_scheme auto: the planner picked the ring for
+// Qwen2.5-7B's 28 heads at CP 8 under hf-trainer) is calibrated in that scheme: its step and memory are recomputed
+// from the plan's layout as the plan ran it (planner.h plan_train), not refused as an Ulysses layout.
+TEST(Calibrate, APlanInTheOtherContextParallelSchemeIsCalibratedInIt) {
+  Result<Query> q = parse_query_json(
+      R"({"model":"qwen2.5-7b","method":"full","framework":"hf-trainer","seq_len":131072,"global_batch":8,)"
+      R"("micro_batch":1,"recompute":"full","filters":{"max_nodes":1},"dataset":{"tokens":1e9},)"
+      R"("calibration":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1","step_time_s":100,"peak_GiB":70}})");
+  ASSERT_TRUE(q.ok()) << q.error().to_string();
+  Result<CalibrationResult> r = calibrate(*q, bundled());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_GT(r->estimated_step_s, 0);
+}
+
+}  // namespace
+}  // namespace trainfit

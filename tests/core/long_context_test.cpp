@@ -53,6 +53,18 @@ TEST(LongContext, ThePlannerPicksTheScheme) {
   EXPECT_EQ(best["cp"], 8) << best.dump();
   EXPECT_EQ(best["cp_scheme"], "ring");
   EXPECT_GE(best["zero"].get<int>(), 2) << best.dump();
+  // Its recipe is accelerate's ring on the Hugging Face path, as for a query that names the ring.
+  const std::string auto_q =
+      R"({"model":"qwen2.5-7b","method":"full","framework":"hf-trainer","seq_len":131072,"global_batch":8,)"
+      R"("micro_batch":1,"recompute":"full","filters":{"max_nodes":1},"dataset":{"tokens":1e9},)"
+      R"("target":{"offer":"lambda/gpu_8x_h100_sxm5/us-east-1","pricing":"on-demand"}})";
+  const nlohmann::json recipe = test::facade("recipe", auto_q);
+  ASSERT_TRUE(recipe["ok"].get<bool>()) << recipe.dump();
+  EXPECT_EQ(recipe["engine"], "hf");
+  for (const auto& f : recipe["files"])
+    if (f["format"] == "accelerate") {
+      EXPECT_NE(f["text"].get<std::string>().find("  parallelism_config_cp_size: 8\n"), std::string::npos) << f["text"];
+    }
   // accelerate's ring runs SDPA only: with the eager attention the search does not try it.
   const std::string eager =
       R"({"model":"qwen2.5-7b","method":"full","framework":"hf-trainer","seq_len":131072,"attention":"eager",)"

@@ -331,7 +331,11 @@ void cp_times(const Ctx& c, const StepLayout& s, const StepShape& sh, const MbTe
   double t_cp = 0, t_cp_exposed = 0;
   if (cp > 1 && !c.ulysses) {
     t_cp = (c.layers / pp * stage) * 3.0 * static_cast<double>(cp - 1) * mt.cp_ring;
-    t_cp_exposed = std::max(0.0, t_cp - kOverlap * t_work);
+    // accelerate's ring (framework.h ring_cp_fsdp2) all-gathers the other ranks' K/V shards once per attention
+    // call (cp_comm_strategy allgather, its default) and waits for them after the local block: "the all-gather kernel
+    // results in a bubble of idle time" (accelerate docs concept_guides/context_parallelism, "all-to-all vs
+    // all-gather"), so its traffic counts as exposed; a ring that passes blocks hides it behind the compute.
+    t_cp_exposed = framework_profile(c.train->framework).ring_cp_fsdp2 ? t_cp : std::max(0.0, t_cp - kOverlap * t_work);
   } else if (cp > 1) {
     // Ulysses: the layer's all-to-alls in forward and again (their gradients) in backward, on the critical path
     // (attention waits for its heads; DeepSpeed's DistributedAttention does not overlap them).

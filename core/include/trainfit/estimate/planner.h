@@ -93,9 +93,11 @@ struct Plan {
   std::string why;              // runner-up: why it lost; by_nodes entry that does not fit: why (empty when it runs)
 };
 
-// The job's training settings as `plan` runs them (its module list), for what is computed again from a plan's layout.
+// The job's training settings as `plan` runs them (its module list, its context-parallel scheme: on cp_scheme auto the
+// search may pick the framework's other one), for what is computed again from a plan's layout.
 inline TrainConfig plan_train(TrainConfig train, const Plan& plan) {
   train.recompute_modules = plan.recompute_modules;
+  if (plan.layout.cp > 1) train.cp_scheme = plan.layout.cp_ulysses ? CpScheme::ulysses : CpScheme::ring;
   return train;
 }
 
