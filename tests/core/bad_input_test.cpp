@@ -301,6 +301,9 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
   // than heads divide (Llama 3.1 8B: 32 heads, 8 K/V heads).
   expect_rejected(R"({"cp_scheme":"spiral"})", "cp_scheme", "expected one of");
   expect_rejected(R"({"framework":"nanotron","cp_scheme":"ulysses"})", "cp_scheme", "not run by nanotron");
+  // A fixed layout on auto takes the framework's default (hf-trainer: Ulysses); the error names the ring.
+  expect_rejected(R"({"model":"qwen2.5-7b","framework":"hf-trainer","seq_len":65536,"parallel":{"gpus":8,"cp":8,"zero":3}})",
+                  "parallel.cp", "cp_scheme ring splits the sequence without that limit");
   // hf-trainer's ring is accelerate's context parallelism: FSDP2 (ZeRO-2 / 3, its own CPU offload) and SDPA only.
   expect_rejected(R"({"framework":"hf-trainer","cp_scheme":"ring","parallel":{"gpus":8,"cp":4,"dp":2,"zero":1}})",
                   "parallel", "Ring CP 4 with ZeRO-1");

@@ -387,6 +387,9 @@ def check_case(case, query_path):
         # Accelerator reads under torchrun; the ring's FSDP2 plugin's too.
         env = dict(re.findall(r"^export ([A-Z0-9_]+)=(\S*)$", t, re.M))
         check(env.get("ACCELERATE_USE_PARALLELISM_CONFIG") == "true", case, "torchrun.sh: parallelism_config not exported")
+        for problem in up.torchrun_env_problems(env, doc["nodes"] * doc["nproc_per_node"],
+                                                flag_value(args, "--deepspeed") is not None):
+            check(False, case, "torchrun.sh: " + problem)
         check(int(env.get("PARALLELISM_CONFIG_DP_SHARD_SIZE", 0)) * int(env.get("PARALLELISM_CONFIG_CP_SIZE", 1))
               * int(env.get("PARALLELISM_CONFIG_SP_SIZE", 1)) == plan["dp"] * plan["cp"], case,
               f"torchrun.sh: parallelism sizes {env}")

@@ -58,14 +58,45 @@ ACCEL_DS_KEYS_WITH_FILE = {"gradient_accumulation_steps", "gradient_clipping", "
 ACCEL_KEYS = _load("accelerate/launch_config_keys.json")
 
 
+def parallelism_env_problems(env, num_processes, distributed_type, fsdp_version):
+    """The real ParallelismConfig built from accelerate's environment (PARALLELISM_CONFIG_*) as Accelerator.__init__
+    builds it, and its _validate_accelerator against the processes, the distributed type and the FSDP version."""
+    from accelerate.parallelism_config import ParallelismConfig
+    keys = [k for k in os.environ if k.startswith("PARALLELISM_CONFIG_")]
+    saved = {k: os.environ.get(k) for k in set(keys) | set(env)}
+    for k in keys:
+        del os.environ[k]
+    os.environ.update(env)
+    try:
+        config = ParallelismConfig()
+
+        class Accelerator:  # what _validate_accelerator reads of the Accelerator the launch makes
+            pass
+
+        a = Accelerator()
+        a.num_processes = int(num_processes)
+        a.distributed_type = distributed_type
+        a.is_fsdp2 = distributed_type == "FSDP" and int(fsdp_version) == 2
+        a.multi_device = distributed_type.startswith("MULTI_")
+        a.is_main_process = False
+        config._validate_accelerator(a)
+    except Exception as e:  # the class's own words
+        return [f"accelerate ParallelismConfig: {e}"]
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return []
+
+
 def parallelism_config_problems(cfg):
     """accelerate launch's environment for a config file's parallelism_config (utils/launch.py
-    prepare_extend_env_parallelism_config, with launch.py's defaults), then the real ParallelismConfig built from it
-    as Accelerator.__init__ builds it, and its _validate_accelerator against the config's processes and plugin."""
+    prepare_extend_env_parallelism_config, with launch.py's defaults), checked by parallelism_env_problems."""
     pc = getattr(cfg, "parallelism_config", None) or {}
     if not pc:
         return []
-    from accelerate.parallelism_config import ParallelismConfig
     get = lambda k, d: pc.get("parallelism_config_" + k, d)  # noqa: E731
     env = {"ACCELERATE_USE_PARALLELISM_CONFIG": "true"}
     for k, d in (("dp_replicate_size", 1), ("dp_shard_size", 1), ("tp_size", 1), ("cp_size", 1), ("cp_backend", "torch"),
@@ -77,30 +108,21 @@ def parallelism_config_problems(cfg):
         env["PARALLELISM_CONFIG_SP_SEQ_LENGTH"] = str(get("sp_seq_length", None))
         env["PARALLELISM_CONFIG_SP_SEQ_LENGTH_IS_VARIABLE"] = str(get("sp_seq_length_is_variable", True))
         env["PARALLELISM_CONFIG_SP_ATTN_IMPLEMENTATION"] = str(get("sp_attn_implementation", None))
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        config = ParallelismConfig()
-        fsdp = getattr(cfg, "fsdp_config", None) or {}
-        dtype = str(getattr(cfg, "distributed_type", "NO")).split(".")[-1]
+    fsdp = getattr(cfg, "fsdp_config", None) or {}
+    return parallelism_env_problems(env, getattr(cfg, "num_processes", 1),
+                                    str(getattr(cfg, "distributed_type", "NO")).split(".")[-1],
+                                    fsdp.get("fsdp_version", 1))
 
-        class Accelerator:  # what _validate_accelerator reads of the Accelerator the launch makes
-            num_processes = int(getattr(cfg, "num_processes", 1))
-            distributed_type = dtype
-            is_fsdp2 = dtype == "FSDP" and int(fsdp.get("fsdp_version", 1)) == 2
-            multi_device = dtype.startswith("MULTI_")
-            is_main_process = False
 
-        config._validate_accelerator(Accelerator())
-    except Exception as e:  # the class's own words
-        return [f"accelerate ParallelismConfig: {e}"]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    return []
+def torchrun_env_problems(env, num_processes, deepspeed):
+    """A torchrun script's exported accelerate environment, as its Trainer's Accelerator reads it: the parallelism
+    config through parallelism_env_problems, with the plugin the environment (ACCELERATE_USE_FSDP, FSDP_VERSION) or
+    the --deepspeed argument selects."""
+    if env.get("ACCELERATE_USE_PARALLELISM_CONFIG") != "true":
+        return []
+    dtype = "FSDP" if env.get("ACCELERATE_USE_FSDP") == "true" else "DEEPSPEED" if deepspeed else "MULTI_GPU"
+    return parallelism_env_problems({k: v for k, v in env.items() if k.startswith("PARALLELISM_CONFIG_")},
+                                    num_processes, dtype, env.get("FSDP_VERSION", "1"))
 
 
 def accelerate_problems(text):

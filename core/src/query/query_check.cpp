@@ -47,6 +47,10 @@ std::string check_layout_fits_model(const Query& q, int64_t kv, std::string* fie
   }
   if (Error e = cp_layout_error(m, p.tp, p.cp, resolved_cp_scheme(q.train)); !e.message.empty()) {
     *field = e.field;
+    // On auto the layout took the framework's default, Ulysses; its ring has no such limit where it runs one.
+    const FrameworkProfile& fw = framework_profile(q.train.framework);
+    if (q.train.cp_scheme == CpScheme::automatic && runs_cp_scheme(fw, CpScheme::ring))
+      return e.message + "; cp_scheme ring splits the sequence without that limit (" + fw.name + " runs it)";
     return e.message;
   }
   if (q.train.method != Method::full && (p.ep > 1 || (p.etp > 0 && p.etp != p.tp))) {
