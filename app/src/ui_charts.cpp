@@ -254,8 +254,7 @@ void draw_memory_curves(App::Impl& s) {
               static_cast<long long>(s.max_seq), static_cast<long long>(s.max_seq_safe));
   if (!s.seq_by_cp.empty()) {
     // The plan's own scheme where it splits the sequence already, else the job's (memory.h max_seq_len_by_cp).
-    const CpScheme own = p->layout.cp > 1 ? (p->layout.cp_ulysses ? CpScheme::ulysses : CpScheme::ring)
-                                          : resolved_cp_scheme(s.query.train);
+    const CpScheme own = layout_cp_scheme(p->layout, s.query.train);
     std::string line = std::string("With context parallelism (") + to_string(own) + "):";
     for (const CpReach& c : s.seq_by_cp) {
       char b[112];

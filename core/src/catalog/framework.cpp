@@ -436,6 +436,20 @@ bool ep_fits_fsdp_ranks(int tp, int cp, int dp, int zero, int ep, int etp) {
   return ranks % (static_cast<long long>(ep) * etp) == 0;
 }
 
+Error ring_fsdp2_error(Framework framework, CpScheme scheme, int cp, Attention attention, bool offload_optimizer,
+                       bool offload_params) {
+  const FrameworkProfile& fw = framework_profile(framework);
+  if (cp <= 1 || scheme != CpScheme::ring || !fw.ring_cp_fsdp2) return Error{};
+  if (attention == Attention::eager)
+    return Error{"attention", std::string(fw.name) + "'s ring context parallelism (accelerate's, under FSDP2) runs SDPA "
+                              "attention only: flash, not eager"};
+  if (offload_optimizer && !offload_params)
+    return Error{"parallel.offload_optimizer", std::string(fw.name) + "'s ring context parallelism runs under FSDP2, "
+                                               "whose CPU offload moves the parameters with the optimizer: set "
+                                               "parallel.offload_params too"};
+  return Error{};
+}
+
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
                                    bool offload, int ep, CpScheme cp_scheme) {
   const FrameworkProfile& p = framework_profile(framework);

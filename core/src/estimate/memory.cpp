@@ -294,7 +294,7 @@ std::vector<CpReach> max_seq_len_by_cp(const ModelSpec& model, const TrainConfig
                                        double usable) {
   std::vector<CpReach> out;
   const FrameworkProfile& fw = framework_profile(train.framework);
-  const CpScheme own = layout.cp > 1 ? (layout.cp_ulysses ? CpScheme::ulysses : CpScheme::ring) : resolved_cp_scheme(train);
+  const CpScheme own = layout_cp_scheme(layout, train);
   const CpScheme other = own == CpScheme::ring ? CpScheme::ulysses : CpScheme::ring;
   const bool both = layout.cp <= 1 && train.cp_scheme == CpScheme::automatic && runs_cp_scheme(fw, other);
   for (int k : {2, 4, 8}) {
@@ -308,10 +308,8 @@ std::vector<CpReach> max_seq_len_by_cp(const ModelSpec& model, const TrainConfig
                .empty() ||
           !cp_layout_error(model, l.tp, l.cp, scheme).message.empty())
         continue;
-      // A ring under FSDP2 only (framework.h ring_cp_fsdp2) cannot offload the optimizer without the parameters,
-      // nor run the eager attention.
-      if (scheme == CpScheme::ring && fw.ring_cp_fsdp2 &&
-          ((l.offload_optimizer && !l.offload_params) || train.attention == Attention::eager))
+      if (!ring_fsdp2_error(train.framework, scheme, l.cp, train.attention, l.offload_optimizer, l.offload_params)
+               .message.empty())
         continue;
       TrainConfig t = train;
       t.cp_scheme = scheme;

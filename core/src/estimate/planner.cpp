@@ -102,8 +102,8 @@ static std::optional<CpScheme> cp_scheme_alternative(const TrainConfig& t) {
       !fw.method(t.method).cp)
     return std::nullopt;
   const CpScheme other = fw.cp_scheme == CpScheme::ring ? CpScheme::ulysses : CpScheme::ring;
-  // A ring under FSDP2 only (framework.h ring_cp_fsdp2: accelerate's) runs SDPA attention, not the eager one.
-  if (other == CpScheme::ring && fw.ring_cp_fsdp2 && t.attention == Attention::eager) return std::nullopt;
+  // Not a ring the job's attention cannot run (framework.h ring_fsdp2_error: accelerate's runs SDPA only).
+  if (!ring_fsdp2_error(t.framework, other, 2, t.attention, false, false).message.empty()) return std::nullopt;
   return other;
 }
 

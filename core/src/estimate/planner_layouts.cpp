@@ -79,7 +79,8 @@ int zero_candidates(Searcher& s, int tp, int dp, int pp, int cp, int ep, bool fi
       if ((allowed & (1u << z)) && (z == 0 || dp * cp > 1))
         zeros[kept++] = z;
   }
-  // Ring context parallelism a framework runs under FSDP2 only (framework.h ring_cp_fsdp2): ZeRO-2 or 3.
+  // Ring context parallelism a framework runs under FSDP2 only (framework.h ring_cp_fsdp2): ZeRO-2 or 3, the rule
+  // framework_layout_error refuses a fixed layout by.
   if (!fixed && cp > 1 && resolved_cp_scheme(train) == CpScheme::ring &&
       framework_profile(train.framework).ring_cp_fsdp2) {
     int n = 0;

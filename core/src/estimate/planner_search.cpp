@@ -84,12 +84,10 @@ bool node_count_can_fit(Searcher& s, int nodes) {
     // QLoRA included: FSDP's CPU offload of the sharded NF4 storage (PEFT docs accelerate/fsdp, Answer.AI's
     // 70B on 2x 24 GB), where the framework's table allows offload.
     const bool z3 = (base.zero == 3 || (L.dp == 1 && base.zero == 0)) && ms.offload && (ms.zero_stages & 8u);
-    // FSDP2, which a framework's ring context parallelism needs (framework.h ring_cp_fsdp2), offloads the
-    // parameters with the optimizer, never the optimizer alone.
-    const bool fsdp2_only = L.cp > 1 && resolved_cp_scheme(s.train) == CpScheme::ring &&
-                            framework_profile(s.train.framework).ring_cp_fsdp2;
+    // (A ring under FSDP2 only never offloads the optimizer alone: framework.h ring_fsdp2_error.)
     const bool z2 = (base.zero == 2 || (L.dp == 1 && base.zero == 0)) && ms.offload && (ms.zero_stages & 4u) &&
-                    !fsdp2_only;
+                    ring_fsdp2_error(s.train.framework, resolved_cp_scheme(s.train), L.cp, s.train.attention, true,
+                                     false).message.empty();
     for (int v = 0; v < 2; ++v) {
       Group gr = base;
       gr.fit_upto = -2;

@@ -247,7 +247,7 @@ bool hf_ring_cp(const MemoryLayout& l, const TrainConfig& t) {
 // The ring also needs the FSDP2 plugin, which accelerate's launcher exports the same way (utils/launch.py
 // prepare_multi_gpu_env: ACCELERATE_USE_FSDP, FSDP_VERSION, FSDP_*); activation checkpointing is then FSDP's, as
 // the Trainer refuses it next to --gradient_checkpointing.
-std::string ulysses_env(Ctx& c) {
+std::string hf_parallelism_env(Ctx& c) {
   const MemoryLayout& l = c.r.plan.layout;
   if (c.r.engine != "hf" || !hf_context_parallel(l, c.q.train)) return "";
   std::string t = "export ACCELERATE_USE_PARALLELISM_CONFIG=true\n" +
@@ -285,7 +285,7 @@ std::vector<std::string> hf_args(Ctx& c) {
   a.push_back("--max_steps " + num_text(c.r.steps));
   if (c.r.precision == "bf16" || c.r.precision == "fp8") a.push_back("--bf16");
   else if (c.r.precision == "fp16") a.push_back("--fp16");
-  // (Under accelerate's context parallelism the FSDP2 plugin checkpoints: ulysses_env.)
+  // (Under accelerate's context parallelism the FSDP2 plugin checkpoints: hf_parallelism_env.)
   if (l.recompute != Recompute::none && !hf_ring_cp(l, c.q.train)) a.push_back("--gradient_checkpointing");
   a.push_back("--max_grad_norm " + clip_text());
   a.push_back("--output_dir " + c.ckpt_dir);

@@ -154,7 +154,7 @@ std::string torchrun_sh(Ctx& c) {
     t += "# Run from a nanotron checkout (run_train.py) with nanotron.yaml (this recipe's nanotron file) beside it.\n";
   t += "set -e\n";
   t += resume_lines(c);
-  t += megatron_env(c) + ulysses_env(c);
+  t += megatron_env(c) + hf_parallelism_env(c);
   const std::string rank = c.r.nodes > 1 ? "\"${NODE_RANK:?set NODE_RANK}\"" : "\"${NODE_RANK:-0}\"";
   const std::string addr = c.r.nodes > 1 ? "\"${MASTER_ADDR:?set MASTER_ADDR}\"" : "\"${MASTER_ADDR:-127.0.0.1}\"";
   t += torchrun_command(c, itext(c.r.nodes), itext(c.r.nproc_per_node), rank, addr, "");

@@ -98,7 +98,7 @@ bool hf_ring_cp(const MemoryLayout& l, const TrainConfig& t);
 inline bool hf_context_parallel(const MemoryLayout& l, const TrainConfig& t) { return hf_ulysses(l) || hf_ring_cp(l, t); }
 // The environment of accelerate's parallelism_config for a Hugging Face Ulysses or ring plan, with its FSDP2
 // plugin's for the ring ("" otherwise).
-std::string ulysses_env(Ctx& c);
+std::string hf_parallelism_env(Ctx& c);
 // accelerate's plugin settings, written once for both of its readers: a config file's section (`prefix` + key:
 // value) and the environment accelerate launch exports for it (PREFIX_KEY=value, utils/launch.py).
 struct AccelerateSetting {

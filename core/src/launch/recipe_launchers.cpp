@@ -190,7 +190,7 @@ std::string pre_commands(Ctx& c) {
   if (c.r.engine == "torchtitan") t += "cat > torchtitan.toml <<'EOF'\n" + torchtitan_toml(c) + "EOF\n";
   if (c.r.engine == "nanotron") t += "cat > nanotron.yaml <<'EOF'\n" + nanotron_yaml(c) + "EOF\n";
   t += resume_lines(c);
-  t += megatron_env(c) + ulysses_env(c);
+  t += megatron_env(c) + hf_parallelism_env(c);
   return t;
 }
 

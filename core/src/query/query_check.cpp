@@ -128,20 +128,13 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
            to_string(fw.cp_scheme) + " is)";
   }
-  // A ring a trainer runs under FSDP2 only (framework.h ring_cp_fsdp2: accelerate's context parallelism) takes SDPA
-  // attention, and FSDP2's CPU offload, which moves the parameters with the optimizer.
-  if (const FrameworkProfile& fw = framework_profile(q.train.framework);
-      fw.ring_cp_fsdp2 && resolved_cp_scheme(q.train) == CpScheme::ring && (p.automatic || p.cp > 1)) {
-    if (q.train.attention == Attention::eager && (p.cp > 1 || q.train.cp_scheme == CpScheme::ring)) {
-      *field = "attention";
-      return std::string(fw.name) + "'s ring context parallelism (accelerate's, under FSDP2) runs SDPA attention "
-             "only: flash, not eager";
-    }
-    if (!p.automatic && p.offload_optimizer && !p.offload_params) {
-      *field = "parallel.offload_optimizer";
-      return std::string(fw.name) + "'s ring context parallelism runs under FSDP2, whose CPU offload moves the "
-             "parameters with the optimizer: set parallel.offload_params too";
-    }
+  // A ring a trainer runs under FSDP2 only (framework.h ring_fsdp2_error: accelerate's context parallelism) takes
+  // SDPA attention, and FSDP2's CPU offload; on a searched layout, whatever CP the search adds.
+  if (Error e = ring_fsdp2_error(q.train.framework, resolved_cp_scheme(q.train), p.automatic ? 2 : p.cp,
+                                 q.train.attention, !p.automatic && p.offload_optimizer, p.offload_params);
+      !e.message.empty()) {
+    *field = e.field;
+    return e.message;
   }
   // Mixture-of-experts routing and dispatch: a model with experts; a capacity factor only where the trainer has one
   // (and then every expert is padded to it, so an imbalance has nothing to add); a dispatcher only where the trainer

@@ -263,4 +263,10 @@ bool ep_fits_fsdp_ranks(int tp, int cp, int dp, int zero, int ep, int etp = 1);
 std::string framework_layout_error(Framework framework, Method method, int tp, int pp, int cp, int dp, int zero,
                                    bool offload, int ep = 1, CpScheme cp_scheme = CpScheme::ring);
 
+// Why a ring that `framework` runs under FSDP2 only (FrameworkProfile::ring_cp_fsdp2) cannot take this attention or
+// offload (the field and the message; empty when it can, or when cp <= 1, the scheme is Ulysses or the ring is not
+// FSDP2's). Its ZeRO stage is framework_layout_error's.
+Error ring_fsdp2_error(Framework framework, CpScheme scheme, int cp, Attention attention, bool offload_optimizer,
+                       bool offload_params);
+
 }  // namespace trainfit

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trainfit/base/common.h"
+#include "trainfit/catalog/framework.h"
 #include "trainfit/catalog/job.h"
 #include "trainfit/catalog/model.h"
 
@@ -213,6 +214,12 @@ Result<int64_t> max_micro_batch(const ModelSpec& model, const TrainConfig& train
                                 double usable, FitLevel level, int64_t limit = 65536);
 Result<int64_t> max_seq_len(const ModelSpec& model, const TrainConfig& train, const MemoryLayout& layout,
                             double usable, FitLevel level, int64_t limit = int64_t(1) << 22);
+
+// The scheme `l` splits its sequence in where it does (cp > 1: its cp_ulysses, a plan's may be the framework's other
+// one), else the job's (framework.h resolved_cp_scheme).
+inline CpScheme layout_cp_scheme(const MemoryLayout& l, const TrainConfig& t) {
+  return l.cp > 1 ? (l.cp_ulysses ? CpScheme::ulysses : CpScheme::ring) : resolved_cp_scheme(t);
+}
 
 // The longest sequence with context parallelism added to `layout` (CP 2, 4 and 8 times its own, each CP rank one
 // more GPU), for the degrees the framework runs and the model allows (cp_layout_error): in the layout's own scheme

@@ -97,7 +97,7 @@ struct Plan {
 // search may pick the framework's other one), for what is computed again from a plan's layout.
 inline TrainConfig plan_train(TrainConfig train, const Plan& plan) {
   train.recompute_modules = plan.recompute_modules;
-  if (plan.layout.cp > 1) train.cp_scheme = plan.layout.cp_ulysses ? CpScheme::ulysses : CpScheme::ring;
+  if (plan.layout.cp > 1) train.cp_scheme = layout_cp_scheme(plan.layout, train);
   return train;
 }
 
