@@ -84,6 +84,50 @@ TEST(LongContext, ThePlannerPicksTheScheme) {
   EXPECT_EQ(hf["plan"]["best"]["cp_scheme"], "ulysses") << hf["plan"]["best"].dump();
 }
 
+// The runners-up of a plan on cp_scheme auto come from both schemes' searches: the scheme that lost is listed with
+// why, whichever won.
+TEST(LongContext, RunnersUpComeFromBothSchemes) {
+  auto plan = [](const char* model, int seq, const char* offer, const char* scheme = "auto") {
+    const std::string q = std::string(R"({"model":")") + model + R"(","method":"full","framework":"hf-trainer","seq_len":)" +
+                          std::to_string(seq) + R"(,"global_batch":8,"micro_batch":1,"recompute":"full","cp_scheme":")" +
+                          scheme + R"(","dataset":{"tokens":1e9},"target":{"offer":")" + offer + R"(","nodes":1}})";
+    return test::facade("plan", q);
+  };
+  auto runner_in = [](const nlohmann::json& p, const char* scheme) -> const nlohmann::json* {
+    for (const auto& r : p["plan"]["runners_up"])
+      if (r.value("cp", 1) > 1 && r.value("cp_scheme", "") == scheme) return &r;
+    return nullptr;
+  };
+  auto no_false_gpu_reason = [](const nlohmann::json& p) {
+    for (const auto& r : p["plan"]["runners_up"]) {
+      if (r["why"].get<std::string>().find("more GPUs") != std::string::npos) {
+        EXPECT_GT(r["gpus"].get<int>(), p["plan"]["best"]["gpus"].get<int>()) << r.dump();
+      }
+    }
+  };
+  // Ulysses, hf-trainer's default, is kept: accelerate's ring is listed, its step shorter by less than the margin.
+  const nlohmann::json h100 = plan("qwen2.5-7b", 65536, "lambda/gpu_8x_h100_sxm5/us-east-1");
+  ASSERT_TRUE(h100["ok"].get<bool>() && h100["plan"]["fits"].get<bool>()) << h100.dump();
+  EXPECT_EQ(h100["plan"]["best"]["cp_scheme"], "ulysses") << h100["plan"]["best"].dump();
+  const nlohmann::json* ring = runner_in(h100, "ring");
+  ASSERT_NE(ring, nullptr) << h100["plan"]["runners_up"].dump();
+  EXPECT_EQ((*ring)["why"].get<std::string>().rfind("the ring, ", 0), 0u) << (*ring)["why"];
+  EXPECT_NE((*ring)["why"].get<std::string>().find("framework's default (Ulysses)"), std::string::npos) << (*ring)["why"];
+  no_false_gpu_reason(h100);
+  // On 8 L40S (PCIe) Ulysses' all-to-alls cost more: the ring wins although Ulysses fits, and Ulysses is listed.
+  const char* l40s = "aws/g6e.48xlarge/ap-northeast-1";
+  const nlohmann::json only_ulysses = plan("llama-3.2-3b", 32768, l40s, "ulysses");
+  ASSERT_TRUE(only_ulysses["ok"].get<bool>()) << only_ulysses.dump();
+  EXPECT_TRUE(only_ulysses["plan"]["fits"].get<bool>()) << only_ulysses.dump();
+  const nlohmann::json pcie = plan("llama-3.2-3b", 32768, l40s);
+  ASSERT_TRUE(pcie["ok"].get<bool>() && pcie["plan"]["fits"].get<bool>()) << pcie.dump();
+  EXPECT_EQ(pcie["plan"]["best"]["cp_scheme"], "ring") << pcie["plan"]["best"].dump();
+  const nlohmann::json* ulysses = runner_in(pcie, "ulysses");
+  ASSERT_NE(ulysses, nullptr) << pcie["plan"]["runners_up"].dump();
+  EXPECT_NE((*ulysses)["why"].get<std::string>().find("% slower"), std::string::npos) << (*ulysses)["why"];
+  no_false_gpu_reason(pcie);
+}
+
 // Ulysses needs cp to divide the heads per TP rank; K/V heads fewer than cp are replicated (ALST), more must divide.
 TEST(LongContext, UlyssesDegreeMustDivideTheHeads) {
   const ModelSpec* m = find_model("llama-3.1-8b");  // 32 heads, 8 K/V heads

@@ -32,7 +32,11 @@ std::string percent_slower(double t, double best) {  // "%.0f%% slower"
 // Why `p` lost against `best`, in words: how much slower, and the part of its step that grew the most.
 std::string loss_reason(const Plan& p, const Plan& best) {
   const double ratio = best.tokens_per_s / std::max(1e-30, p.tokens_per_s);
-  if (ratio <= 1.0 + 1e-9) return "as fast, but uses more GPUs";
+  if (ratio <= 1.0 + 1e-9) {  // as fast: the search's order among equals (planner_search.h ItemAfter, plan_before)
+    if (p.gpus > best.gpus) return "as fast, but uses more GPUs";
+    if (p.verdict == FitVerdict::tight && best.verdict != FitVerdict::tight) return "as fast, but tight in memory";
+    return "as fast: an equal alternative";
+  }
   std::string why;
   if (ratio >= 2.0) {
     why = fixed(ratio, 1);  // "%.1fx longer"
@@ -227,6 +231,36 @@ bool plan_before(const Plan& a, const Plan& b, double margin = 0) {
 }
 }  // namespace
 
+namespace {
+// The alternatives on `best`'s node count that two searches found (each search's winner and its runners-up there),
+// best first, with why each lost against `best`: the runners-up of a merged plan come from both searches, so a plan
+// in the other context-parallel scheme (or with another module list) lists the one the default search chose.
+std::vector<Plan> merged_alternatives(const Plan& best, const PlanResult& a, const PlanResult& b, double margin) {
+  std::vector<Plan> alts;
+  for (const PlanResult* r : {&a, &b}) {
+    if (!r->fits) continue;
+    if (&r->best != &best && r->best.nodes == best.nodes && r->best.tokens_per_s > 0) alts.push_back(r->best);
+    for (const Plan& ru : r->runners_up)
+      if (ru.nodes == best.nodes && ru.tokens_per_s > 0) alts.push_back(ru);
+  }
+  std::stable_sort(alts.begin(), alts.end(), [](const Plan& x, const Plan& y) { return plan_before(x, y); });
+  // `b` is the variant in the other context-parallel scheme when margin > 0 (its plans all have CP > 1).
+  const bool other_ulysses = b.best.layout.cp_ulysses;
+  const char* other_name = other_ulysses ? "Ulysses" : "the ring";
+  const char* default_name = other_ulysses ? "the ring" : "Ulysses";
+  for (Plan& p : alts) {
+    p.why = loss_reason(p, best);
+    // A plan in the other scheme that the search's order puts first, kept out only by the margin.
+    if (margin > 0 && p.layout.cp > 1 && p.layout.cp_ulysses == other_ulysses &&
+        !(best.layout.cp > 1 && best.layout.cp_ulysses == other_ulysses) && plan_before(p, best))
+      p.why = std::string(other_name) + ", " + fixed((1.0 - p.step.total_s / best.step.total_s) * 100.0, 1) +
+              "% shorter step: under the " + fixed(margin * 100.0, 0) +
+              "% by which a context-parallel scheme must beat the framework's default (" + default_name + ")";
+  }
+  return alts;
+}
+}  // namespace
+
 void merge_plans(PlanResult& res, PlanResult&& other, double margin) {
   const int evaluated = res.layouts_evaluated + other.layouts_evaluated;
   const int checks = res.memory_checks + other.memory_checks;
@@ -235,25 +269,39 @@ void merge_plans(PlanResult& res, PlanResult&& other, double margin) {
     if (!res.fits) {
       res = std::move(other);
     } else {
+      // Both lists were cut at the same PlanOptions::max_runners_up: the merged one keeps the longer one's length.
+      const size_t cap = std::max(res.runners_up.size(), other.runners_up.size());
       for (size_t i = 0; i < res.by_nodes.size(); ++i) {
         const Plan& o = other.by_nodes[i];
         Plan& r = res.by_nodes[i];
         if (o.why.empty() && o.tokens_per_s > 0 && (!r.why.empty() || !(r.tokens_per_s > 0) || plan_before(o, r, margin)))
           r = o;
       }
-      if (plan_before(other.best, res.best, margin)) {
+      const bool other_wins = plan_before(other.best, res.best, margin);
+      const PlanResult& winner = other_wins ? other : res;
+      std::vector<Plan> alts = merged_alternatives(winner.best, res, other, margin);
+      if (other_wins) {
         std::vector<Plan> merged = std::move(res.by_nodes);
         res = std::move(other);
         res.by_nodes = std::move(merged);
       }
-      for (Plan& ru : res.runners_up) {
-        if (ru.nodes == res.best.nodes) continue;  // the winner's node count: alternatives of the winner's search
+      // Runners-up: every other node count's best (from the merged by_nodes), then the alternatives of both searches.
+      std::vector<Plan> runners;
+      for (const Plan& ru : res.runners_up) {
+        if (ru.nodes == res.best.nodes) continue;
+        Plan p = ru;
         for (const Plan& b : res.by_nodes)
           if (b.nodes == ru.nodes) {
-            ru = b;
-            if (b.why.empty()) ru.why = loss_reason(b, res.best);
+            p = b;
+            if (b.why.empty()) p.why = loss_reason(b, res.best);
           }
+        runners.push_back(std::move(p));
       }
+      for (Plan& a : alts) {
+        if (runners.size() >= cap) break;
+        runners.push_back(std::move(a));
+      }
+      res.runners_up = std::move(runners);
     }
   }
   res.layouts_evaluated = evaluated;
