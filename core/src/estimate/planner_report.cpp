@@ -236,14 +236,20 @@ namespace {
 // best first, with why each lost against `best`: the runners-up of a merged plan come from both searches, so a plan
 // in the other context-parallel scheme (or with another module list) lists the one the default search chose.
 std::vector<Plan> merged_alternatives(const Plan& best, const PlanResult& a, const PlanResult& b, double margin) {
-  std::vector<Plan> alts;
+  std::vector<const Plan*> order;  // sorted by pointer: a Plan is large, and its sort's code too
   for (const PlanResult* r : {&a, &b}) {
     if (!r->fits) continue;
-    if (&r->best != &best && r->best.nodes == best.nodes && r->best.tokens_per_s > 0) alts.push_back(r->best);
+    if (&r->best != &best && r->best.nodes == best.nodes && r->best.tokens_per_s > 0) order.push_back(&r->best);
     for (const Plan& ru : r->runners_up)
-      if (ru.nodes == best.nodes && ru.tokens_per_s > 0) alts.push_back(ru);
+      if (ru.nodes == best.nodes && ru.tokens_per_s > 0) order.push_back(&ru);
   }
-  std::stable_sort(alts.begin(), alts.end(), [](const Plan& x, const Plan& y) { return plan_before(x, y); });
+  // Best first, ties in the searches' order: an insertion sort (a handful of plans; std::stable_sort's merge code
+  // cost ~1 KB of the page's wasm).
+  for (size_t i = 1; i < order.size(); ++i)
+    for (size_t j = i; j > 0 && plan_before(*order[j], *order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  std::vector<Plan> alts;
+  alts.reserve(order.size());
+  for (const Plan* p : order) alts.push_back(*p);
   // `b` is the variant in the other context-parallel scheme when margin > 0 (its plans all have CP > 1).
   const bool other_ulysses = b.best.layout.cp_ulysses;
   const char* other_name = other_ulysses ? "Ulysses" : "the ring";
@@ -285,23 +291,23 @@ void merge_plans(PlanResult& res, PlanResult&& other, double margin) {
         res = std::move(other);
         res.by_nodes = std::move(merged);
       }
-      // Runners-up: every other node count's best (from the merged by_nodes), then the alternatives of both searches.
-      std::vector<Plan> runners;
-      for (const Plan& ru : res.runners_up) {
-        if (ru.nodes == res.best.nodes) continue;
-        Plan p = ru;
+      // Runners-up: every other node count's best (from the merged by_nodes; they come first), then the
+      // alternatives of both searches.
+      size_t kept = 0;
+      for (Plan& ru : res.runners_up) {
+        if (ru.nodes == res.best.nodes) break;
+        ++kept;
         for (const Plan& b : res.by_nodes)
           if (b.nodes == ru.nodes) {
-            p = b;
-            if (b.why.empty()) p.why = loss_reason(b, res.best);
+            ru = b;
+            if (b.why.empty()) ru.why = loss_reason(b, res.best);
           }
-        runners.push_back(std::move(p));
       }
+      res.runners_up.resize(kept);
       for (Plan& a : alts) {
-        if (runners.size() >= cap) break;
-        runners.push_back(std::move(a));
+        if (res.runners_up.size() >= cap) break;
+        res.runners_up.push_back(std::move(a));
       }
-      res.runners_up = std::move(runners);
     }
   }
   res.layouts_evaluated = evaluated;
