@@ -232,10 +232,14 @@ bool plan_before(const Plan& a, const Plan& b, double margin = 0) {
 }  // namespace
 
 namespace {
-// The alternatives on `best`'s node count that two searches found (each search's winner and its runners-up there),
-// best first, with why each lost against `best`: the runners-up of a merged plan come from both searches, so a plan
-// in the other context-parallel scheme (or with another module list) lists the one the default search chose.
-std::vector<Plan> merged_alternatives(const Plan& best, const PlanResult& a, const PlanResult& b, double margin) {
+// The first `room` of the alternatives on `best`'s node count that two searches found (each search's winner and its
+// runners-up there), best first, with why each lost against `best`: the runners-up of a merged plan come from both
+// searches, so a plan in the other context-parallel scheme (or with another module list) lists the one the default
+// search chose. Only those kept are copied and given a reason: a ranking's lists are mostly full with other node
+// counts already (room 0).
+std::vector<Plan> merged_alternatives(const Plan& best, const PlanResult& a, const PlanResult& b, double margin,
+                                      size_t room) {
+  if (room == 0) return {};
   std::vector<const Plan*> order;  // sorted by pointer: a Plan is large, and its sort's code too
   for (const PlanResult* r : {&a, &b}) {
     if (!r->fits) continue;
@@ -247,6 +251,7 @@ std::vector<Plan> merged_alternatives(const Plan& best, const PlanResult& a, con
   // cost ~1 KB of the page's wasm).
   for (size_t i = 1; i < order.size(); ++i)
     for (size_t j = i; j > 0 && plan_before(*order[j], *order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  order.resize(std::min(order.size(), room));
   std::vector<Plan> alts;
   alts.reserve(order.size());
   for (const Plan* p : order) alts.push_back(*p);
@@ -285,29 +290,25 @@ void merge_plans(PlanResult& res, PlanResult&& other, double margin) {
       }
       const bool other_wins = plan_before(other.best, res.best, margin);
       const PlanResult& winner = other_wins ? other : res;
-      std::vector<Plan> alts = merged_alternatives(winner.best, res, other, margin);
+      // The winner's runners-up list every other node count first (report_plans), then its alternatives.
+      size_t kept = 0;
+      while (kept < winner.runners_up.size() && winner.runners_up[kept].nodes != winner.best.nodes) ++kept;
+      std::vector<Plan> alts = merged_alternatives(winner.best, res, other, margin, cap > kept ? cap - kept : 0);
       if (other_wins) {
         std::vector<Plan> merged = std::move(res.by_nodes);
         res = std::move(other);
         res.by_nodes = std::move(merged);
       }
-      // Runners-up: every other node count's best (from the merged by_nodes; they come first), then the
-      // alternatives of both searches.
-      size_t kept = 0;
+      // Runners-up: every other node count's best (from the merged by_nodes), then the alternatives of both searches.
+      res.runners_up.resize(kept);
       for (Plan& ru : res.runners_up) {
-        if (ru.nodes == res.best.nodes) break;
-        ++kept;
         for (const Plan& b : res.by_nodes)
           if (b.nodes == ru.nodes) {
             ru = b;
             if (b.why.empty()) ru.why = loss_reason(b, res.best);
           }
       }
-      res.runners_up.resize(kept);
-      for (Plan& a : alts) {
-        if (res.runners_up.size() >= cap) break;
-        res.runners_up.push_back(std::move(a));
-      }
+      for (Plan& a : alts) res.runners_up.push_back(std::move(a));
     }
   }
   res.layouts_evaluated = evaluated;
