@@ -911,6 +911,35 @@ TEST(Planner, PreparedJobPlansExactlyLikeTheOneShotCall) {
       }
     }
   }
+  // The jobs whose searches fill the rest of a memory check's layout: context parallelism in both schemes (the
+  // Ulysses flag), expert parallelism (EP, ETP) with pipeline stages, offload. The prepared job memoises its memory
+  // checks across shapes (planner_search.h MemoryMemo), so a shape planned after others must still get the plan
+  // it gets alone.
+  struct Long {
+    const char* model;
+    Framework framework;
+    Method method;
+    int64_t seq;
+    CpScheme scheme;
+  };
+  for (const Long& c : {Long{"qwen2.5-7b", Framework::hf_trainer, Method::full, 65536, CpScheme::automatic},
+                        Long{"qwen2.5-7b", Framework::hf_trainer, Method::full, 65536, CpScheme::ring},
+                        Long{"qwen3-30b-a3b", Framework::megatron_core, Method::full, 4096, CpScheme::automatic},
+                        Long{"qwen3-30b-a3b", Framework::megatron_core, Method::full, 32768, CpScheme::automatic}}) {
+    const ModelSpec* m = find_model(c.model);
+    ASSERT_NE(m, nullptr) << c.model;
+    TrainConfig t;
+    t.framework = c.framework;
+    t.method = c.method;
+    t.seq_len = c.seq;
+    t.cp_scheme = c.scheme;
+    t.micro_batch = 1;
+    t.global_batch = 64;
+    const PlanJob job(*m, t, data);
+    for (const GpuSpec& g : {h100(), l40s()})
+      for (const Offer& o : {p5(4), node(4, LinkClass::pcie, 64, NetKind::ethernet, 100, 2), node(8, LinkClass::pcie, 64, NetKind::none, 0, 1)})
+        same(plan_job(job, g, o, 4), plan_job(*m, t, data, g, o, 4));
+  }
 }
 
 }  // namespace

@@ -125,6 +125,8 @@ struct PlanJob::Prepared {
   std::vector<std::unique_ptr<Prepared>> variants;
   bool selective_only = false;
   bool cp_only = false;
+  // The memory checks of this job's searches, shared by every shape it is planned on (planner_search.h).
+  mutable planner_search::MemoryMemo memo;
   // with_variants false: a variant's own (it is searched alone; its module lists and scheme are its job's).
   Prepared(const ModelSpec& m, const TrainConfig& t, const Dataset& d, bool with_variants = true)
       : model(m), train(t), data(d), part(job_part(m, t)), tokens(dataset_tokens(d, t.seq_len)) {
@@ -344,6 +346,7 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
              offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0,
              opt.require_fits ? FitLevel::safe : FitLevel::expected, {}, {}, {}, {}};
   s.cp_only = job.cp_only;
+  s.memo = &job.memo;
   const BorrowedBuffers borrowed(s);
 
   // Node counts: 1, 2, 4, ... and the cap itself.

@@ -10,6 +10,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,88 @@ struct SearchOutcome {
 
 // ---- searcher ----
 
+// The figures of one memory check, memoised per job: MemoryEstimator::estimate is a function of the layout alone
+// (the job's model and setup are fixed for the estimator's life), and the GPU only sets the limit it is judged
+// against. A ranking plans the same job on ~330 shapes whose searches check the same few hundred layouts again
+// and again (the bundled snapshot's 8B LoRA ranking: 5,833 checks, 693 distinct), so each distinct layout is
+// estimated once per job. Open addressing over a power-of-two table, the layout packed into seven words.
+class MemoryMemo {
+ public:
+  struct Figures {
+    bool ok;  // the estimate succeeded
+    double total, total_high, host_ram_per_node_bytes;
+  };
+
+  // The figures of `ml`, estimated with `memory` (into `scratch`) the first time this layout is asked for. The
+  // reference holds until the next call.
+  const Figures& get(const MemoryLayout& ml, const MemoryEstimator& memory, MemoryBreakdown& scratch) {
+    uint64_t key[kWords];
+    pack(ml, key);
+    if (2 * (count_ + 1) > size_) grow();
+    const size_t i = find(key);
+    Slot& slot = slots_[i];
+    if (!used_[i]) {
+      used_[i] = 1;
+      std::copy(key, key + kWords, slot.key);
+      slot.figures = Figures{memory.estimate(ml, scratch), 0, 0, 0};
+      if (slot.figures.ok)
+        slot.figures = Figures{true, scratch.total, scratch.total_high, scratch.host_ram_per_node_bytes};
+      ++count_;
+    }
+    return slot.figures;
+  }
+
+ private:
+  static constexpr int kWords = 7;
+  struct Slot {  // no initialisers: a table's slots are written before they are read (used_ says which)
+    uint64_t key[kWords];
+    Figures figures;
+  };
+  static uint64_t pair(int64_t hi, int64_t lo) {
+    return (static_cast<uint64_t>(hi) << 32) ^ static_cast<uint32_t>(lo);
+  }
+  // Every field of MemoryLayout: the two 64-bit counts whole, the others (degrees, GPU counts, flags: all within
+  // 32 bits) two to a word, so two layouts pack alike exactly when they are equal.
+  static void pack(const MemoryLayout& ml, uint64_t* k) {
+    k[0] = pair(ml.tp, ml.pp);
+    k[1] = pair(ml.dp, ml.cp);
+    k[2] = pair(ml.vp, ml.ep);
+    k[3] = pair(ml.etp, ml.pp_rank);
+    k[4] = pair(ml.gpus_per_node, ml.zero | ml.sequence_parallel << 8 | ml.cp_ulysses << 9 |
+                                       ml.offload_optimizer << 10 | ml.offload_params << 11 |
+                                       static_cast<int>(ml.recompute) << 16);
+    k[5] = static_cast<uint64_t>(ml.micro_batch);
+    k[6] = static_cast<uint64_t>(ml.num_microbatches);
+  }
+  // The slot of `key`, or the free slot where it goes (linear probing; the table is at most half full).
+  size_t find(const uint64_t* key) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < kWords; ++i) h = (h ^ key[i]) * 0xFF51AFD7ED558CCDull;
+    const size_t mask = size_ - 1;
+    for (size_t i = static_cast<size_t>(h ^ (h >> 29)) & mask;; i = (i + 1) & mask)
+      if (!used_[i] || std::equal(key, key + kWords, slots_[i].key)) return i;
+  }
+  // 1,024 slots to start: the bundled snapshot's 8B LoRA ranking checks ~700 distinct layouts.
+  void grow() {
+    std::unique_ptr<Slot[]> old_slots = std::move(slots_);
+    std::vector<uint8_t> old_used;
+    old_used.swap(used_);
+    const size_t old_size = size_;
+    size_ = size_ == 0 ? 1024 : 2 * size_;
+    slots_.reset(new Slot[size_]);
+    used_.assign(size_, 0);
+    for (size_t i = 0; i < old_size; ++i) {
+      if (!old_used[i]) continue;
+      const size_t j = find(old_slots[i].key);
+      slots_[j] = old_slots[i];
+      used_[j] = 1;
+    }
+  }
+  std::unique_ptr<Slot[]> slots_;
+  std::vector<uint8_t> used_;
+  size_t size_ = 0, count_ = 0;
+};
+
 struct Searcher {
   const Ctx& c;
   const ModelSpec& model;
@@ -119,6 +202,7 @@ struct Searcher {
   // A variant in the other context-parallel scheme (planner.cpp cp_scheme_alternative): its CP > 1 layouts only, the
   // CP 1 ones being the job's own.
   bool cp_only = false;
+  MemoryMemo* memo = nullptr;  // the job's memoised memory checks (none: every check estimated)
 
   MemoryLayout memory_layout(const LayoutKey& L, const Group& gr, int64_t mb) const {
     MemoryLayout m;
@@ -144,6 +228,21 @@ struct Searcher {
   // Memory check; returns the breakdown's judged figure via `need`.
   bool fits(const MemoryLayout& ml, double& need, MemoryBreakdown* keep = nullptr) {
     ++memory_checks;
+    if (!keep && memo) {
+      const MemoryMemo::Figures& f = memo->get(ml, memory, scratch);
+      if (!f.ok) {
+        need = 1e30;
+        return false;
+      }
+      need = level == FitLevel::safe ? f.total_high : f.total;  // judged_bytes
+      bool ok = need <= limit_bytes;
+      if (!ok) min_fail_need = std::min(min_fail_need, need);
+      if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params)) {
+        ok = f.host_ram_per_node_bytes <= host_limit_bytes;
+        if (!ok) min_fail_host = std::min(min_fail_host, f.host_ram_per_node_bytes);
+      }
+      return ok;
+    }
     MemoryBreakdown& m = keep ? *keep : scratch;
     if (!memory.estimate(ml, m)) {
       if (keep) *keep = MemoryBreakdown{};
@@ -213,8 +312,14 @@ struct Searcher {
     while (lo <= hi) {
       const int mid = (lo + hi) / 2;
       ++memory_checks;
-      const bool ok = memory.estimate(memory_layout(L, gr, mbs[L.mb_begin + mid]), scratch) &&
-                      scratch.total_high <= limit_bytes;
+      const MemoryLayout ml = memory_layout(L, gr, mbs[L.mb_begin + mid]);
+      bool ok;
+      if (memo) {
+        const MemoryMemo::Figures& f = memo->get(ml, memory, scratch);
+        ok = f.ok && f.total_high <= limit_bytes;
+      } else {
+        ok = memory.estimate(ml, scratch) && scratch.total_high <= limit_bytes;
+      }
       if (ok) {
         best = mid;
         lo = mid + 1;
