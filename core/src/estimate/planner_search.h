@@ -225,36 +225,29 @@ struct Searcher {
     return m;
   }
 
-  // Memory check; returns the breakdown's judged figure via `need`.
+  // Memory check; returns the breakdown's judged figure via `need`. From the job's memo unless the caller keeps
+  // the breakdown (a reported plan's memory).
   bool fits(const MemoryLayout& ml, double& need, MemoryBreakdown* keep = nullptr) {
     ++memory_checks;
+    MemoryMemo::Figures f{};
     if (!keep && memo) {
-      const MemoryMemo::Figures& f = memo->get(ml, memory, scratch);
-      if (!f.ok) {
-        need = 1e30;
-        return false;
-      }
-      need = level == FitLevel::safe ? f.total_high : f.total;  // judged_bytes
-      bool ok = need <= limit_bytes;
-      if (!ok) min_fail_need = std::min(min_fail_need, need);
-      if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params)) {
-        ok = f.host_ram_per_node_bytes <= host_limit_bytes;
-        if (!ok) min_fail_host = std::min(min_fail_host, f.host_ram_per_node_bytes);
-      }
-      return ok;
+      f = memo->get(ml, memory, scratch);
+    } else {
+      MemoryBreakdown& m = keep ? *keep : scratch;
+      f.ok = memory.estimate(ml, m);
+      if (f.ok) f = MemoryMemo::Figures{true, m.total, m.total_high, m.host_ram_per_node_bytes};
+      else if (keep) *keep = MemoryBreakdown{};
     }
-    MemoryBreakdown& m = keep ? *keep : scratch;
-    if (!memory.estimate(ml, m)) {
-      if (keep) *keep = MemoryBreakdown{};
+    if (!f.ok) {
       need = 1e30;
       return false;
     }
-    need = judged_bytes(m, level);
+    need = judged_bytes(f.total, f.total_high, level);
     bool ok = need <= limit_bytes;
     if (!ok) min_fail_need = std::min(min_fail_need, need);
     if (ok && host_limit_bytes > 0 && (ml.offload_optimizer || ml.offload_params)) {
-      ok = m.host_ram_per_node_bytes <= host_limit_bytes;
-      if (!ok) min_fail_host = std::min(min_fail_host, m.host_ram_per_node_bytes);
+      ok = f.host_ram_per_node_bytes <= host_limit_bytes;
+      if (!ok) min_fail_host = std::min(min_fail_host, f.host_ram_per_node_bytes);
     }
     return ok;
   }

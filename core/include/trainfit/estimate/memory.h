@@ -202,9 +202,10 @@ FitVerdict fit_verdict(const MemoryBreakdown& m, double usable);
 // The judged figure for a level: the expected peak (FitLevel::expected: fits or tight) or the band's top
 // (FitLevel::safe: fits only).
 enum class FitLevel { expected, safe };
-inline double judged_bytes(const MemoryBreakdown& m, FitLevel level) {
-  return level == FitLevel::safe ? m.total_high : m.total;
+inline double judged_bytes(double total, double total_high, FitLevel level) {
+  return level == FitLevel::safe ? total_high : total;
 }
+inline double judged_bytes(const MemoryBreakdown& m, FitLevel level) { return judged_bytes(m.total, m.total_high, level); }
 
 // Inverse questions (bounded binary searches; never loop more than ~64 estimates). 0 = not even 1 fits.
 // max_micro_batch searches 1..limit with train.seq_len; max_seq_len searches 1..limit with layout.micro_batch.
