@@ -342,11 +342,10 @@ Result<PlanResult> plan_impl(const PlanJob::Prepared& job, const GpuSpec& gpu, c
   }
 
   if (!job.memory) return Error{"plan", job.memory_error};
-  Searcher s{c, model, train, *job.memory, usable_bytes(gpu_capacity_bytes(gpu), train.headroom),
+  Searcher s{c, model, train, *job.memory, job.memo, usable_bytes(gpu_capacity_bytes(gpu), train.headroom),
              offer.host_ram_bytes > 0 ? offer.host_ram_bytes * 0.9 : 0.0,
              opt.require_fits ? FitLevel::safe : FitLevel::expected, {}, {}, {}, {}};
   s.cp_only = job.cp_only;
-  s.memo = &job.memo;
   const BorrowedBuffers borrowed(s);
 
   // Node counts: 1, 2, 4, ... and the cap itself.

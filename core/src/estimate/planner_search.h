@@ -183,6 +183,7 @@ struct Searcher {
   const ModelSpec& model;
   const TrainConfig& train;
   const MemoryEstimator& memory;  // estimate_memory with the job's layout-independent work done once
+  MemoryMemo& memo;               // the job's memory checks, shared by every shape it is planned on
   double limit_bytes;  // usable memory per GPU
   double host_limit_bytes;
   FitLevel level;      // expected (fits or tight) or safe (fits only: filters.must_fit)
@@ -202,7 +203,6 @@ struct Searcher {
   // A variant in the other context-parallel scheme (planner.cpp cp_scheme_alternative): its CP > 1 layouts only, the
   // CP 1 ones being the job's own.
   bool cp_only = false;
-  MemoryMemo* memo = nullptr;  // the job's memoised memory checks (none: every check estimated)
 
   MemoryLayout memory_layout(const LayoutKey& L, const Group& gr, int64_t mb) const {
     MemoryLayout m;
@@ -230,13 +230,12 @@ struct Searcher {
   bool fits(const MemoryLayout& ml, double& need, MemoryBreakdown* keep = nullptr) {
     ++memory_checks;
     MemoryMemo::Figures f{};
-    if (!keep && memo) {
-      f = memo->get(ml, memory, scratch);
+    if (!keep) {
+      f = memo.get(ml, memory, scratch);
     } else {
-      MemoryBreakdown& m = keep ? *keep : scratch;
-      f.ok = memory.estimate(ml, m);
-      if (f.ok) f = MemoryMemo::Figures{true, m.total, m.total_high, m.host_ram_per_node_bytes};
-      else if (keep) *keep = MemoryBreakdown{};
+      f.ok = memory.estimate(ml, *keep);
+      if (f.ok) f = MemoryMemo::Figures{true, keep->total, keep->total_high, keep->host_ram_per_node_bytes};
+      else *keep = MemoryBreakdown{};
     }
     if (!f.ok) {
       need = 1e30;
@@ -305,14 +304,8 @@ struct Searcher {
     while (lo <= hi) {
       const int mid = (lo + hi) / 2;
       ++memory_checks;
-      const MemoryLayout ml = memory_layout(L, gr, mbs[L.mb_begin + mid]);
-      bool ok;
-      if (memo) {
-        const MemoryMemo::Figures& f = memo->get(ml, memory, scratch);
-        ok = f.ok && f.total_high <= limit_bytes;
-      } else {
-        ok = memory.estimate(ml, scratch) && scratch.total_high <= limit_bytes;
-      }
+      const MemoryMemo::Figures& f = memo.get(memory_layout(L, gr, mbs[L.mb_begin + mid]), memory, scratch);
+      const bool ok = f.ok && f.total_high <= limit_bytes;
       if (ok) {
         best = mid;
         lo = mid + 1;
