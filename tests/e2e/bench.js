@@ -141,13 +141,18 @@ async function main() {
         steps.map((k) => `${k} ${Number.isFinite(fig.load_app_breakdown_ms[k]) ? fig.load_app_breakdown_ms[k].toFixed(0) : 'n/a'}`).join(', '));
 
     // 2. Bundled snapshot: heap, JS API ranking, the UI's re-rank after input changes.
-    const page = await browser.newPage();
     const problems = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(base + '/');
-    await page.waitForFunction(() => window.trainfit && window.Module && Module.calledRun, null, { timeout: 120000 });
-    await page.evaluate(() => window.trainfit.ready);
-    await page.waitForFunction(() => (window.trainfit.state().ranked || 0) > 0, null, { timeout: 120000 });
+    // A page of the app with the bundled snapshot ranked (its errors into `problems`).
+    const openRanked = async () => {
+      const pg = await browser.newPage();
+      pg.on('pageerror', (e) => problems.push(e.message));
+      await pg.goto(base + '/');
+      await pg.waitForFunction(() => window.trainfit && window.Module && Module.calledRun, null, { timeout: 120000 });
+      await pg.evaluate(() => window.trainfit.ready);
+      await pg.waitForFunction(() => (window.trainfit.state().ranked || 0) > 0, null, { timeout: 120000 });
+      return pg;
+    };
+    const page = await openRanked();
     await waitFrames(page, 3);
     fig.heap_bundled_bytes = await page.evaluate(() => Module.HEAPU8.length);
     fig.offers_bundled = await page.evaluate(() => window.trainfit.state().offers);
@@ -164,16 +169,21 @@ async function main() {
     // tier, is what the load-time budget holds (section 1).
     const WARMUP = 12;
     const replan = (i) => ({ lora_rank: i % 2 ? 16 : 32 });  // starts away from the default (16)
-    for (let i = 0; i < WARMUP; ++i) await uiRerank(page, replan(i));
+    // The budgeted figure on page `pg`: WARMUP untimed re-planning changes, then the median of `reps` timed ones.
+    const replanMedian = async (pg) => {
+      for (let i = 0; i < WARMUP; ++i) await uiRerank(pg, replan(i));
+      const t = [];
+      for (let i = 0; i < reps; ++i) t.push(await uiRerank(pg, replan(i)));
+      return median(t);
+    };
+    const firstBatch = await replanMedian(page);
     // (setQuery replaces the whole query: what a change leaves out is back at its default.)
-    const replanChange = [], dataChange = [], sortChange = [];
-    for (let i = 0; i < reps; ++i) replanChange.push(await uiRerank(page, replan(i)));
+    const dataChange = [], sortChange = [];
     await uiRerank(page, { lora_rank: 16, dataset: { tokens: 1.5e8 } });  // untimed: the default rank again
     for (let i = 0; i < reps; ++i) {
       dataChange.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) } }));
       sortChange.push(await uiRerank(page, { dataset: { tokens: 1e8 * (2 + (i % 2)) }, sort: i % 2 ? 'time' : 'usd_per_mtok' }));
     }
-    const firstBatch = median(replanChange);
     fig.wasm_ui_rerank_bundled_ms = firstBatch;
     fig.wasm_ui_rerank_dataset_bundled_ms = median(dataChange);
     fig.wasm_ui_rerank_sort_bundled_ms = median(sortChange);
@@ -215,7 +225,7 @@ async function main() {
     }, [n, fs.readFileSync(path.join(SYNTH, n + '.json'), 'utf8')]);
     // The binary form (`trainfit snapshot pack`, what the page loads for the snapshot it ships): bytes copied
     // into the heap, then tf_load_snapshot_bin, as app.js does for data/snapshot.bin.
-    const loadSyntheticBin = async (n) => page.evaluate(([k, b64]) => {
+    const loadSyntheticBin = async (n, pg = page) => pg.evaluate(([k, b64]) => {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       const p = Module._malloc(bytes.length);
       if (!p) throw new Error('malloc failed for ' + bytes.length + ' bytes');
@@ -252,10 +262,7 @@ async function main() {
     // for the bundled snapshot (the same 16 ms budget).
     await page.evaluate(() => window.trainfit.setQuery({}));
     await loadSyntheticBin('3x');
-    for (let i = 0; i < WARMUP; ++i) await uiRerank(page, replan(i));
-    const x3 = [];
-    for (let i = 0; i < reps; ++i) x3.push(await uiRerank(page, replan(i)));
-    const first3x = median(x3);
+    const first3x = await replanMedian(page);
     fig.wasm_ui_rerank_3x_ms = first3x;
     log(`wasm, 3x the bundled offers: UI re-rank after a re-planning change ${fig.wasm_ui_rerank_3x_ms.toFixed(2)} ms`);
 
@@ -302,31 +309,12 @@ async function main() {
     // The first page goes first: it holds 100k offers and would go on drawing frames beside the second batch.
     if (problems.length) throw new Error('page errors: ' + problems.join('; '));
     await page.close();
-    const again = await browser.newPage();
-    again.on('pageerror', (e) => problems.push(e.message));
-    await again.goto(base + '/');
-    await again.waitForFunction(() => window.trainfit && window.Module && Module.calledRun, null, { timeout: 120000 });
-    await again.evaluate(() => window.trainfit.ready);
-    await again.waitForFunction(() => (window.trainfit.state().ranked || 0) > 0, null, { timeout: 120000 });
-    for (let i = 0; i < WARMUP; ++i) await uiRerank(again, replan(i));
-    const second = [];
-    for (let i = 0; i < reps; ++i) second.push(await uiRerank(again, replan(i)));
-    fig.wasm_ui_rerank_bundled_batches_ms = [firstBatch, median(second)];
+    const again = await openRanked();
+    fig.wasm_ui_rerank_bundled_batches_ms = [firstBatch, await replanMedian(again)];
     fig.wasm_ui_rerank_bundled_ms = Math.min(...fig.wasm_ui_rerank_bundled_batches_ms);
     await again.evaluate(() => window.trainfit.setQuery({}));  // the default again: replan(0) is then a change
-    await again.evaluate(([b64]) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-      const p = Module._malloc(bytes.length);
-      if (!p) throw new Error('malloc failed for ' + bytes.length + ' bytes');
-      Module.HEAPU8.set(bytes, p);
-      const r = JSON.parse(Module.ccall('tf_load_snapshot_bin', 'string', ['number', 'number', 'string'], [p, bytes.length, 'synthetic 3x']));
-      Module._free(p);
-      if (!r.ok) throw new Error(JSON.stringify(r.error));
-    }, [fs.readFileSync(path.join(SYNTH, '3x.bin')).toString('base64')]);
-    for (let i = 0; i < WARMUP; ++i) await uiRerank(again, replan(i));
-    const second3x = [];
-    for (let i = 0; i < reps; ++i) second3x.push(await uiRerank(again, replan(i)));
-    fig.wasm_ui_rerank_3x_batches_ms = [first3x, median(second3x)];
+    await loadSyntheticBin('3x', again);
+    fig.wasm_ui_rerank_3x_batches_ms = [first3x, await replanMedian(again)];
     fig.wasm_ui_rerank_3x_ms = Math.min(...fig.wasm_ui_rerank_3x_batches_ms);
     log(`wasm, the budgeted re-ranks after a re-planning change, two batches a minute apart (the lower median counts):` +
         ` bundled ${fig.wasm_ui_rerank_bundled_batches_ms.map((x) => x.toFixed(2)).join(' / ')} ms,` +
