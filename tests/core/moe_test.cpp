@@ -138,6 +138,45 @@ TEST(Moe, OpSelectiveCheckpointingRecomputesTheExpertsAndSavesTheAllToAlls) {
   EXPECT_GT(generic->activations_per_layer, 4 * fsdp->activations_per_layer);
 }
 
+// The same under DeepEP (torchtitan distributed/deepep/deepep.py: deepep::dispatch and deepep::combine on the op
+// policy's save list): its dispatch deduplicates the destination ranks of a token's experts (deepseek-ai/DeepEP
+// impls/dispatch.cuh), so the policy keeps per received row the hidden state (2 x 2048), the top-8 indices (int64)
+// and scores (fp32) and ~40 B of handle, and per token the combine's one output row (2 x 2048) and ~96 B of handle.
+// 128 experts, 16 on each of 8 ranks: a token's 8 distinct experts miss a given rank with probability
+// C(112, 8) / C(128, 8), so they reach 8 (1 - that) = 5.34 ranks on average.
+TEST(Moe, OpSelectiveCheckpointingUnderDeepEpSavesOneRowPerDestinationRank) {
+  TrainConfig t = full_training(Framework::torchtitan);
+  t.seq_len = 8192;
+  t.moe_dispatcher = MoeDispatcher::deepep;
+  MemoryLayout l;
+  l.dp = 8;
+  l.ep = 8;
+  l.zero = 3;
+  l.recompute = Recompute::selective;
+  l.gpus_per_node = 8;
+  double miss = 1;
+  for (int i = 0; i < 8; ++i) miss *= (112.0 - i) / (128.0 - i);
+  const double ranks = 8 * (1 - miss);
+  EXPECT_NEAR(ranks, 5.34, 0.005);
+  auto deepep = estimate_memory(qwen3_moe(), t, l);
+  ASSERT_TRUE(deepep.ok()) << deepep.error().to_string();
+  const double saved = ranks * (2 * 2048 + 8 * (8 + 4) + 40) + 2 * 2048 + 96;
+  EXPECT_NEAR(deepep->activations_per_layer, 8192.0 * (21728.0 + saved), 1e-9 * deepep->activations_per_layer);
+  // The plain all-to-all keeps its 16 copies: 2.4x what DeepEP keeps of this exchange.
+  t.moe_dispatcher = MoeDispatcher::alltoall;
+  auto a2a = estimate_memory(qwen3_moe(), t, l);
+  ASSERT_TRUE(a2a.ok());
+  EXPECT_DOUBLE_EQ(a2a->activations_per_layer, 8192.0 * (21728.0 + 2.0 * 8 * 2 * 2048));
+  // One expert per rank (EP 128 of 128 experts): every one of a token's 8 experts is on its own rank.
+  l.dp = 128;
+  l.ep = 128;
+  t.moe_dispatcher = MoeDispatcher::deepep;
+  auto wide = estimate_memory(qwen3_moe(), t, l);
+  ASSERT_TRUE(wide.ok()) << wide.error().to_string();
+  EXPECT_NEAR(wide->activations_per_layer, 8192.0 * (21728.0 + 8 * (2 * 2048 + 8 * 12 + 40) + 2 * 2048 + 96),
+              1e-9 * wide->activations_per_layer);
+}
+
 TEST(Moe, ExpertLayoutErrorsNameTheKey) {
   const ModelSpec& m = qwen3_moe();
   EXPECT_TRUE(expert_layout_error(m, 1, 1, 8, 8, 0).message.empty());

@@ -195,8 +195,13 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
 // "moe.router.gate"): the layer keeps the top-k scores (fp32) and expert indices (int64), and a shared expert's
 // linears continue the count after o (assumption: the router's recomputed matmul does not count). With expert
 // parallelism the all-to-all results are saved (communication ops are MUST_SAVE): the k dispatched copies of
-// each token and the k expert outputs returned. Full fine-tuning with standard attention only; otherwise
-// Korthikanti's selective recompute stands.
+// each token and the k expert outputs returned. DeepEP's dispatch and combine are on the same save list
+// (torchtitan distributed/deepep/deepep.py, the deepep::dispatch and deepep::combine ops): its dispatch sends a
+// token once per destination EP rank (deepseek-ai/DeepEP impls/dispatch.cuh deduplicates the ranks of a token's
+// experts), so it keeps per received row the hidden state, the top-k expert indices (int64) and scores (fp32) and
+// its handle's ~40 B of routing metadata, and per token the combine's one output row and ~96 B of handle (the
+// per-expert copies for the grouped GEMMs are index_selects, recomputed). Full fine-tuning with standard attention
+// only; otherwise Korthikanti's selective recompute stands.
 void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   const ModelSpec& m = c.m;
   if (!framework_profile(c.t.framework).selective_op_sac || !c.fl.full || m.kv_lora_rank > 0) return;
@@ -225,6 +230,10 @@ void op_sac_terms(const ActCtx& c, ActTerms& terms) {
     moe_rep += k * (4.0 + 8.0);  // aten.topk values (fp32 router scores) and indices (int64)
     if (m.shared_expert_intermediate_size > 0) mlp(double(m.shared_expert_intermediate_size), moe_rep, moe_split);
     terms.op_sac_ep = 2.0 * k * c.e * h * moe / L;
+    terms.op_sac_deepep_row = (c.e * h + k * (8.0 + 4.0) + 40.0) * moe / L;
+    terms.op_sac_deepep_token = (c.e * h + 96.0) * moe / L;
+    terms.experts = double(m.num_experts);
+    terms.topk = k;
   }
   if (moe == 0) {
     terms.op_sac_rep = rep + dense_rep;
@@ -321,13 +330,36 @@ ActTerms activation_terms(const ModelSpec& m, const TrainConfig& t, const Flags&
 
 // ---- layout ----
 
+namespace {
+
+// The EP ranks a token's experts live on, on average: k distinct experts of E drawn uniformly, E / R on each of R
+// ranks, reach R (1 - C(E - E/R, k) / C(E, k)) ranks (Qwen3-30B-A3B, 128 experts, top 8, EP 8: 5.34 of 8).
+double expected_dest_ranks(double experts, double k, int ranks) {
+  if (experts < 1 || k < 1 || ranks < 1) return 0.0;  // no routed experts: nothing is exchanged
+  const double r = double(ranks), per_rank = experts / r;
+  double miss = 1.0;  // the chance that none of the k lands on a given rank
+  for (int i = 0; i < int(k) && miss > 0; ++i) miss *= std::max(0.0, (experts - per_rank - i) / (experts - i));
+  return r * (1.0 - miss);
+}
+
+// Bytes per token of one layer that an op-level policy keeps of expert parallelism's token exchange
+// (op_sac_terms): DeepEP's received rows and combined tokens, or the plain all-to-all's k copies each way.
+// `rows`: the busiest GPU's extra routed rows (finish_activations), which swell what it receives.
+double op_sac_a2a(const ActTerms& terms, const TrainConfig& t, const MemoryLayout& l, double rows) {
+  if (l.ep <= 1) return 0.0;
+  if (runs_deepep(t, l.ep, l.gpus_per_node))
+    return expected_dest_ranks(terms.experts, terms.topk, l.ep) * (1.0 + rows) * terms.op_sac_deepep_row +
+           terms.op_sac_deepep_token;
+  // Padding swells both, an imbalance the received half only (as the dispatch buffers, memory_stages.cpp).
+  return 0.5 * (moe_send_factor(t) + 1.0 + rows) * terms.op_sac_ep;
+}
+
+}  // namespace
+
 LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t, const MemoryLayout& l) {
   // The busiest GPU's routed-expert rows (job.h moe_rows_factor: padded capacity, or dropless imbalance under EP)
   // scale what the routed experts keep.
   const double rows = moe_rows_factor(t, l.ep) - 1.0;
-  // The saved all-to-all results (op_sac_ep: the dispatched copies received and the expert outputs returned): padding
-  // swells both, an imbalance the received half only (as the dispatch buffers, memory_stages.cpp).
-  const double saved_a2a = 0.5 * (moe_send_factor(t) + 1.0 + rows);
   const double rep = terms.rep, split = terms.split + rows * terms.routed_split, score_coef = terms.score_coef;
   const double e = terms.e, h = terms.h, heads = terms.heads;
   const bool amp = terms.amp;
@@ -357,7 +389,7 @@ LayerActivations finish_activations(const ActTerms& terms, const TrainConfig& t,
       // An op-level policy (op_sac_terms) keeps less: its saved set, never more than the layer without recompute.
       if (terms.op_sac_rep + terms.op_sac_split > 0)
         out.stored = std::min(out.no_recompute, tokens * (terms.op_sac_rep / rep_div + terms.op_sac_split / tp +
-                                                          (l.ep > 1 ? saved_a2a * terms.op_sac_ep : 0.0)));
+                                                          op_sac_a2a(terms, t, l, rows)));
       break;
     case Recompute::full:        // Table 2 "full": only the layer input, 2sbh (SP: / t); under autocast the
       // residual stream stays fp32 (fp32 embeddings + 16-bit branch outputs, or fp32 LayerNorm outputs)

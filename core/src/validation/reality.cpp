@@ -190,7 +190,7 @@ void add_moe_cases(std::vector<Case>& c) {
   {
     TrainConfig t = full_on(Framework::torchtitan, Precision::bf16_mixed, 4096);
     t.loss_chunks = 1;  // that fork's train.py: one (compiled) cross-entropy over the batch, no ChunkedLossWrapper
-    t.moe_dispatcher = MoeDispatcher::deepep;  // the memory model counts the all-to-all's buffers either way
+    t.moe_dispatcher = MoeDispatcher::deepep;  // full checkpointing: the memory counts the all-to-all's buffers either way
     MemoryLayout l = layout(10, 1, Recompute::full, 128, 3, {.ep = 8});
     const char* src = "pytorch/torchtitan torchtitan/distributed/deepep/README.md @022f885 (Qwen3-30B, 16 nodes x 8 B200)";
     const char* note = "torchtitan profile, FSDP 128 with EP 8, full activation checkpointing, seq 4096";
@@ -232,6 +232,21 @@ void add_moe_cases(std::vector<Case>& c) {
                  "LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (jobs 1186, 1207)",
                  "torchtitan profile, FSDP 8 with EP 8 (all-to-all dispatch), selective op checkpointing, 8 loss chunks",
                  false, preset("qwen3-30b-a3b"), t, l, cap.b200});
+    // The same EP 8 through DeepEP v2 (eager: its ops do not compile): local batch 4 trained (job 1212, 168.07 GiB
+    // after ~30 steps) and local batch 6 ran out of memory (job 1213). DeepEP sends a token once per destination
+    // rank, so the policy keeps ~(5.34 + 1) rows of each token where the all-to-all keeps 16.
+    TrainConfig d = t;
+    d.moe_dispatcher = MoeDispatcher::deepep;
+    const char* deepep_note = "torchtitan profile, FSDP 8 with EP 8 through DeepEP, selective op checkpointing, 8 loss "
+                              "chunks, eager (the run's DeepEP ops do not compile)";
+    l.micro_batch = 4;
+    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 4, seq 8192, FSDP 8 x EP 8, op SAC, 8x B200 (168.07 GiB)",
+                 "LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (job 1212)", deepep_note,
+                 true, preset("qwen3-30b-a3b"), d, l, cap.b200});
+    l.micro_batch = 6;
+    c.push_back({"torchtitan + DeepEP Qwen3-30B-A3B, local batch 6, seq 8192, FSDP 8 x EP 8, op SAC, 8x B200: out of memory",
+                 "LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (job 1213)", deepep_note,
+                 false, preset("qwen3-30b-a3b"), d, l, cap.b200});
   }
   // The same sweep's eager runs out of memory (the docstrings of qwen3_30b_a3b_noac_bs2_nocudagraphs and
   // qwen3_30b_a3b_8k_bs6_selac): without checkpointing at local batch 2 (jobs 1165 and 1169: step 1 peaked at

@@ -109,6 +109,10 @@ Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
   // seq 8192, 137.91 GiB, judged like the rows above. Under selective checkpointing the eager run keeps more than the
   // compiled runs above that the profile is fitted to (job 1173, local batch 4: 124.04 GiB, where the compiled runs
   // put local batch 6 at 120.77): informative. Their out-of-memory neighbours are in reality.cpp.
+  // The EP 8 run through DeepEP v2 (job 1212, the fork's comment block "EXPERT PARALLELISM: TRIED AND REJECTED":
+  // DeepEP does not compile, so eager) is informative for the same reason: its saved dispatch and combine results
+  // (memory_activations.cpp op_sac_terms) on top of the eager excess. Its peak rose over the first ~30 steps,
+  // 130.64 -> 168.07 GiB, as routing varied (the received rows follow the routing).
   struct Eager {
     int64_t micro_batch;
     Recompute recompute;
@@ -116,6 +120,7 @@ Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
     double measured_GiB;
     double tolerance;
     const char* note;
+    int ep = 1;  // expert parallelism through DeepEP when > 1
   } eager[] = {
       {1, Recompute::none, "job 1163", 137.91, 0.10,
        "torchtitan profile, no activation checkpointing: every layer's attention and expert activations, the "
@@ -124,14 +129,25 @@ Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
       {4, Recompute::selective, "job 1173", 124.04, 0,
        "informative: eager (no torch.compile), where the profile's op-level selective checkpointing is fitted to the "
        "compiled runs above; the eager run keeps ~0.85 MiB per token more than the estimate"},
+      {4, Recompute::selective, "job 1212", 168.07, 0,
+       "informative: eager (DeepEP's ops have no fake kernel for torch.compile), as job 1173 without EP; the policy "
+       "keeps DeepEP's received rows (a token once per destination rank: 5.34 of 8 here) and combined tokens; the "
+       "peak was 130.64 GiB at step 1 and rose to this over ~30 steps as the routing varied",
+       8},
   };
   for (const Eager& c : eager) {
-    const TrainConfig t = torchtitan_full(8192);
-    auto e = estimate_memory(*m, t, fsdp_layout(8, 1, c.micro_batch, c.recompute));
+    TrainConfig t = torchtitan_full(8192);
+    MemoryLayout l = fsdp_layout(8, 1, c.micro_batch, c.recompute);
+    if (c.ep > 1) {
+      t.moe_dispatcher = MoeDispatcher::deepep;
+      l.ep = c.ep;
+    }
+    auto e = estimate_memory(*m, t, l);
     if (!e) return e.error();
     char name[200];
-    std::snprintf(name, sizeof name, "torchtitan Qwen3-30B-A3B, FSDP 8, local batch %lld, seq 8192, %s, eager, 8x B200",
-                  (long long)c.micro_batch, c.recompute == Recompute::none ? "no checkpointing" : "op SAC");
+    std::snprintf(name, sizeof name, "torchtitan Qwen3-30B-A3B, FSDP 8%s, local batch %lld, seq 8192, %s, eager, 8x B200",
+                  c.ep > 1 ? " x EP 8 (DeepEP)" : "", (long long)c.micro_batch,
+                  c.recompute == Recompute::none ? "no checkpointing" : "op SAC");
     out.push_back(row(name, std::string("LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (") +
                                 c.job + ")",
                       RefKind::measured_peak, "reserved peak, GiB", c.measured_GiB,

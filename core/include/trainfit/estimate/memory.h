@@ -129,6 +129,9 @@ struct ActivationTerms {  // bytes per token of one layer before micro-batch, TP
   double op_sac_rep = 0, op_sac_split = 0;
   // ...and, with expert parallelism, the all-to-all outputs it saves (the policy keeps communication results).
   double op_sac_ep = 0;
+  // ...or, under DeepEP, its dispatch's outputs per row received (a token once per destination EP rank) and its
+  // combine's output per token; with the experts and their top-k, which set the destination ranks per token.
+  double op_sac_deepep_row = 0, op_sac_deepep_token = 0, experts = 0, topk = 0;
   // Selective recompute by module (TrainConfig::recompute_modules, Megatron-Core): what the named modules drop,
   // per token (replicated and TP-split parts), and whether the attention scores are still kept (no core_attn).
   double module_drop_rep = 0, module_drop_split = 0;
