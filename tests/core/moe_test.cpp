@@ -140,11 +140,19 @@ TEST(Moe, OpSelectiveCheckpointingRecomputesTheExpertsAndSavesTheAllToAlls) {
 
 // The same under DeepEP (torchtitan distributed/deepep/deepep.py: deepep::dispatch and deepep::combine on the op
 // policy's save list): its dispatch deduplicates the destination ranks of a token's experts (deepseek-ai/DeepEP
-// impls/dispatch.cuh), so the policy keeps per received row the hidden state (2 x 2048), the top-8 indices (int64)
-// and scores (fp32) and ~40 B of handle, and per token the combine's one output row (2 x 2048) and ~96 B of handle.
-// 128 experts, 16 on each of 8 ranks: a token's 8 distinct experts miss a given rank with probability
-// C(112, 8) / C(128, 8), so they reach 8 (1 - that) = 5.34 ranks on average.
+// impls/dispatch.cuh), so the policy keeps per received row the hidden state (2 x 2048), the top-k indices (int64),
+// scores (fp32) and routing metadata (k + 2 int32), and per token the combine's one output row (2 x 2048) and the
+// handle's top-k indices (int64) and buffer slots (int32). 128 experts, 16 on each of 8 ranks: a token's 8 distinct
+// experts miss a given rank with probability C(112, 8) / C(128, 8), so they reach 8 (1 - that) = 5.34 ranks.
 TEST(Moe, OpSelectiveCheckpointingUnderDeepEpSavesOneRowPerDestinationRank) {
+  // Binomial coefficients from lgamma: a computation apart from the estimator's product.
+  auto choose = [](double n, double k) { return std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1)); };
+  auto ranks_reached = [&](double experts, double k, double r) {
+    return r * (1 - choose(experts - experts / r, k) / choose(experts, k));
+  };
+  auto saved = [](double ranks, double k) {  // bytes per token of one MoE layer (every Qwen3-30B-A3B layer is one)
+    return ranks * (2 * 2048 + k * (8 + 4) + 4 * (k + 2)) + 2 * 2048 + k * (8 + 4);
+  };
   TrainConfig t = full_training(Framework::torchtitan);
   t.seq_len = 8192;
   t.moe_dispatcher = MoeDispatcher::deepep;
@@ -154,27 +162,47 @@ TEST(Moe, OpSelectiveCheckpointingUnderDeepEpSavesOneRowPerDestinationRank) {
   l.zero = 3;
   l.recompute = Recompute::selective;
   l.gpus_per_node = 8;
-  double miss = 1;
-  for (int i = 0; i < 8; ++i) miss *= (112.0 - i) / (128.0 - i);
-  const double ranks = 8 * (1 - miss);
+  const double ranks = ranks_reached(128, 8, 8);
   EXPECT_NEAR(ranks, 5.34, 0.005);
   auto deepep = estimate_memory(qwen3_moe(), t, l);
   ASSERT_TRUE(deepep.ok()) << deepep.error().to_string();
-  const double saved = ranks * (2 * 2048 + 8 * (8 + 4) + 40) + 2 * 2048 + 96;
-  EXPECT_NEAR(deepep->activations_per_layer, 8192.0 * (21728.0 + saved), 1e-9 * deepep->activations_per_layer);
+  EXPECT_NEAR(deepep->activations_per_layer, 8192.0 * (21728.0 + saved(ranks, 8)), 1e-9 * deepep->activations_per_layer);
   // The plain all-to-all keeps its 16 copies: 2.4x what DeepEP keeps of this exchange.
   t.moe_dispatcher = MoeDispatcher::alltoall;
   auto a2a = estimate_memory(qwen3_moe(), t, l);
   ASSERT_TRUE(a2a.ok());
   EXPECT_DOUBLE_EQ(a2a->activations_per_layer, 8192.0 * (21728.0 + 2.0 * 8 * 2 * 2048));
+  t.moe_dispatcher = MoeDispatcher::deepep;
+  // Top-2 routing (the same model with k = 2): 2 (8 + 4) bytes of top-k per row and token, (2 + 2) x 4 of metadata;
+  // the layer's other saved tensors scale with k too (the router's top-k), so compare the exchange alone.
+  ModelSpec top2 = qwen3_moe();
+  top2.experts_per_token = 2;
+  auto k2 = estimate_memory(top2, t, l);
+  t.moe_dispatcher = MoeDispatcher::alltoall;
+  auto k2_a2a = estimate_memory(top2, t, l);
+  ASSERT_TRUE(k2.ok() && k2_a2a.ok());
+  EXPECT_NEAR(k2->activations_per_layer - k2_a2a->activations_per_layer,
+              8192.0 * (saved(ranks_reached(128, 2, 8), 2) - 2.0 * 2 * 2 * 2048), 1e-6 * k2->activations_per_layer);
+  t.moe_dispatcher = MoeDispatcher::deepep;
+  // An imbalance of 2 doubles the busiest rank's received rows, but DeepEP sends it at most one row per token from
+  // each of the 8 ranks (2 x 5.34 > 8); the plain all-to-all's received half doubles: (1 + 2) / 2 of its 16 copies.
+  // The rest of the layer is the same under both dispatchers.
+  t.moe_imbalance = 2;
+  auto skewed = estimate_memory(qwen3_moe(), t, l);
+  t.moe_dispatcher = MoeDispatcher::alltoall;
+  auto skewed_a2a = estimate_memory(qwen3_moe(), t, l);
+  t.moe_dispatcher = MoeDispatcher::deepep;
+  t.moe_imbalance = 1;
+  ASSERT_TRUE(skewed.ok() && skewed_a2a.ok());
+  EXPECT_GT(2 * ranks, 8.0);
+  EXPECT_NEAR(skewed->activations_per_layer - skewed_a2a->activations_per_layer,
+              8192.0 * (saved(8, 8) - 1.5 * 2.0 * 8 * 2 * 2048), 1e-6 * skewed->activations_per_layer);
   // One expert per rank (EP 128 of 128 experts): every one of a token's 8 experts is on its own rank.
   l.dp = 128;
   l.ep = 128;
-  t.moe_dispatcher = MoeDispatcher::deepep;
   auto wide = estimate_memory(qwen3_moe(), t, l);
   ASSERT_TRUE(wide.ok()) << wide.error().to_string();
-  EXPECT_NEAR(wide->activations_per_layer, 8192.0 * (21728.0 + 8 * (2 * 2048 + 8 * 12 + 40) + 2 * 2048 + 96),
-              1e-9 * wide->activations_per_layer);
+  EXPECT_NEAR(wide->activations_per_layer, 8192.0 * (21728.0 + saved(8, 8)), 1e-9 * wide->activations_per_layer);
 }
 
 TEST(Moe, ExpertLayoutErrorsNameTheKey) {

@@ -199,8 +199,9 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
 // (torchtitan distributed/deepep/deepep.py, the deepep::dispatch and deepep::combine ops): its dispatch sends a
 // token once per destination EP rank (deepseek-ai/DeepEP impls/dispatch.cuh deduplicates the ranks of a token's
 // experts), so it keeps per received row the hidden state, the top-k expert indices (int64) and scores (fp32) and
-// its handle's ~40 B of routing metadata, and per token the combine's one output row and ~96 B of handle (the
-// per-expert copies for the grouped GEMMs are index_selects, recomputed). Full fine-tuning with standard attention
+// its handle's routing metadata (k + 2 int32), and per token the combine's one output row and the handle's copy of
+// the token's top-k indices (int64) and buffer slots (int32) (the per-expert copies for the grouped GEMMs are
+// index_selects, recomputed). Full fine-tuning with standard attention
 // only; otherwise Korthikanti's selective recompute stands.
 void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   const ModelSpec& m = c.m;
@@ -230,8 +231,8 @@ void op_sac_terms(const ActCtx& c, ActTerms& terms) {
     moe_rep += k * (4.0 + 8.0);  // aten.topk values (fp32 router scores) and indices (int64)
     if (m.shared_expert_intermediate_size > 0) mlp(double(m.shared_expert_intermediate_size), moe_rep, moe_split);
     terms.op_sac_ep = 2.0 * k * c.e * h * moe / L;
-    terms.op_sac_deepep_row = (c.e * h + k * (8.0 + 4.0) + 40.0) * moe / L;
-    terms.op_sac_deepep_token = (c.e * h + 96.0) * moe / L;
+    terms.op_sac_deepep_row = (c.e * h + k * (8.0 + 4.0) + 4.0 * (k + 2.0)) * moe / L;
+    terms.op_sac_deepep_token = (c.e * h + k * (8.0 + 4.0)) * moe / L;
     terms.experts = double(m.num_experts);
     terms.topk = k;
   }
@@ -344,12 +345,14 @@ double expected_dest_ranks(double experts, double k, int ranks) {
 
 // Bytes per token of one layer that an op-level policy keeps of expert parallelism's token exchange
 // (op_sac_terms): DeepEP's received rows and combined tokens, or the plain all-to-all's k copies each way.
-// `rows`: the busiest GPU's extra routed rows (finish_activations), which swell what it receives.
+// `rows`: the busiest GPU's extra routed rows (finish_activations), which swell what it receives; under DeepEP at
+// most one row per token of each of the R ranks.
 double op_sac_a2a(const ActTerms& terms, const TrainConfig& t, const MemoryLayout& l, double rows) {
   if (l.ep <= 1) return 0.0;
-  if (runs_deepep(t, l.ep, l.gpus_per_node))
-    return expected_dest_ranks(terms.experts, terms.topk, l.ep) * (1.0 + rows) * terms.op_sac_deepep_row +
-           terms.op_sac_deepep_token;
+  if (runs_deepep(t, l.ep, l.gpus_per_node)) {
+    const double received = std::min(double(l.ep), expected_dest_ranks(terms.experts, terms.topk, l.ep) * (1.0 + rows));
+    return received * terms.op_sac_deepep_row + terms.op_sac_deepep_token;
+  }
   // Padding swells both, an imbalance the received half only (as the dispatch buffers, memory_stages.cpp).
   return 0.5 * (moe_send_factor(t) + 1.0 + rows) * terms.op_sac_ep;
 }
