@@ -27,8 +27,10 @@ const OUT = opt('out', path.join(ROOT, 'build/bench/web.json'));
 const BARE = process.env.TRAINFIT_BARE_SITE || path.join(ROOT, 'build/web-release/bare-site');
 const ROWS_FILE = opt('rows-offers', '3300');   // ~5,000 table rows (about 1.5 rows per offer: on-demand + spot)
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN; };
-const lowerQuartile = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 4)] : NaN; };
+// The q-quantile as the sorted sample at index floor((n - 1) q): q = 1/2 the lower median, 1/4 the lower quartile.
+const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) * q)] : NaN; };
+const median = (xs) => quantile(xs, 0.5);
+const lowerQuartile = (xs) => quantile(xs, 0.25);
 const log = (...a) => console.log(...a);
 
 // Marks, inside the page, the first animation frame at which `ready()` holds, in ms since navigation start.
@@ -332,8 +334,8 @@ async function main() {
       fig[`wasm_ui_rerank_${name}_median_ms`] = median(all);
       fig[`wasm_ui_rerank_${name}_batches_ms`] = batches.map(median);
     }
-    log(`wasm, the budgeted re-ranks after a re-planning change, ${bundledBatches.length} batches of ${reps} on fresh pages` +
-        ` over ~a minute (the lower quartile of all counts; then their median, then each batch's median):` +
+    log(`wasm, the budgeted re-ranks after a re-planning change, ${bundledBatches.length} batches of ${reps} (the last` +
+        ` ${bundledBatches.length - 1} on fresh pages) over ~a minute (the lower quartile of all counts; then their median, then each batch's median):` +
         ['bundled', '3x'].map((n) => ` ${n} ${fig[`wasm_ui_rerank_${n}_ms`].toFixed(2)} ms (median` +
           ` ${fig[`wasm_ui_rerank_${n}_median_ms`].toFixed(2)}; batches` +
           ` ${fig[`wasm_ui_rerank_${n}_batches_ms`].map((x) => x.toFixed(1)).join(' / ')})`).join(','));

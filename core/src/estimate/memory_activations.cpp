@@ -201,8 +201,8 @@ void mlp_terms(const ActCtx& c, bool moe, Acc& a) {
 // experts), so it keeps per received row the hidden state, the top-k expert indices (int64) and scores (fp32) and
 // its handle's routing metadata (k + 2 int32), and per token the combine's one output row and the handle's copy of
 // the token's top-k indices (int64) and buffer slots (int32) (the per-expert copies for the grouped GEMMs are
-// index_selects, recomputed). Full fine-tuning with standard attention
-// only; otherwise Korthikanti's selective recompute stands.
+// index_selects, recomputed). Full fine-tuning with standard attention only; otherwise Korthikanti's selective
+// recompute stands.
 void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   const ModelSpec& m = c.m;
   if (!framework_profile(c.t.framework).selective_op_sac || !c.fl.full || m.kv_lora_rank > 0) return;

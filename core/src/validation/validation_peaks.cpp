@@ -145,9 +145,10 @@ Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
     auto e = estimate_memory(*m, t, l);
     if (!e) return e.error();
     char name[200];
+    char ep[32] = "";
+    if (c.ep > 1) std::snprintf(ep, sizeof ep, " x EP %d (DeepEP)", c.ep);
     std::snprintf(name, sizeof name, "torchtitan Qwen3-30B-A3B, FSDP 8%s, local batch %lld, seq 8192, %s, eager, 8x B200",
-                  c.ep > 1 ? " x EP 8 (DeepEP)" : "", (long long)c.micro_batch,
-                  c.recompute == Recompute::none ? "no checkpointing" : "op SAC");
+                  ep, (long long)c.micro_batch, c.recompute == Recompute::none ? "no checkpointing" : "op SAC");
     out.push_back(row(name, std::string("LambdaLabsML/torchtitan torchtitan/models/qwen3/config_registry.py @14f8425 (") +
                                 c.job + ")",
                       RefKind::measured_peak, "reserved peak, GiB", c.measured_GiB,
