@@ -272,7 +272,7 @@ async function main() {
     // 5. 100k offers from their binary form (budgets: load <= 300 ms, heap <= 128 MiB): load, JS API ranking,
     // UI re-rank, heap (Module.HEAPU8.length: the heap grows and never shrinks, so this is the peak so far).
     await page.evaluate(() => window.trainfit.setQuery({}));
-    fig.wasm_load_100k_ms = await loadSyntheticBin('100000');
+    const loads100k = [await loadSyntheticBin('100000')];  // a second load on a fresh page in section 7
     // The JS API answers from its own module (web/api_module.cpp), which holds its own copy of the snapshot: the
     // page replays into it what its module accepted; here the same bytes go in directly, untimed.
     await page.evaluate(([b64]) => {
@@ -285,12 +285,18 @@ async function main() {
       A._free(p);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
     }, [fs.readFileSync(path.join(SYNTH, '100000.bin')).toString('base64')]);
-    const bigReps = QUICK ? 2 : 4;
+    const bigReps = QUICK ? 3 : 4;
     fig.wasm_api_rank_100k_ms = await timeInPage(page, 'return window.trainfit.call("rank", {"top": 10});', bigReps);
-    const big = [];
-    await uiRerank(page, replan(0));  // warm-up, as for the bundled snapshot: steady state
-    for (let i = 1; i <= bigReps; ++i) big.push(await uiRerank(page, replan(i)));
-    fig.wasm_ui_rerank_100k_ms = median(big);
+    // One batch of 100k re-ranks on `pg`: a warm-up, as for the bundled snapshot (steady state), then bigReps timed.
+    const bigBatch = async (pg) => {
+      const t = [];
+      await uiRerank(pg, replan(0));
+      for (let i = 1; i <= bigReps; ++i) t.push(await uiRerank(pg, replan(i)));
+      return t;
+    };
+    const bigBatches = [await bigBatch(page)];  // a second batch on a fresh page in section 7
+    fig.wasm_load_100k_ms = loads100k[0];
+    fig.wasm_ui_rerank_100k_ms = median(bigBatches[0]);  // this batch's median; section 7 sets the figure
     fig.heap_100k_bytes = await page.evaluate(() => Module.HEAPU8.length);
     fig.heap_api_100k_bytes = await page.evaluate(() => window.trainfitApiModule.HEAPU8.length);
     log(`wasm, 100k offers: snapshot load ${fig.wasm_load_100k_ms.toFixed(0)} ms, JS API rank ${fig.wasm_api_rank_100k_ms.toFixed(1)} ms,` +
@@ -326,8 +332,19 @@ async function main() {
       await again.evaluate(() => window.trainfit.setQuery({}));  // the default again: replan(0) is then a change
       await loadSyntheticBin('3x', again);
       batches3x.push(await replanBatch(again));
+      if (b === 2) {
+        // The 100k-offer budgets (load, re-rank) once more, a minute after section 5, for the same reason.
+        await again.evaluate(() => window.trainfit.setQuery({}));
+        loads100k.push(await loadSyntheticBin('100000', again));
+        bigBatches.push(await bigBatch(again));
+      }
       await again.close();
     }
+    // The 100k figures: the lower of the two loads, and the lower quartile of both batches' re-ranks.
+    fig.wasm_load_100k_ms = Math.min(...loads100k);
+    fig.wasm_load_100k_runs_ms = loads100k;
+    fig.wasm_ui_rerank_100k_ms = lowerQuartile(bigBatches.flat());
+    fig.wasm_ui_rerank_100k_batches_ms = bigBatches.map(median);
     for (const [name, batches] of [['bundled', bundledBatches], ['3x', batches3x]]) {
       const all = batches.flat();
       fig[`wasm_ui_rerank_${name}_ms`] = lowerQuartile(all);
@@ -339,6 +356,9 @@ async function main() {
         ['bundled', '3x'].map((n) => ` ${n} ${fig[`wasm_ui_rerank_${n}_ms`].toFixed(2)} ms (median` +
           ` ${fig[`wasm_ui_rerank_${n}_median_ms`].toFixed(2)}; batches` +
           ` ${fig[`wasm_ui_rerank_${n}_batches_ms`].map((x) => x.toFixed(1)).join(' / ')})`).join(','));
+    log(`wasm, 100k offers a minute apart: snapshot load ${fig.wasm_load_100k_ms.toFixed(0)} ms (the lower of` +
+        ` ${loads100k.map((x) => x.toFixed(0)).join(' / ')}), UI re-rank ${fig.wasm_ui_rerank_100k_ms.toFixed(1)} ms (the lower` +
+        ` quartile of ${bigBatches.flat().length}; batch medians ${fig.wasm_ui_rerank_100k_batches_ms.map((x) => x.toFixed(1)).join(' / ')})`);
     if (problems.length) throw new Error('page errors: ' + problems.join('; '));
   } finally {
     await browser.close();
