@@ -181,6 +181,9 @@ INSTANTIATE_TEST_SUITE_P(
                               "parallel.ep", "must divide tp x cp x dp (4)"},
                       BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"tp":2,"dp":2,"ep":4,"etp":2}})",
                               "parallel.etp", "must divide tp x cp x dp (4)"},
+                      // etp left out follows tp: the message says that etp 1 would run (TP 2 x EP 4 on 4 ranks).
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"tp":2,"dp":2,"ep":4}})",
+                              "parallel.ep", "parallel.etp = 1 keeps every expert whole"},
                       BadCase{R"({"parallel":{"dp":8,"ep":2}})", "parallel.ep", "mixture-of-experts"},
                       BadCase{R"({"model":"qwen3-30b-a3b","method":"lora","parallel":{"dp":8,"ep":8}})",
                               "parallel.ep", "full training only"},

@@ -109,10 +109,15 @@ Error expert_layout_error(const ModelSpec& m, int tp, int cp, int dp, int ep, in
   // Megatron-Core carves the expert-parallel groups out of the TP x CP x DP ranks of a pipeline stage
   // (parallel_state.py: expert_tensor_parallel_size x expert_model_parallel_size must divide them).
   const int64_t ranks = int64_t(tp) * cp * dp;
-  if (ranks % (int64_t(ep) * et) != 0)
-    return Error{etp > 0 ? "parallel.etp" : "parallel.ep",
-                 "ep x etp (" + std::to_string(int64_t(ep) * et) + ") must divide tp x cp x dp (" +
-                     std::to_string(ranks) + ")"};
+  if (ranks % (int64_t(ep) * et) != 0) {
+    std::string why = "ep x etp (" + std::to_string(int64_t(ep) * et) + ") must divide tp x cp x dp (" +
+                      std::to_string(ranks) + ")";
+    // A published layout such as TP 2 x EP 32 is entered without etp, which then follows TP; the recipes that run
+    // it set expert_tensor_parallel_size = 1 (Megatron-Bridge perf_recipes/qwen/*/qwen3_moe.py).
+    if (etp == 0 && tp > 1 && ranks % ep == 0)
+      why += "; etp unset follows tp (Megatron-Core's default): parallel.etp = 1 keeps every expert whole on one rank";
+    return Error{etp > 0 ? "parallel.etp" : "parallel.ep", why};
+  }
   if (experts > 1 && et > 1 && width % et != 0)
     return Error{"parallel.etp", "must divide the expert MLP width (" + std::to_string(width) + ")"};
   return Error{};
