@@ -56,6 +56,27 @@ TEST(FitVerdict, EstimateAppliesGradientAccumulationLikePlan) {
   EXPECT_EQ(call("estimate", bad.dump())["error"]["field"], "global_batch");
 }
 
+// A fixed TP layout: `estimate` and `plan` count the same memory, with sequence parallelism unless the query turns it
+// off (the planner used to pair TP with SP whatever the query said, while `estimate` took the key's default, off).
+TEST(FitVerdict, FixedTensorParallelLayoutGetsOneAnswerWithAndWithoutSequenceParallelism) {
+  const std::string q = R"({"model":"llama-3.1-8b","method":"full","seq_len":8192,"micro_batch":1,
+      "global_batch":16,"recompute":"selective","parallel":{"gpus":8,"tp":4,"dp":2,"zero":1},
+      "target":{"offer":"aws/p5.48xlarge/us-east-1","gpu":"h100-sxm"}})";
+  double activations[2] = {0, 0};
+  for (int sp = 1; sp >= 0; --sp) {
+    json jq = json::parse(q);
+    if (!sp) jq["parallel"]["sequence_parallel"] = false;
+    const json e = call("estimate", jq.dump());
+    ASSERT_TRUE(e["ok"].get<bool>()) << e.dump();
+    const json p = call("plan", jq.dump());
+    ASSERT_TRUE(p["ok"].get<bool>()) << p.dump();
+    EXPECT_EQ(p["plan"]["best"]["memory_bytes"], e["memory"]["total_bytes"]) << "sequence_parallel " << sp;
+    activations[sp] = e["memory"]["activations_bytes"].get<double>();
+  }
+  // Without SP the norms' and dropouts' activations are replicated on the 4 TP ranks (Korthikanti et al. 2022 §4.2.2).
+  EXPECT_GT(activations[0], 1.2 * activations[1]);
+}
+
 // A fixed layout with context parallelism is evaluated by every verb (gpus = tp x pp x dp x cp).
 TEST(FitVerdict, FixedLayoutWithContextParallelismWorksEverywhere) {
   const std::string q = R"({"model":"llama-3.1-8b","method":"full","seq_len":32768,"micro_batch":1,

@@ -215,7 +215,7 @@ struct Searcher {
     m.ep = L.ep;
     m.etp = L.etp;
     m.zero = gr.zero;
-    m.sequence_parallel = L.tp > 1;
+    m.sequence_parallel = L.tp > 1 && train.parallel.sequence_parallel;  // job.h ParallelConfig: on unless the query says no
     m.offload_optimizer = gr.off_opt;
     m.offload_params = gr.off_par;
     m.recompute = gr.rc;
@@ -317,11 +317,11 @@ struct Searcher {
   }
 
   // The layout step_time times for group `gr` at micro-batch `mb`, `m` micro-batches per step: sequence parallel
-  // with TP, as memory_layout sets it.
-  static StepLayout step_layout(const LayoutKey& L, const Group& gr, int64_t mb, int64_t m) {
+  // with TP unless the query turns it off, as memory_layout sets it.
+  StepLayout step_layout(const LayoutKey& L, const Group& gr, int64_t mb, int64_t m) const {
     return StepLayout{.tp = L.tp, .pp = L.pp, .dp = L.dp, .zero = gr.zero, .rc = gr.rc, .off_opt = gr.off_opt,
-                      .off_par = gr.off_par, .mb = mb, .m = m, .cp = L.cp, .vp = L.vp, .sp = L.tp > 1, .ep = L.ep,
-                      .etp = L.etp};
+                      .off_par = gr.off_par, .mb = mb, .m = m, .cp = L.cp, .vp = L.vp,
+                      .sp = L.tp > 1 && train.parallel.sequence_parallel, .ep = L.ep, .etp = L.etp};
   }
 
   // Step time of group `gr` at its k-th micro-batch size (one time-model evaluation).

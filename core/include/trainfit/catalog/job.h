@@ -154,7 +154,10 @@ struct ParallelConfig {
   int ep = 1;
   int etp = 0;
   int zero = 0;          // ZeRO stage 0..3 (3 == FSDP full shard)
-  bool sequence_parallel = false;
+  // Sequence parallelism with TP > 1 (Korthikanti et al. 2022 §4.2.2: norms and dropouts sharded over the TP ranks),
+  // as every framework here runs TP and the planner lays it out; false replicates them on every TP rank. On by
+  // default, so a manual layout gets what `plan` times and the recipes write.
+  bool sequence_parallel = true;
   bool offload_optimizer = false;
   bool offload_params = false;
 
