@@ -62,7 +62,7 @@ TEST(FitVerdict, FixedTensorParallelLayoutGetsOneAnswerWithAndWithoutSequencePar
   const std::string q = R"({"model":"llama-3.1-8b","method":"full","seq_len":8192,"micro_batch":1,
       "global_batch":16,"recompute":"selective","parallel":{"gpus":8,"tp":4,"dp":2,"zero":1},
       "target":{"offer":"aws/p5.48xlarge/us-east-1","gpu":"h100-sxm"}})";
-  double activations[2] = {0, 0};
+  double activations[2] = {0, 0}, tokens_per_s[2] = {0, 0};
   for (int sp = 1; sp >= 0; --sp) {
     json jq = json::parse(q);
     if (!sp) jq["parallel"]["sequence_parallel"] = false;
@@ -72,7 +72,10 @@ TEST(FitVerdict, FixedTensorParallelLayoutGetsOneAnswerWithAndWithoutSequencePar
     ASSERT_TRUE(p["ok"].get<bool>()) << p.dump();
     EXPECT_EQ(p["plan"]["best"]["memory_bytes"], e["memory"]["total_bytes"]) << "sequence_parallel " << sp;
     activations[sp] = e["memory"]["activations_bytes"].get<double>();
+    tokens_per_s[sp] = p["plan"]["best"]["tokens_per_s"].get<double>();
   }
+  // The plan is timed with the query's choice too: replicated norms cost each TP rank the full width's share.
+  EXPECT_NE(tokens_per_s[0], tokens_per_s[1]);
   // Without SP the norms' and dropouts' activations are replicated on the 4 TP ranks (Korthikanti et al. 2022 §4.2.2).
   EXPECT_GT(activations[0], 1.2 * activations[1]);
 }

@@ -181,6 +181,11 @@ INSTANTIATE_TEST_SUITE_P(
                               "parallel.ep", "must divide tp x cp x dp (4)"},
                       BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"tp":2,"dp":2,"ep":4,"etp":2}})",
                               "parallel.etp", "must divide tp x cp x dp (4)"},
+                      // Sequence parallelism off with TP where the framework cannot run it so.
+                      BadCase{R"({"framework":"torchtitan","method":"full","parallel":{"tp":2,"dp":4,"sequence_parallel":false}})",
+                              "parallel.sequence_parallel", "always shards the norms"},
+                      BadCase{R"({"model":"qwen3-30b-a3b","method":"full","framework":"megatron-core","parallel":{"tp":2,"dp":4,"ep":8,"etp":1,"sequence_parallel":false}})",
+                              "parallel.sequence_parallel", "sequence parallelism must be used"},
                       // etp left out follows tp: the message says that etp 1 would run (TP 2 x EP 4 on 4 ranks).
                       BadCase{R"({"model":"qwen3-30b-a3b","method":"full","parallel":{"tp":2,"dp":2,"ep":4}})",
                               "parallel.ep", "parallel.etp = 1 keeps every expert whole"},

@@ -150,8 +150,9 @@ void fill_expert_terms(const Ctx& c, const StepLayout& s, const StepShape& sh, c
   // The routed experts run as grouped GEMMs of tokens-per-expert rows (Megatron-Core --moe-grouped-gemm,
   // torchtitan torch._grouped_mm): each of the ep x (E / ep) experts of the EP group gets k x its tokens / E
   // of the group's tokens (balanced routing); sequence parallelism gives each TP rank its own tokens/tp when
-  // the experts are not TP-split (etp < tp). The GEMMs are as narrow as the expert MLP width per etp rank.
-  const double tok_rank = tp > 1 && etp_r < tp ? tok / tp * etp_r : tok;
+  // the experts are not TP-split (etp < tp); without it every TP rank holds every token. The GEMMs are as narrow
+  // as the expert MLP width per etp rank.
+  const double tok_rank = tp > 1 && sp && etp_r < tp ? tok / tp * etp_r : tok;
   // The busiest GPU's rows over the balanced share (job.h moe_rows_factor: padded capacity, or dropless imbalance
   // under EP): its grouped GEMMs, and its dispatch and combine, set the pace of the synchronous layer.
   const double rows = moe_rows_factor(*c.train, ep);
@@ -375,8 +376,11 @@ MbComm mb_collectives(const Ctx& c, const StepLayout& s, const StepShape& sh, co
   // sequence-parallel all-gather / reduce-scatter in chunks behind the column / row GEMMs; Wang et al. 2022,
   // "Overlap communication with dependent computation via decomposition") hide up to kOverlap of the
   // micro-batch's compute window; at least (1 - kOverlap) of the traffic stays exposed (the first and last chunk,
-  // SM contention). Without it the TP traffic is synchronous: all of it on the critical path.
-  mc.t_tp_exposed = fw.tp_comm_overlap ? std::max((1.0 - kOverlap) * t_tp, t_tp - kOverlap * t_work) : t_tp;
+  // SM contention). Without it the TP traffic is synchronous: all of it on the critical path; so it is without
+  // sequence parallelism, which the userbuffers overlap needs (Megatron-LM arguments.py: --tp-comm-overlap requires
+  // --sequence-parallel; the recipes write it only with SP).
+  const bool tp_overlap = fw.tp_comm_overlap && (s.sp || s.tp == 1);
+  mc.t_tp_exposed = tp_overlap ? std::max((1.0 - kOverlap) * t_tp, t_tp - kOverlap * t_work) : t_tp;
   cp_times(c, s, sh, mt, t_work, mc);
   // Megatron's interleaved schedule posts the next chunk's isend / irecv before computing the current one
   // (schedules.py with overlap_p2p_comm): hidden like the TP traffic above, at most kOverlap of it.

@@ -47,7 +47,7 @@ Result<MemoryLayout> estimate_layout(const Query& q) {
     layout.ep = par.ep;
     layout.etp = par.etp;
     layout.zero = par.zero;
-    layout.sequence_parallel = par.sequence_parallel;
+    layout.sequence_parallel = par.sequence_parallel && par.tp > 1;  // as the planner lays it out
     layout.offload_optimizer = par.offload_optimizer;
     layout.offload_params = par.offload_params;
   }

@@ -45,6 +45,16 @@ std::string check_layout_fits_model(const Query& q, int64_t kv, std::string* fie
     *field = e.field;
     return e.message;
   }
+  // Sequence parallelism turned off with TP > 1 where the framework cannot run TP that way.
+  if (!p.sequence_parallel && p.tp > 1) {
+    *field = "parallel.sequence_parallel";
+    if (q.train.framework == Framework::torchtitan)
+      return "torchtitan's tensor parallelism always shards the norms along the sequence in v0.2.2, the version the "
+             "recipes write for (its [parallelism] table has no switch; enable_sequence_parallel came later)";
+    if (q.train.framework == Framework::megatron_core && p.ep > 1)
+      return "Megatron-Core refuses expert parallelism with TP > 1 without sequence parallelism (transformer_config.py: "
+             "\"When using expert parallelism and tensor parallelism, sequence parallelism must be used\")";
+  }
   if (Error e = cp_layout_error(m, p.tp, p.cp, resolved_cp_scheme(q.train)); !e.message.empty()) {
     *field = e.field;
     // On auto the layout took the framework's default, Ulysses; its ring has no such limit where it runs one.
