@@ -113,7 +113,7 @@ Error expert_layout_error(const ModelSpec& m, int tp, int cp, int dp, int ep, in
     std::string why = "ep x etp (" + std::to_string(int64_t(ep) * et) + ") must divide tp x cp x dp (" +
                       std::to_string(ranks) + ")";
     // A published layout such as TP 2 x EP 32 is entered without etp, which then follows TP; the recipes that run
-    // it set expert_tensor_parallel_size = 1 (Megatron-Bridge perf_recipes/qwen/*/qwen3_moe.py).
+    // it set expert_tensor_parallel_size = 1 (Megatron-Bridge @067f987 perf_recipes/qwen/*/qwen3_moe.py).
     if (etp == 0 && tp > 1 && ranks % ep == 0)
       why += "; etp unset follows tp (Megatron-Core's default): parallel.etp = 1 keeps every expert whole on one rank";
     return Error{etp > 0 ? "parallel.etp" : "parallel.ep", why};
