@@ -32,6 +32,7 @@ struct Inputs {
   std::string hf_config;  // a Hugging Face config.json: the model, every knob derived (api verb hf_config)
   std::string model, method, precision, optimizer, recompute, attention, sort, gpu, offer, framework, cp_scheme;
   std::string moe_dispatcher;
+  std::string compile;  // torch.compile: auto | on | off
   bool must_fit = false;
   bool moe_a2a_overlap = false;  // moe.a2a_overlap (a flag: only ever turns it on)
   long long seq_len = -1, micro_batch = -1, global_batch = -1, lora_rank = -1, top = -1, nodes = -1;
@@ -128,6 +129,7 @@ bool build_query(const Inputs& in, std::string* query_json, int* code) {
   if (!in.attention.empty()) set("attention", in.attention);
   if (!in.framework.empty()) set("framework", in.framework);
   if (!in.cp_scheme.empty()) set("cp_scheme", in.cp_scheme);
+  if (!in.compile.empty()) set("compile", in.compile);
   if (!in.sort.empty()) set("sort", in.sort);
   if (in.seq_len >= 0) set("seq_len", in.seq_len);
   if (in.micro_batch >= 0) set("micro_batch", in.micro_batch);
@@ -235,6 +237,10 @@ void add_query_options(CLI::App* sub, Inputs& in, bool with_snapshot, bool with_
                   "the search also tries the other scheme where the framework runs both: generic and megatron-core "
                   "default to the ring, hf-trainer to DeepSpeed Ulysses, its ring being accelerate's under FSDP2; "
                   "torchtitan and nanotron run the ring)");
+  sub->add_option("--compile", in.compile,
+                  "auto | on | off: torch.compile of the model (auto: the framework's, on under torchtitan, whose "
+                  "profile is fitted to compiled runs; off: eager, slower GEMMs and, under op-level selective "
+                  "checkpointing, each layer's attention inputs kept; the other frameworks are eager only)");
   sub->add_option("--seq-len", in.seq_len, "tokens per sequence");
   sub->add_option("--micro-batch", in.micro_batch, "sequences per GPU per micro-step");
   sub->add_option("--global-batch", in.global_batch, "sequences per optimizer step");

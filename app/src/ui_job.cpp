@@ -390,6 +390,14 @@ bool training_widgets(Query& d) {
   changed |= enum_combo("Gradient reduce", &d.train.grad_reduce, reduces,
                         "dtype of the data-parallel gradient buffer and its reduction. auto: the framework's "
                         "(fp32 under megatron-core and nanotron); bf16 = Megatron's --grad-reduce-in-bf16.");
+  // torch.compile: shown under torchtitan (the one profile fitted to compiled runs), and while set, so it can be cleared.
+  if (d.train.framework == Framework::torchtitan || d.train.compile != Compile::automatic) {
+    const Compile compiles[] = {Compile::automatic, Compile::on, Compile::off};
+    changed |= enum_combo("torch.compile", &d.train.compile, compiles,
+                          "auto: the framework's (on under torchtitan, as its published runs and the recipe). off: "
+                          "eager, ~14% slower and, under op-level selective checkpointing, each layer's attention "
+                          "inputs kept.");
+  }
 
   changed |= input_int("Loss chunks", &d.train.loss_chunks,
                        "Chunks the logits and the loss are computed in; 0: the framework's (8 under torchtune and "

@@ -312,6 +312,9 @@ TEST(BadInputMatrix, ContradictoryLayoutsAreRefusedByName) {
                   R"("offload_optimizer":true}})",
                   "parallel.offload_optimizer", "FSDP2");
   expect_rejected(R"({"framework":"torchtitan","cp_scheme":"ulysses"})", "cp_scheme", "not run by torchtitan");
+  // torch.compile: a name the table lacks; on where the profile is fitted to eager runs only.
+  expect_rejected(R"({"compile":"yes"})", "compile", "expected one of");
+  expect_rejected(R"({"framework":"hf-trainer","compile":"on"})", "compile", "modelled under torchtitan only");
   expect_rejected(R"({"model":"llama-3.1-8b","seq_len":65536,"cp_scheme":"ulysses","parallel":{"gpus":6,"cp":6}})",
                   "parallel.cp", "attention heads");
   // Loss chunks: a count of chunks, 0 for the framework's default.

@@ -104,6 +104,12 @@ void add_moe_dispatcher(json& q, std::mt19937_64& rng) {
   q["moe"]["dispatcher"] = r == 1 || padded ? "alltoall" : "deepep";
 }
 
+// torch.compile for a torchtitan query, from its own generator: the default (compiled), or eager half the time.
+void add_compile(json& q, std::mt19937_64& rng) {
+  if (q["framework"] != "torchtitan") return;
+  if (rng() % 2) q["compile"] = "off";
+}
+
 // Megatron-Core MoE jobs under recompute auto with the default module list, where the planner also tries the
 // published recipes' lists (planner.cpp module_list_alternatives): rare among the random queries, so added.
 json module_search_query(int k) {
@@ -119,13 +125,15 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   std::mt19937_64 module_rng(20261205);
   std::mt19937_64 routing_rng(20261206);
   std::mt19937_64 dispatcher_rng(20261207);
+  std::mt19937_64 compile_rng(20261208);
   int compared = 0, tight = 0, queries = 0, expert_parallel = 0, cp_ring = 0, cp_ulysses = 0, module_lists = 0;
-  int planner_lists = 0, routed = 0, deepep = 0;
+  int planner_lists = 0, routed = 0, deepep = 0, eager = 0;
   for (int i = 0; i < 1004; ++i) {
     json q = i < 1000 ? random_query(rng) : module_search_query(i - 1000);
     if (i < 1000) add_recompute_modules(q, module_rng);
     if (i < 1000) add_moe_routing(q, routing_rng);
     if (i < 1000) add_moe_dispatcher(q, dispatcher_rng);
+    if (i < 1000) add_compile(q, compile_rng);
     const json rank = call("rank", q);
     ASSERT_TRUE(rank.value("ok", false)) << q.dump() << " -> " << rank.dump();
     ++queries;
@@ -155,6 +163,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
       const bool ep_plan = (*p)["ep"].get<int>() > 1;
       routed += ep_plan && q.contains("moe") && (q["moe"].contains("capacity_factor") || q["moe"].contains("imbalance"));
       deepep += ep_plan && q.contains("moe") && q["moe"].value("dispatcher", "") == "deepep";
+      eager += q.value("compile", "auto") == "off";
       if ((*p)["cp"].get<int>() > 1) ((*p)["cp_scheme"] == "ulysses" ? cp_ulysses : cp_ring) += 1;
 
       // estimate of that layout, fixed, on that GPU = the plan's memory and verdict.
@@ -217,6 +226,7 @@ TEST(OneQueryOneAnswer, EveryVerbAgreesOnAThousandRandomQueries) {
   EXPECT_GT(planner_lists, 0) << "no plan with a module list the planner chose under recompute auto";
   EXPECT_GT(routed, 0) << "no expert-parallel plan with a capacity factor or an imbalance among the random queries";
   EXPECT_GT(deepep, 0) << "no expert-parallel plan with the DeepEP dispatcher among the random queries";
+  EXPECT_GT(eager, 0) << "no torchtitan plan run eager (compile off) among the random queries";
 }
 
 }  // namespace

@@ -281,7 +281,8 @@ TEST(MemoryEstimator, LossBuffersFollowTheFrameworkProfile) {
 }
 
 // torchtitan's "op" selective checkpointing (parallelize_llama.py): a Llama layer keeps its input and the outputs of
-// the 1st, 3rd, 5th and 7th matmuls (wq, wv, w1, w2) and of the flash-attention kernel (with its fp32 logsumexp).
+// the 1st, 3rd, 5th and 7th matmuls (wq, wv, w1, w2) and of the flash-attention kernel (with its fp32 logsumexp); eager,
+// the kernel's inputs too.
 TEST(MemoryEstimator, TorchtitanSelectiveRecomputeKeepsEveryOtherMatmul) {
   const ModelSpec m = preset("llama-3.1-8b");
   TrainConfig t = full_ft();
@@ -292,6 +293,23 @@ TEST(MemoryEstimator, TorchtitanSelectiveRecomputeKeepsEveryOtherMatmul) {
   ASSERT_TRUE(la.ok());
   const double h = 4096, kv = 1024, f = 14336, tokens = 2048;
   EXPECT_DOUBLE_EQ(la->stored, tokens * (2 * h + 2 * h + 2 * kv + 2 * f + 2 * h + 2 * h + 4 * 32));
+  // Run eager (compile off; the profile is compiled by default), the policy also keeps the attention kernel's inputs,
+  // the rotated q and k and v in bf16 (memory_activations.cpp op_sac_terms); compile on keeps what auto does, and a
+  // fully recomputed layer keeps its input either way.
+  t.compile = Compile::on;
+  const auto on = layer_activations(m, t, l);
+  t.compile = Compile::off;
+  const auto eager = layer_activations(m, t, l);
+  ASSERT_TRUE(on.ok() && eager.ok());
+  EXPECT_DOUBLE_EQ(on->stored, la->stored);
+  EXPECT_DOUBLE_EQ(eager->stored - la->stored, tokens * 2 * (h + 2 * kv));
+  MemoryLayout full = l;
+  full.recompute = Recompute::full;
+  const auto full_eager = layer_activations(m, t, full);
+  t.compile = Compile::automatic;
+  const auto full_compiled = layer_activations(m, t, full);
+  ASSERT_TRUE(full_eager.ok() && full_compiled.ok());
+  EXPECT_DOUBLE_EQ(full_eager->stored, full_compiled->stored);
   t.framework = Framework::generic;  // Korthikanti's selective recompute keeps more
   const auto k = layer_activations(m, t, l);
   ASSERT_TRUE(k.ok());

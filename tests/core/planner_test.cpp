@@ -765,6 +765,28 @@ TEST(TimeValidation, MegatronFp8FactorIsTheGeometricMeanOfItsCalibrationRows) {
   EXPECT_EQ(framework_profile(Framework::generic).fp8_efficiency, 1.0);
 }
 
+// torchtitan's eager factor (framework.h eager_efficiency) is what its Llama 3.1 8B tables give: each eager row ("FSDP")
+// over its compiled twin ("FSDP + torch.compile"), estimated, is the published ratio (5,762 / 6,667 on 8 H100, 5,605 /
+// 6,514 on 128) within 1.5%; compiled is the profile's default.
+TEST(TimeValidation, TorchtitanEagerFactorIsItsTablesCompiledRatio) {
+  const std::vector<TimeReference> rows = time_validation_rows();
+  int pairs = 0;
+  for (const TimeReference& eager : rows) {
+    if (eager.name.rfind("torchtitan", 0) != 0 || eager.name.find(", bf16, eager") == std::string::npos) continue;
+    const std::string twin = eager.name.substr(0, eager.name.size() - 5) + "compile";
+    for (const TimeReference& compiled : rows)
+      if (compiled.name == twin) {
+        ++pairs;
+        EXPECT_NEAR((eager.estimate / compiled.estimate) / (eager.published / compiled.published), 1.0, 0.015)
+            << eager.name;
+      }
+  }
+  EXPECT_EQ(pairs, 2);
+  EXPECT_LT(framework_profile(Framework::torchtitan).eager_efficiency, 1.0);
+  EXPECT_TRUE(framework_profile(Framework::torchtitan).compiles);
+  EXPECT_FALSE(framework_profile(Framework::hf_trainer).compiles);
+}
+
 // Blackwell's fused-attention fraction (perf.cpp attention_efficiency) is the one NeMo's B200 long-sequence calibration
 // rows give (geometric mean of published / estimated within 2%), and the held-out long-sequence rows, H100 and B200,
 // 32k to 1M tokens, are within 20%: attention dominates their step, so this holds the attention rate itself.

@@ -193,6 +193,14 @@ TEST(Recipe, TorchtitanPlansWriteTorchtitansJobConfig) {
     EXPECT_FALSE(file_of(*r, other).applies) << other;
     EXPECT_NE(file_of(*r, other).why.find("torchtitan job"), std::string::npos) << file_of(*r, other).why;
   }
+  // Compiled by default (the profile's rates are compiled runs'); a job run eager says so.
+  EXPECT_NE(t.text.find("[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n"), std::string::npos) << t.text;
+  Query eager = *q;
+  eager.train.compile = Compile::off;
+  Result<Recipe> e = make_recipe(eager, bundled());
+  ASSERT_TRUE(e.ok()) << e.error().to_string();
+  EXPECT_NE(file_of(*e, "torchtitan").text.find("[compile]\nenable = false\n"), std::string::npos)
+      << file_of(*e, "torchtitan").text;
   // The same job under Megatron-Core: no torchtitan file, and why.
   Query generic = *q;
   generic.train.framework = Framework::megatron_core;

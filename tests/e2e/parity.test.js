@@ -33,6 +33,9 @@ const QUERIES = [
   { model: 'qwen3-30b-a3b', method: 'full', framework: 'torchtitan', parallel: { dp: 16, ep: 16, etp: 1, zero: 3 },
     micro_batch: 8, global_batch: 128, recompute: 'full', moe: { dispatcher: 'deepep' }, dataset: { tokens: 1e10 },
     filters: { max_nodes: 2 }, top: 10 },
+  // torchtitan run eager (compile off): its GEMMs at the eager rate, op-level checkpointing's extra attention inputs
+  { model: 'llama-3.1-8b', method: 'full', framework: 'torchtitan', compile: 'off', recompute: 'selective',
+    dataset: { tokens: 2e9 }, filters: { max_nodes: 2 }, top: 10 },
   // Megatron-Core's EP all-to-all overlap (moe.a2a_overlap): the search keeps only the layouts Megatron accepts with it
   { model: 'qwen3-30b-a3b', method: 'full', framework: 'megatron-core', moe: { a2a_overlap: true },
     dataset: { tokens: 1e10 }, filters: { max_nodes: 2 }, top: 10 },

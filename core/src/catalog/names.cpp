@@ -12,6 +12,7 @@ const char* to_string(CpScheme s) { return enum_name(kCpSchemes, s); }
 const char* to_string(Attention a) { return enum_name(kAttentions, a); }
 const char* to_string(MoeDispatcher d) { return enum_name(kMoeDispatchers, d); }
 const char* to_string(GradReduce g) { return enum_name(kGradReduces, g); }
+const char* to_string(Compile c) { return enum_name(kCompiles, c); }
 const char* to_string(Arch a) { return enum_name(kArchs, a); }
 
 std::vector<std::string> recompute_module_names(uint32_t modules) {

@@ -222,6 +222,17 @@ void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   // Attention (matmuls 1-4), the layer input, the kernel's output and logsumexp.
   const Out attn[] = {{q, false}, {kv, false}, {kv, false}, {h, true}};
   double rep = c.e * h, split = c.e * q + 4.0 * double(m.num_heads);
+  // Run eager (framework.h compiles, eager_efficiency), the policy also keeps the attention kernel's inputs, the
+  // rotated q and k and v: eager selective checkpointing caches every output of a saved op, compiled the partitioner
+  // keeps only what the backward reads (torch/utils/checkpoint.py: "if policy in (MUST_SAVE, PREFER_SAVE) or
+  // is_compiling: self.storage[key][idx] = ...out"), and torchtitan's save list holds the kernel that takes them
+  // (inductor_compiled_code for flex attention, which it compiles even in eager: distributed/activation_checkpoint.py,
+  // models/common/attention.py). Measured, eager against compiled: 5.4 and 5.0 GiB more at 16,384 tokens per GPU for
+  // Llama 3.1 8B (SDPA, 32 layers: 10.2-11.0 KB per token and layer against these 12.3; pytorch/torchtitan
+  // benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, Tables 1 and 3) and ~0.70 MiB per token for Qwen3-30B-A3B
+  // (flex, 48 layers: 15 KB against 10.2 with its compiled loss; LambdaLabsML/torchtitan config_registry.py @14f8425,
+  // jobs 1176 and 1182).
+  if (framework_profile(c.t.framework).compiles && !resolved_compile(c.t)) split += c.e * (q + 2.0 * kv);
   odd(attn, 4, rep, split);
   const double L = double(m.num_layers), moe = double(moe_layer_count(m));
   double dense_rep = 0, dense_split = 0, moe_rep = 0, moe_split = 0;

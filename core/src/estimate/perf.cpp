@@ -282,6 +282,8 @@ Efficiency compute_efficiency(const GpuSpec& g, const ModelSpec& m, const TrainC
   // traffic is modelled separately in the planner). Assumption, not calibrated.
   e.method = t.method == Method::full ? 1.0 : (t.method == Method::lora ? 0.90 : 0.80);
   if (resolve_precision(t.precision, g) == Precision::fp8_mixed) e.framework = framework_profile(t.framework).fp8_efficiency;
+  // A profile fitted to compiled runs, run eager (framework.h eager_efficiency).
+  if (framework_profile(t.framework).compiles && !resolved_compile(t)) e.framework *= framework_profile(t.framework).eager_efficiency;
   if (t.compute_efficiency > 0 && t.compute_efficiency <= 1 && std::isfinite(t.compute_efficiency)) {
     e.value = t.compute_efficiency;
     e.overridden = true;

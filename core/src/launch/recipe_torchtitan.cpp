@@ -224,10 +224,15 @@ std::string torchtitan_toml(Ctx& c) {
     t += "mode = \"none\"\n";
   }
 
-  // torch.compile of the model and the loss, as torchtitan's benchmark configs run (the profile's rates assume it).
+  // torch.compile of the model and the loss, as torchtitan's benchmark configs run (the profile's rates assume it),
+  // unless the job runs eager (compile off: the estimate then takes the eager rate and memory).
   t += "\n[compile]\n";
-  t += "enable = true\n";
-  t += "components = [\"model\", \"loss\"]\n";
+  if (resolved_compile(c.q.train)) {
+    t += "enable = true\n";
+    t += "components = [\"model\", \"loss\"]\n";
+  } else {
+    t += "enable = false\n";
+  }
   return t;
 }
 

@@ -138,6 +138,11 @@ std::string check_layout_and_framework(const Query& q, std::string* field) {
     return std::string(to_string(q.train.cp_scheme)) + " context parallelism is not run by " + fw.name + " (" +
            to_string(fw.cp_scheme) + " is)";
   }
+  // torch.compile where the profile models it (framework.h compiles); the others are fitted to eager runs.
+  if (const FrameworkProfile& fw = framework_profile(q.train.framework); q.train.compile == Compile::on && !fw.compiles) {
+    *field = "compile";
+    return std::string("on is modelled under torchtitan only: ") + fw.name + "'s rates and memory are fitted to eager runs";
+  }
   // A ring a trainer runs under FSDP2 only (framework.h ring_fsdp2_error: accelerate's context parallelism) takes
   // SDPA attention, and FSDP2's CPU offload; on a searched layout, whatever CP the search adds.
   if (Error e = ring_fsdp2_error(q.train.framework, resolved_cp_scheme(q.train), p.automatic ? 2 : p.cp,

@@ -210,6 +210,7 @@ void add_training_keys(std::vector<Key>& t) {
   t.push_back(enum_key("recompute", kRecomputes, [](Query& q) -> Recompute& { return q.train.recompute; }));
   t.push_back(enum_key("attention", kAttentions, [](Query& q) -> Attention& { return q.train.attention; }));
   t.push_back(enum_key("grad_reduce", kGradReduces, [](Query& q) -> GradReduce& { return q.train.grad_reduce; }));
+  t.push_back(enum_key("compile", kCompiles, [](Query& q) -> Compile& { return q.train.compile; }));
   // Megatron-Core's --recompute-modules: a list of module names (["layernorm", "moe"]; [] = none of them).
   t.push_back(make(
       "recompute_modules", Kind::list, 0, 0,

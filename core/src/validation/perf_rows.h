@@ -34,6 +34,7 @@ struct FrameworkRun {
   uint32_t recompute_modules = kRecomputeCoreAttn;  // selective recompute's modules (Megatron-Core)
   MoeDispatcher dispatcher = MoeDispatcher::automatic;  // expert parallelism's token dispatcher (automatic: the framework's)
   bool a2a_overlap = false;  // Megatron-Core --overlap-moe-expert-parallel-comm (TrainConfig moe_a2a_overlap)
+  Compile compile = Compile::automatic;  // torch.compile (automatic: the framework's)
 };
 
 // The run's row: its fixed layout timed under its framework profile, against the published tokens/s per GPU, with

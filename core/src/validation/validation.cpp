@@ -379,9 +379,10 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
   for (const auto& c : cases) {
     TrainConfig t = validation_detail::torchtitan_full(c.seq_per_gpu * c.cp);
     t.loss_chunks = 1;  // torchtitan 9dec370: one cross-entropy over the whole batch (train.py), before ChunkedLossWrapper
+    const bool full = c.recompute == Recompute::full;
+    t.compile = full ? Compile::on : Compile::off;  // Table 2 "+ torch.compile"; the Tables 1 / 3 "FSDP" rows eager
     auto e = estimate_memory(*m, t, validation_detail::fsdp_layout(c.dp_shard, c.cp, c.micro_batch, c.recompute));
     if (!e) return e.error();
-    const bool full = c.recompute == Recompute::full;
     char name[200];
     if (full)
       std::snprintf(name, sizeof name, "torchtitan Llama 3.1 8B, FSDP2 %d x CP %d, seq %lld, full AC, float8, 8x H100 96GB",
@@ -399,7 +400,7 @@ Result<bool> add_torchtitan(std::vector<ValidationRow>& out) {
                                   "buffers; ") +
                           (full ? "float8 counted as bf16 (its casts live only in the recomputed layer)"
                                 : "op-level selective checkpointing keeps the layer input, q, v, w1, w2 and the "
-                                  "attention output")));
+                                  "attention output, and eager the attention kernel's inputs (rotated q, k, v)")));
   }
   return true;
 }

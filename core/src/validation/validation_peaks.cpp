@@ -127,16 +127,18 @@ Result<bool> add_torchtitan_moe(std::vector<ValidationRow>& out) {
        "router's top-k copies of each token; eager (no torch.compile), CUDA graphs on (the stock config); the loss in "
        "8 chunks"},
       {4, Recompute::selective, "job 1173", 124.04, 0,
-       "informative: eager (no torch.compile), where the profile's op-level selective checkpointing is fitted to the "
-       "compiled runs above; the eager run keeps ~0.85 MiB per token more than the estimate"},
+       "informative: eager (compile off: the attention kernel's inputs kept per layer, 0.47 MiB per token); the "
+       "sweep's eager runs keep ~0.70 MiB per token more than its compiled ones (local batch 6: 154.21 against "
+       "120.77 GiB), ~0.23 more than the estimate counts"},
       {4, Recompute::selective, "job 1212", 168.07, 0,
-       "informative: eager (DeepEP's ops have no fake kernel for torch.compile), as job 1173 without EP; the policy "
-       "keeps DeepEP's received rows (a token once per destination rank: 5.34 of 8 here) and combined tokens; the "
+       "informative: eager (DeepEP's ops have no fake kernel for torch.compile; compile off), as job 1173 without "
+       "EP; the policy keeps DeepEP's received rows (a token once per destination rank: 5.34 of 8 here) and combined tokens; the "
        "peak was 130.64 GiB at step 1 and rose to this over ~30 steps as the routing varied",
        8},
   };
   for (const Eager& c : eager) {
     TrainConfig t = torchtitan_full(8192);
+    t.compile = Compile::off;  // eager, as the runs (the profile's default is compiled)
     MemoryLayout l = fsdp_layout(8, 1, c.micro_batch, c.recompute);
     if (c.ep > 1) {
       t.moe_dispatcher = MoeDispatcher::deepep;

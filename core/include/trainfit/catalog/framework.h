@@ -184,6 +184,14 @@ struct FrameworkProfile {
   // estimate's peak is then the larger of this load peak and the training step (memory_stages.cpp load_peak).
   bool qlora_loads_16bit = false;
   const char* load_source = "";
+  // torch.compile (TrainConfig::compile): the trainer compiles its blocks by default (compile_source says where), and
+  // the profile's rates and memory are fitted to compiled runs. A job run eager gets its GEMMs at eager_efficiency of
+  // the compiled rate (perf.cpp compute_efficiency) and, under op-level selective checkpointing, each layer's
+  // attention inputs kept (memory_activations.cpp op_sac_terms). false: the profile is eager only, fitted to eager
+  // runs (a query cannot turn compile on).
+  bool compiles = false;
+  double eager_efficiency = 1.0;
+  const char* compile_source = "";
   const char* source = "";       // the framework's documentation
   const MethodSupport& method(Method m) const { return m == Method::full ? full : m == Method::lora ? lora : qlora; }
 };
@@ -193,6 +201,8 @@ inline bool runs_cp_scheme(const FrameworkProfile& f, CpScheme s) { return (f.cp
 
 // The chunks the logits and loss run in: the query's loss_chunks, or the framework's default when it is 0.
 int resolved_loss_chunks(const TrainConfig& train);
+// Whether the job runs under torch.compile: the query's compile, or its framework's default when it says auto.
+bool resolved_compile(const TrainConfig& train);
 // Bytes per gradient element of the data-parallel buffer (what is kept and reduced) for a job whose gradients are
 // otherwise `dtype_bytes` wide: 4 where the job reduces in fp32 (TrainConfig::grad_reduce, or the framework's
 // fp32_grad_buffer by default), 2 where it asks for bf16 and its gradients are 16-bit, else dtype_bytes.

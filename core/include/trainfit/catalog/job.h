@@ -103,6 +103,11 @@ enum class Attention { flash, eager };
 // fp32_grad_buffer: Megatron-Core and nanotron fp32, the others the parameters' dtype); fp32 (Megatron-Core
 // DistributedDataParallelConfig.grad_reduce_in_fp32 = True); bf16 (--grad-reduce-in-bf16: the 16-bit dtype).
 enum class GradReduce { automatic, fp32, bf16 };
+// torch.compile of the model (torchtitan [compile] enable): automatic = the framework's (framework.h compiles: on under
+// torchtitan, whose profile is fitted to compiled runs; every other profile is eager); on / off. Eager, torchtitan's
+// GEMMs run below their compiled rate and its op-level selective checkpointing keeps more (framework.h
+// eager_efficiency, memory_activations.cpp op_sac_terms).
+enum class Compile { automatic, on, off };
 // How context parallelism splits attention (framework.h cp_schemes): automatic = the framework's; ring = every rank
 // keeps seq/cp tokens of every head and passes K/V blocks around a ring (Liu et al. 2023, Ring Attention;
 // Megatron-Core CP p2p, torchtitan, ring-flash-attn); ulysses = all-to-alls switch the sequence split to a head split
@@ -176,6 +181,7 @@ struct TrainConfig {
   Recompute recompute = Recompute::automatic;
   Attention attention = Attention::flash;
   GradReduce grad_reduce = GradReduce::automatic;
+  Compile compile = Compile::automatic;
   CpScheme cp_scheme = CpScheme::automatic;
   // What `selective` recomputes (RecomputeModule bits): Megatron-Core's default, the attention core, unless the
   // job names its modules (framework megatron-core only; the query checks it).

@@ -35,6 +35,8 @@ inline constexpr EnumName<MoeDispatcher> kMoeDispatchers[] = {
     {MoeDispatcher::automatic, "auto"}, {MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}};
 inline constexpr EnumName<GradReduce> kGradReduces[] = {
     {GradReduce::automatic, "auto"}, {GradReduce::fp32, "fp32"}, {GradReduce::bf16, "bf16"}};
+inline constexpr EnumName<Compile> kCompiles[] = {
+    {Compile::automatic, "auto"}, {Compile::on, "on"}, {Compile::off, "off"}};
 // The profiles' names (framework.h; framework.cpp holds what each supports).
 inline constexpr EnumName<Framework> kFrameworks[] = {{Framework::generic, "generic"},
                                                {Framework::hf_trainer, "hf-trainer"},
@@ -58,6 +60,7 @@ const char* to_string(CpScheme s);
 const char* to_string(MoeDispatcher d);
 const char* to_string(Attention a);
 const char* to_string(GradReduce g);
+const char* to_string(Compile c);
 const char* to_string(Framework f);
 const char* to_string(Arch a);
 // A RecomputeModule set as Megatron spells it, in kRecomputeModules' order: the names, or one text with `sep`

@@ -57,7 +57,7 @@ struct Efficiency {
   double width = 0;        // GEMM width factor d / (d + 512), d = hidden / tp
   double tokens = 0;       // micro-batch factor t / (t + 128), t = tokens per micro-batch per GPU
   double method = 0;       // LoRA / QLoRA kernel overhead factor
-  double framework = 1;    // the framework profile's FP8 factor (framework.h fp8_efficiency), 1 otherwise
+  double framework = 1;    // the framework profile's FP8 and eager factors (framework.h fp8_efficiency, eager_efficiency)
   double scale = 1;        // calibration from a measured run (TrainConfig::efficiency_scale; calibrate.h)
   bool overridden = false; // TrainConfig::compute_efficiency was set
   bool calibrated = false; // the generation ceiling comes from published runs (not an assumption)
