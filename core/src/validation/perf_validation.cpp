@@ -175,6 +175,9 @@ constexpr const char* kBridgeSft2606 =
     "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.06, DGX-H100 FP8-CS fine-tuning)";
 constexpr const char* kTitan2412 =
     "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf (H100 96GB HBM2e at 500 W, tps per GPU)";
+constexpr const char* kTitan2506 =
+    "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76 (H100 96GB HBM2e at 500 W, "
+    "vanilla TP tokens/sec per GPU; seq_len not stated: torchtitan's 8192)";
 // Mixture-of-experts rows. Megatron-Bridge's tables force-balance the routing ("we force-balance the token
 // distribution among experts and all benchmarks are token-dropless") and run grouped GEMMs with the flex (HybridEP)
 // or all-to-all dispatcher (src/megatron/bridge/perf_recipes/qwen/h100/qwen3_moe.py and kin @067f987).
@@ -519,6 +522,17 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
          MoeDispatcher::automatic, false, Compile::off},
         {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, float8, compile", "llama-3.1-70b", F::torchtitan, 3,
          256, 8, 1, 1, 1, 3, 16, 512, 8192, full, fp8, 829, false, kTitan2412, false},
+        // The same clusters half a year later, vanilla (synchronous) TP, compiled (the async TP columns overlap what
+        // trainfit times as exposed): Llama 3 70B with full AC, Llama 3 8B with op-level SAC. Float8 tensorwise only:
+        // the page itself calls its rowwise baseline low (torchtitan issue #1207).
+        {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, bf16, compile (2025-06)", "llama-3.1-70b", F::torchtitan,
+         3, 256, 8, 1, 1, 1, 3, 16, 512, 8192, full, bf16, 597.3, false, kTitan2506, false},
+        {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, float8, compile (2025-06)", "llama-3.1-70b", F::torchtitan,
+         3, 256, 8, 1, 1, 1, 3, 16, 512, 8192, full, fp8, 809.8, false, kTitan2506, false},
+        {"torchtitan Llama 3.1 8B, 64x H100, FSDP 8 x TP 8, bf16, compile (2025-06)", "llama-3.1-8b", F::torchtitan, 3,
+         64, 8, 1, 1, 1, 3, 12, 96, 8192, sel, bf16, 4378, false, kTitan2506, false},
+        {"torchtitan Llama 3.1 8B, 64x H100, FSDP 8 x TP 8, float8, compile (2025-06)", "llama-3.1-8b", F::torchtitan, 3,
+         64, 8, 1, 1, 1, 3, 12, 96, 8192, sel, fp8, 5078.1, false, kTitan2506, false},
         // Table 2 of the same page: FSDP + ring context parallelism (torch context_parallel), float8, local batch 1,
         // full activation checkpointing. Its 131k (CP 4) and 262k (CP 8) rows ran at half the estimate (-51%, -55%:
         // docs/accuracy.md "Long context") and stay out of this table until the 2024 ring path is modelled.
