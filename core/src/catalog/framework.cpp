@@ -300,7 +300,7 @@ constexpr std::array<FrameworkProfile, kCount> kProfiles = named({{
         // above are fitted to such runs. Eager: the same Llama 3.1 8B job (FSDP, op-level selective checkpointing,
         // local batch 2, seq 8192) ran at 5,762 against 6,667 tok/s/GPU compiled on 8 H100 and 5,605 against 6,514 on
         // 128 (0.864, 0.860). Compile fuses the elementwise work around the GEMMs (norms, SwiGLU, rotary), which the
-        // GEMM factor stands for; the value makes the model's eager / compiled ratio on those two rows 0.862
+        // GEMM factor stands for; the value makes the model's eager / compiled ratio on those two rows 0.860
         // (perf_validation.cpp, the torchtitan eager rows).
         .compiles = true,
         .eager_efficiency = 0.83,

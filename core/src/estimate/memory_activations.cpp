@@ -227,8 +227,9 @@ void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   // keeps only what the backward reads (torch/utils/checkpoint.py: "if policy in (MUST_SAVE, PREFER_SAVE) or
   // is_compiling: self.storage[key][idx] = ...out"), and torchtitan's save list holds the kernel that takes them
   // (inductor_compiled_code for flex attention, which it compiles even in eager: distributed/activation_checkpoint.py,
-  // models/common/attention.py). Measured, eager against compiled: 5.4 and 5.0 GiB more at 16,384 tokens per GPU for
-  // Llama 3.1 8B (SDPA, 32 layers: 10.2-11.0 KB per token and layer against these 12.3; pytorch/torchtitan
+  // models/common/attention.py); for SDPA the term is inferred from the measured excess. Measured, eager against
+  // compiled: 5.4 and 5.0 GiB more at 16,384 tokens per GPU for Llama 3.1 8B (SDPA, 32 layers: 10.2-11.1 KB per token
+  // and layer against these 12.3; pytorch/torchtitan
   // benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, Tables 1 and 3) and ~0.70 MiB per token for Qwen3-30B-A3B
   // (flex, 48 layers: 15 KB against 10.2 with its compiled loss; LambdaLabsML/torchtitan config_registry.py @14f8425,
   // jobs 1176 and 1182).

@@ -175,9 +175,8 @@ constexpr const char* kBridgeSft2606 =
     "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987 (26.06, DGX-H100 FP8-CS fine-tuning)";
 constexpr const char* kTitan2412 =
     "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf (H100 96GB HBM2e at 500 W, tps per GPU)";
-constexpr const char* kTitan2506 =
-    "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76 (H100 96GB HBM2e at 500 W, "
-    "vanilla TP tokens/sec per GPU; seq_len not stated: torchtitan's 8192)";
+constexpr const char* kTitan2506 = "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76 "
+                                   "(H100 96GB at 500 W, vanilla TP tokens/sec per GPU; seq_len unstated: its 8192)";
 // Mixture-of-experts rows. Megatron-Bridge's tables force-balance the routing ("we force-balance the token
 // distribution among experts and all benchmarks are token-dropless") and run grouped GEMMs with the flex (HybridEP)
 // or all-to-all dispatcher (src/megatron/bridge/perf_recipes/qwen/h100/qwen3_moe.py and kin @067f987).
@@ -512,8 +511,7 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
          2, 16, 8192, sel, fp8, 8532, false, kTitan2412, false},
         {"torchtitan Llama 3.1 8B, 128x H100, FSDP, bf16, compile", "llama-3.1-8b", F::torchtitan, 3, 128, 1, 1, 1, 1,
          3, 2, 256, 8192, sel, bf16, 6514, false, kTitan2412, false},
-        // The same two runs eager (the tables' "FSDP" rows): with their compiled rows above, what the profile's
-        // eager_efficiency is derived from (framework.h; the ratio of each pair, not the 500 W GPU's rate).
+        // The same two runs eager ("FSDP"): with their compiled twins, framework.h eager_efficiency's source.
         {"torchtitan Llama 3.1 8B, 8x H100, FSDP, bf16, eager", "llama-3.1-8b", F::torchtitan, 3, 8, 1, 1, 1, 1, 3,
          2, 16, 8192, sel, bf16, 5762, false, kTitan2412, false, nullptr, 1, CpScheme::automatic, kRecomputeCoreAttn,
          MoeDispatcher::automatic, false, Compile::off},
@@ -522,9 +520,8 @@ void add_framework_table_rows(std::vector<TimeReference>& rows) {
          MoeDispatcher::automatic, false, Compile::off},
         {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, float8, compile", "llama-3.1-70b", F::torchtitan, 3,
          256, 8, 1, 1, 1, 3, 16, 512, 8192, full, fp8, 829, false, kTitan2412, false},
-        // The same clusters half a year later, vanilla (synchronous) TP, compiled (the async TP columns overlap what
-        // trainfit times as exposed): Llama 3 70B with full AC, Llama 3 8B with op-level SAC. Float8 tensorwise only:
-        // the page itself calls its rowwise baseline low (torchtitan issue #1207).
+        // The same clusters in June 2025, vanilla TP (what trainfit times), compiled; float8 tensorwise only (the page
+        // calls its rowwise baseline low).
         {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, bf16, compile (2025-06)", "llama-3.1-70b", F::torchtitan,
          3, 256, 8, 1, 1, 1, 3, 16, 512, 8192, full, bf16, 597.3, false, kTitan2506, false},
         {"torchtitan Llama 3.1 70B, 256x H100, FSDP 32 x TP 8, float8, compile (2025-06)", "llama-3.1-70b", F::torchtitan,
