@@ -31,22 +31,75 @@ bool id_less(const std::string& a, const std::string& b) {
   return a.size() < b.size();
 }
 
+// A sort key's value as an unsigned integer of the same order: the IEEE bits with the sign flipped for positives and
+// every bit flipped for negatives (-0 taken as +0, which compares equal to it; a NaN, which no ranked row holds, last).
+uint64_t ordered_bits(double v) {
+  if (v == 0) v = 0;  // -0 == +0
+  if (v != v) return ~uint64_t(0);
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return (b >> 63) ? ~b : b | (uint64_t(1) << 63);
+}
+
+// The sort's key of one row: its class (ranked, does not fit, other), the sort value as ordered_bits, the row's place,
+// and the tie-breaks (offer, pricing option).
+struct Key {
+  uint64_t value;
+  int32_t index;
+  int32_t offer;
+  int32_t cls;
+  PricingOption option;
+};
+
+// keys[0, n) in the ranking's order: by value, ties by offer id (std::string's order), then option, then place. A
+// least-significant-digit radix sort on the value (stable, 8 bits a pass, the passes whose digit every key shares
+// skipped: prices of one market agree in their high bits), then each run of equal values by the tie-breaks: the
+// comparison sort over all of them was a tenth of a 100k-offer ranking (its branches on doubles mispredict).
+void sort_ranked(std::vector<Key>& keys, size_t n, const Snapshot& s) {
+  if (n < 2) return;
+  std::vector<Key> tmp(n);
+  uint32_t count[8][256] = {};
+  for (size_t i = 0; i < n; ++i)
+    for (int d = 0; d < 8; ++d) ++count[d][(keys[i].value >> (8 * d)) & 0xff];
+  Key* from = keys.data();
+  Key* to = tmp.data();
+  for (int d = 0; d < 8; ++d) {
+    uint32_t* c = count[d];
+    if (c[(from[0].value >> (8 * d)) & 0xff] == n) continue;  // one digit for all: nothing moves
+    uint32_t at = 0;
+    for (int b = 0; b < 256; ++b) {
+      const uint32_t k = c[b];
+      c[b] = at;
+      at += k;
+    }
+    for (size_t i = 0; i < n; ++i) to[c[(from[i].value >> (8 * d)) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys.data()) std::copy(from, from + n, keys.data());
+  // Ties: offer id (bytes as unsigned, then length), then on-demand first, then place. Equal values are common (one
+  // instance type at one price in many regions).
+  auto tie_less = [&](const Key& a, const Key& b) {
+    if (a.offer != b.offer) return id_less(s.offers[a.offer].id, s.offers[b.offer].id);
+    if (a.option != b.option) return a.option < b.option;
+    return a.index < b.index;
+  };
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && keys[j].value == keys[i].value) ++j;
+    if (j - i > 1) std::sort(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(j), tie_less);
+    i = j;
+  }
+}
+
 }  // namespace
 
 [[gnu::noinline]] void sort_rows(const Query& q, const Snapshot& s, RankResult& r) {
-  // Sort: ranked rows by the key (ties: offer id, then on-demand first) for byte-identical output; the rest
-  // after them in snapshot order. Sorted as small keys, then the rows moved once: sorting the rows themselves
-  // (~200 bytes each) was a third of the time at 100k offers.
-  struct Key {
-    int cls;
-    double value;
-    int index;
-    int offer;
-    PricingOption option;
-  };
+  // Sort: ranked rows by the key (ties: offer id, then on-demand first) for byte-identical output; the rest after
+  // them in snapshot order. Sorted as small keys, then the rows moved once: sorting the rows themselves (~200 bytes
+  // each) was a third of the time at 100k offers.
   auto class_of = [](RowState st) { return st == RowState::ranked ? 0 : st == RowState::does_not_fit ? 1 : 2; };
-  // Grouped by class in one counting pass (the same order two stable partitions gave), the comparison sort
-  // for the ranked rows only; the others keep snapshot order within their class.
+  // Grouped by class in one counting pass (the same order two stable partitions gave), then the ranked rows sorted
+  // (sort_ranked); the others keep snapshot order within their class.
   std::vector<Key> keys(r.rows.size());
   size_t next[3] = {0, 0, 0};
   for (const RankRow& row : r.rows) ++next[class_of(row.state)];
@@ -57,23 +110,15 @@ bool id_less(const std::string& a, const std::string& b) {
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const RankRow& row = r.rows[i];
     const int cls = class_of(row.state);
-    keys[next[cls]++] = Key{cls, sort_value(q.sort, row), static_cast<int>(i), row.offer, row.option};
+    keys[next[cls]++] = Key{ordered_bits(sort_value(q.sort, row)), static_cast<int32_t>(i), row.offer, cls, row.option};
   }
-  // Ties: offer id (std::string's order: bytes as unsigned, then length), then on-demand first. Equal sort values
-  // are common (one instance type at one price in many regions): id_less compares eight bytes at a time, where
-  // the wasm build's memcmp took one per step (a third of a 100k-offer ranking in the browser).
-  std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n_ranked), [&](const Key& a, const Key& b) {
-    if (a.value != b.value) return a.value < b.value;
-    if (a.offer != b.offer) return id_less(s.offers[a.offer].id, s.offers[b.offer].id);
-    if (a.option != b.option) return a.option < b.option;
-    return a.index < b.index;
-  });
+  sort_ranked(keys, n_ranked, s);
   // The rows moved into their places in one pass over each cycle of the permutation, in place: a sorted copy
   // had two full row vectors alive at once (~50 MB at 100k offers in the wasm heap, which never shrinks;
   // docs/performance.md, "100k offers: where the heap goes").
   // Each cycle: the first row out to a temporary, every other row moved once into the place that wants it.
   // The walk follows the source indices alone, compacted in place into the front of the keys' storage (4 bytes a
-  // row instead of 32: the walk stays in cache, and nothing is allocated beside the rows), and the rows are moved
+  // row instead of 24: the walk stays in cache, and nothing is allocated beside the rows), and the rows are moved
   // 64 places at a time, listed first: they lie at random places in ~20 MB at 100k offers, and with every address
   // known in advance the processor overlaps their cache misses, where following the chain key by key waited for
   // each in turn (the reorder was a quarter of a 100k-offer ranking, natively and in the browser).
