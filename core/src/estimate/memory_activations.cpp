@@ -229,10 +229,9 @@ void op_sac_terms(const ActCtx& c, ActTerms& terms) {
   // (inductor_compiled_code for flex attention, which it compiles even in eager: distributed/activation_checkpoint.py,
   // models/common/attention.py); for SDPA the term is inferred from the measured excess. Measured, eager against
   // compiled: 5.4 and 5.0 GiB more at 16,384 tokens per GPU for Llama 3.1 8B (SDPA, 32 layers: 10.2-11.1 KB per token
-  // and layer against these 12.3; pytorch/torchtitan
-  // benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, Tables 1 and 3) and ~0.70 MiB per token for Qwen3-30B-A3B
-  // (flex, 48 layers: 15 KB against 10.2 with its compiled loss; LambdaLabsML/torchtitan config_registry.py @14f8425,
-  // jobs 1176 and 1182).
+  // and layer against these 12.3; pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf, Tables 1
+  // and 3) and ~0.70 MiB per token for Qwen3-30B-A3B (flex, 48 layers: 15 KB against 10.2 with its compiled loss;
+  // LambdaLabsML/torchtitan config_registry.py @14f8425, jobs 1176 and 1182).
   if (framework_profile(c.t.framework).compiles && !resolved_compile(c.t)) split += c.e * (q + 2.0 * kv);
   odd(attn, 4, rep, split);
   const double L = double(m.num_layers), moe = double(moe_layer_count(m));

@@ -41,13 +41,12 @@ uint64_t ordered_bits(double v) {
   return (b >> 63) ? ~b : b | (uint64_t(1) << 63);
 }
 
-// The sort's key of one row: its class (ranked, does not fit, other), the sort value as ordered_bits, the row's place,
-// and the tie-breaks (offer, pricing option).
+// The sort's key of one row: the sort value as ordered_bits, the row's place, and the tie-breaks (offer, pricing
+// option). Its class needs no field: sort_rows places each class's keys in their own range.
 struct Key {
   uint64_t value;
   int32_t index;
   int32_t offer;
-  int32_t cls;
   PricingOption option;
 };
 
@@ -109,8 +108,8 @@ void sort_ranked(std::vector<Key>& keys, size_t n, const Snapshot& s) {
   const size_t n_ranked = next[1];
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const RankRow& row = r.rows[i];
-    const int cls = class_of(row.state);
-    keys[next[cls]++] = Key{ordered_bits(sort_value(q.sort, row)), static_cast<int32_t>(i), row.offer, cls, row.option};
+    keys[next[class_of(row.state)]++] =
+        Key{ordered_bits(sort_value(q.sort, row)), static_cast<int32_t>(i), row.offer, row.option};
   }
   sort_ranked(keys, n_ranked, s);
   // The rows moved into their places in one pass over each cycle of the permutation, in place: a sorted copy
